@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what petsc-gpumat needs on a fresh machine and builds it. Sourced by conf/test.sh and
+# conf/main.sh; sets BUILD (the CMake build folder) and exports PETSC_DIR/PKG_CONFIG_PATH.
+#   GPUMAT_CONFIG=cpu|cuda  the PETSc configuration (default: cuda when a GPU answers, else cpu)
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Debian/Ubuntu packages (skipped where present, e.g. on the GPU machine, which has no network).
+pkgs=(build-essential cmake pkg-config python3 python3-pip libopenmpi-dev openmpi-bin libopenblas-dev libgtest-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "== installing ${missing[*]}" >&2
+    apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  else
+    echo "== missing packages (install them): ${missing[*]}" >&2
+  fi
+fi
+
+if [ -z "${GPUMAT_CONFIG:-}" ]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then GPUMAT_CONFIG=cuda; else GPUMAT_CONFIG=cpu; fi
+fi
+eval "$(bash "$top/conf/petsc.sh" "$GPUMAT_CONFIG" --env)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+BUILD=${BUILD:-$top/build-$GPUMAT_CONFIG}
+cuda_args=()
+[ -x /usr/local/cuda/bin/nvcc ] && cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+gpu_tests=OFF
+[ "$GPUMAT_CONFIG" = cuda ] && gpu_tests=ON
+echo "== building petsc-gpumat in $BUILD (PETSc $GPUMAT_CONFIG)" >&2
+cmake -S "$top" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUMAT_GPU_TESTS=$gpu_tests "${cuda_args[@]}" >&2
+cmake --build "$BUILD" -j "$(nproc)" >&2

@@ -1,0 +1,129 @@
+static char help[] = "The main job: one KSP solve of a generated problem with several matrix types, compared.\n"
+                     "  -kind <lap3d>          lap2d, lap3d, lap3d27, powerlaw, uniform (see examples/gen.h)\n"
+                     "  -n <64>                grid points per dimension (stencils) or rows\n"
+                     "  -types <list>          matrix types to compare; default aij,csrspec (plus aijcusparse with CUDA)\n"
+                     "  -rtol etc.             any KSP/PC option; default CG+Jacobi for SPD kinds, GMRES+Jacobi otherwise\n"
+                     "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies\n"
+                     "Exits with an error when a type's iteration count differs from the first type's, or its\n"
+                     "solution differs by more than -tol (default 1e-8, relative).\n";
+
+#include <petscksp.h>
+#include <petscgpumat.h>
+#include "gen.h"
+
+typedef struct {
+  char           type[64];
+  PetscInt       its;
+  PetscReal      rnorm, diff;
+  PetscLogDouble seconds;
+} Result;
+
+int main(int argc, char **argv)
+{
+  char      kind[64] = "lap3d", list[512];
+  PetscInt  n = 64, ntypes = 0;
+  PetscReal tol = 1e-8;
+  PetscBool flg, spd, check_copies = PETSC_FALSE;
+  Result    res[16];
+  Vec       xref = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGpuMatInitialize());
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscStrncpy(list, "aij,aijcusparse,csrspec", sizeof(list)));
+#else
+  PetscCall(PetscStrncpy(list, "aij,csrspec", sizeof(list)));
+#endif
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-kind", kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-types", list, sizeof(list), NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_no_copies", &check_copies, NULL));
+  PetscCall(GenIsSPD(kind, &spd));
+  if (check_copies) PetscCall(PetscLogDefaultBegin());
+
+  char *type = list, *next;
+  for (; type && *type && ntypes < 16; type = next) {
+    Mat      A;
+    Vec      x, b;
+    KSP      ksp;
+    PC       pc;
+    Result  *r = &res[ntypes++];
+    PetscLogDouble t0, t1;
+    next = strchr(type, ',');
+    if (next) *next++ = 0;
+    PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
+
+    PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, type, &A));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecSetFromOptions(x)); /* -vec_type overrides the matrix's default vector type */
+    PetscCall(VecSetFromOptions(b));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(A, x, b)); /* b = A * ones */
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, spd ? KSPCG : KSPGMRES));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_CURRENT, PETSC_CURRENT, 10000));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSetUp(ksp));
+    PetscCall(PetscTime(&t0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(VecNorm(x, NORM_2, &r->diff)); /* synchronizes the device before the clock */
+    PetscCall(PetscTime(&t1));
+    r->seconds = t1 - t0;
+    if (check_copies) { /* again, same operator: every copy between host and device would be a leak */
+      PetscLogStage      stage;
+      PetscEventPerfInfo info;
+      char               name[80];
+      PetscBool          gpu;
+      PetscCall(PetscSNPrintf(name, sizeof(name), "Solve again %s", type));
+      PetscCall(PetscLogStageRegister(name, &stage));
+      PetscCall(VecSet(x, 0.0));
+      PetscCall(PetscLogStagePush(stage));
+      PetscCall(KSPSolve(ksp, b, x));
+      PetscCall(PetscLogStagePop());
+      PetscCall(PetscLogStageGetPerfInfo(stage, &info));
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, ""));
+#if defined(PETSC_HAVE_DEVICE)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: second solve made %g CPU->GPU and %g GPU->CPU copies\n", type, (double)info.CpuToGpuCount, (double)info.GpuToCpuCount));
+      PetscCheck(!gpu || (info.CpuToGpuCount == 0 && info.GpuToCpuCount == 0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the KSP iteration copied between host and device", type);
+#else
+      (void)info;
+      (void)gpu;
+#endif
+    }
+    PetscCall(KSPGetIterationNumber(ksp, &r->its));
+    PetscCall(KSPGetResidualNorm(ksp, &r->rnorm));
+    if (!xref) {
+      PetscCall(VecDuplicate(x, &xref));
+      PetscCall(VecCopy(x, xref));
+      r->diff = 0;
+    } else PetscCall(GenRelDiff(x, xref, &r->diff));
+    {
+      MatType actual;
+      PetscCall(MatGetType(A, &actual));
+      PetscCall(PetscStrncpy(r->type, actual, sizeof(r->type)));
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(VecDestroy(&xref));
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s n=%" PetscInt_FMT ", %s + Jacobi\n", kind, n, spd ? "CG" : "GMRES"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8s %12s %12s %14s %14s\n", "type", "its", "residual", "solve s", "s/iteration", "diff vs first"));
+  flg = PETSC_TRUE;
+  for (PetscInt i = 0; i < ntypes; i++) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8" PetscInt_FMT " %12.3e %12.4f %14.3e %14.2e\n", res[i].type, res[i].its, (double)res[i].rnorm, res[i].seconds, res[i].its ? res[i].seconds / res[i].its : 0.0, (double)res[i].diff));
+    if (res[i].its != res[0].its || res[i].diff > tol) flg = PETSC_FALSE;
+  }
+  PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "The types disagree: iteration counts or solutions differ (tolerance %g)", (double)tol);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all types agree\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,45 @@
+/*
+  petsc-gpumat: GPU sparse matrix formats as PETSc matrix types.
+
+  Each format is a subclass of AIJ: assembly, MatSetValues, preconditioners, MatConvert keep
+  working on the AIJ data; the format is built on the first product after assembly and
+  refreshed (values only) when the values change. Products with CUDA vectors run on the GPU,
+  products with host vectors run the format's host kernel.
+
+  Use from an unmodified PETSc program:
+      ./app -dll_append /path/to/libpetscgpumat.so -mat_type csrspec -vec_type cuda
+  or link the library and call PetscGpuMatInitialize() after PetscInitialize().
+
+  Types (the user types the short root; the real types are AIJ subclasses):
+      csrspec  = seqaijcsrspec / mpiaijcsrspec (also "aijcsrspec")
+          plain CSR with the speculative segmented sum (Liu & Vinter 2015)
+
+  Options (prefix -mat_csrspec_, read by MatSetFromOptions and when the format is first built):
+      -mat_csrspec_w <n>                nonzeros per thread per tile (1..64; default 8 double, 16 float)
+      -mat_csrspec_warps <n>            thread-bunches (warps) per block (1..32; default chosen by precision)
+      -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (1..64)
+  Options of every type (prefix -mat_gpumat_):
+      -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
+      -mat_gpumat_host                  run products on the host kernels even for CUDA vectors (debugging)
+
+  -log_view events: <Format>Build (full build after a new nonzero pattern), <Format>Refresh
+  (values only), e.g. CsrspecBuild / CsrspecRefresh.
+*/
+#pragma once
+#include <petscmat.h>
+
+#define MATCSRSPEC       "csrspec"
+#define MATAIJCSRSPEC    "aijcsrspec"
+#define MATSEQAIJCSRSPEC "seqaijcsrspec"
+#define MATMPIAIJCSRSPEC "mpiaijcsrspec"
+
+/* Registers every type of this library with PETSc. Idempotent. Called automatically when the
+   library is loaded with -dll_append; call it yourself after PetscInitialize() when you link it. */
+PETSC_EXTERN PetscErrorCode PetscGpuMatInitialize(void);
+
+/* Device memory held by the GPU format of A (both blocks for MPI matrices; 0 before the first
+   device product). *ours is PETSC_FALSE when A is not a petsc-gpumat matrix. */
+PETSC_EXTERN PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes);
+
+/* The loader's entry point (PETSc's naming rule for libpetscgpumat.so). */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpumat(void);

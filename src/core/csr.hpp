@@ -1,0 +1,25 @@
+// PETSc-free view of a CSR matrix, the input of every format builder.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+
+namespace gpumat {
+
+using index_t = std::int32_t; // device index width of every format of this project
+
+// Host CSR arrays (not owned). rowptr has nrows+1 entries, rowptr[0] == 0, nondecreasing;
+// colidx/val have rowptr[nrows] entries; 0 <= colidx < ncols.
+template <typename T>
+struct CsrView {
+  index_t        nrows = 0, ncols = 0;
+  const index_t *rowptr = nullptr;
+  const index_t *colidx = nullptr;
+  const T       *val    = nullptr;
+  index_t nnz() const { return nrows ? rowptr[nrows] : 0; }
+};
+
+// Products every format offers: y = op(A) x, or y = z + op(A) x when z != nullptr.
+// y may alias z (in-place MatMultAdd); x never aliases y.
+enum class Op { NoTrans, Trans };
+
+} // namespace gpumat

@@ -1,0 +1,45 @@
+// csrspec on the GPU: PETSc-free device storage and kernels (raw pointers + stream).
+// Included by host C++ (the PETSc adapter) and by csrspec.cu; needs only cuda_runtime.h.
+#pragma once
+#include "../core/csrspec.hpp"
+#include <cuda_runtime.h>
+
+namespace gpumat {
+namespace cuda {
+
+// Device copy of the unmodified CSR arrays plus the small auxiliary arrays of the speculative
+// segmented sum. Owns its device memory. Every call returns the first CUDA error it met
+// (cudaErrorMemoryAllocation when the device is out of memory), never aborts.
+template <typename T>
+class CsrSpecDevice {
+public:
+  CsrSpecDevice() = default;
+  CsrSpecDevice(const CsrSpecDevice &) = delete;
+  CsrSpecDevice &operator=(const CsrSpecDevice &) = delete;
+  ~CsrSpecDevice() { release(); }
+
+  // Upload pattern and values (host arrays), allocate the auxiliary arrays. Parameters must be
+  // resolved (csrspec_resolve). Replaces any previous content.
+  cudaError_t build(const CsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
+  // New values, same pattern: one host-to-device copy of the value array.
+  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s, no synchronization.
+  cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
+
+  std::size_t device_bytes() const; // everything this object holds on the device
+  std::size_t aux_bytes() const;    // the part that is not the CSR arrays
+  void        release();
+
+private:
+  index_t nrows_ = 0, ncols_ = 0, nnz_ = 0;
+  CsrSpecParams p_{};
+  index_t *rowptr_ = nullptr, *colidx_ = nullptr;
+  T       *val_ = nullptr;
+  // synchronizer: one (row, partial sum) slot per block for the row that enters it from the left
+  index_t *sync_row_ = nullptr;
+  T       *sync_val_ = nullptr;
+  index_t  nblocks_ = 0;
+};
+
+} // namespace cuda
+} // namespace gpumat

@@ -1,0 +1,142 @@
+// The list of formats, their PETSc type names and events, and the registration entry points.
+#include "gpumat_impl.hpp"
+#include <cctype>
+#include <utility>
+
+namespace gpumat {
+
+// Adapters (one file each in this folder).
+std::unique_ptr<Format> CreateCsrSpec();
+
+// Adding a format: one line here.
+const std::vector<FormatInfo> &Formats()
+{
+  static const std::vector<FormatInfo> formats = {
+    {"csrspec", "CSR with the speculative segmented sum (Liu & Vinter 2015)", CreateCsrSpec},
+  };
+  return formats;
+}
+
+namespace {
+
+std::vector<TypeNames> &AllNames()
+{
+  static std::vector<TypeNames> names = [] {
+    std::vector<TypeNames> v;
+    for (const FormatInfo &f : Formats()) {
+      TypeNames n;
+      n.root = f.name;
+      n.aij  = std::string("aij") + f.name;
+      n.seq  = std::string("seqaij") + f.name;
+      n.mpi  = std::string("mpiaij") + f.name;
+      v.push_back(n);
+    }
+    return v;
+  }();
+  return names;
+}
+
+std::size_t IndexOf(const FormatInfo *f) { return (std::size_t)(f - Formats().data()); }
+
+// MatRegister() takes plain function pointers: one instance per registry index.
+template <std::size_t I>
+PetscErrorCode CreateSeq(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_SeqAIJ(A));
+  PetscCall(SeqInstall(A, &Formats()[I]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <std::size_t I>
+PetscErrorCode CreateMPI(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_MPIAIJ(A));
+  PetscCall(MPIInstall(A, &Formats()[I]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+constexpr std::size_t kMaxFormats = 8;
+
+template <std::size_t... I>
+PetscErrorCode RegisterAll(std::index_sequence<I...>)
+{
+  using Creator = PetscErrorCode (*)(Mat);
+  static const Creator seq[] = {CreateSeq<I>...};
+  static const Creator mpi[] = {CreateMPI<I>...};
+  PetscFunctionBegin;
+  PetscCheck(Formats().size() <= kMaxFormats, PETSC_COMM_SELF, PETSC_ERR_PLIB, "raise kMaxFormats");
+  for (std::size_t i = 0; i < Formats().size(); i++) {
+    TypeNames &n = AllNames()[i];
+    PetscCall(MatRegister(n.seq.c_str(), seq[i]));
+    PetscCall(MatRegister(n.mpi.c_str(), mpi[i]));
+    PetscCall(MatRegisterRootName(n.root.c_str(), n.seq.c_str(), n.mpi.c_str()));
+    PetscCall(MatRegisterRootName(n.aij.c_str(), n.seq.c_str(), n.mpi.c_str()));
+    std::string ev = n.root;
+    ev[0]          = (char)std::toupper((unsigned char)ev[0]);
+    PetscCall(PetscLogEventRegister((ev + "Build").c_str(), MAT_CLASSID, &n.build));
+    PetscCall(PetscLogEventRegister((ev + "Refresh").c_str(), MAT_CLASSID, &n.refresh));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+const TypeNames &Names(const FormatInfo *f) { return AllNames()[IndexOf(f)]; }
+
+const FormatInfo *FindFormat(const char *mattype)
+{
+  if (!mattype) return nullptr;
+  std::string t(mattype);
+  for (const char *prefix : {"seqaij", "mpiaij", "aij"})
+    if (t.rfind(prefix, 0) == 0 && FindFormat(t.c_str() + std::char_traits<char>::length(prefix))) return FindFormat(t.c_str() + std::char_traits<char>::length(prefix));
+  for (const FormatInfo &f : Formats())
+    if (t == f.name) return &f;
+  return nullptr;
+}
+
+} // namespace gpumat
+
+static PetscBool gpumat_registered = PETSC_FALSE;
+
+static PetscErrorCode PetscGpuMatFinalize(void)
+{
+  gpumat_registered = PETSC_FALSE; // PetscFinalize() empties the type lists
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode PetscGpuMatInitialize(void)
+{
+  PetscFunctionBegin;
+  if (gpumat_registered) PetscFunctionReturn(PETSC_SUCCESS);
+  gpumat_registered = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(PetscRegisterFinalize(PetscGpuMatFinalize));
+  PetscCall(gpumat::RegisterAll(std::make_index_sequence<gpumat::kMaxFormats>{}));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PetscDLLibraryRegister_petscgpumat(void)
+{
+  return PetscGpuMatInitialize();
+}
+
+PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes)
+{
+  const gpumat::FormatInfo *f;
+  PetscBool                 mpi;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  f     = gpumat::FindFormat(((PetscObject)A)->type_name);
+  *ours = f ? PETSC_TRUE : PETSC_FALSE;
+  *bytes = 0;
+  if (!f) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &mpi));
+  if (mpi) {
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+    *bytes = gpumat::SeqDeviceBytes(Ad) + gpumat::SeqDeviceBytes(Ao);
+  } else *bytes = gpumat::SeqDeviceBytes(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
