@@ -14,9 +14,21 @@ public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
     PetscFunctionBegin;
-    PetscCall(PetscOptionsRangeInt("-mat_csrspec_w", "Nonzeros per thread per tile, W (0: default for the precision)", "MATCSRSPEC", user_.W, &user_.W, nullptr, 0, 64));
-    PetscCall(PetscOptionsRangeInt("-mat_csrspec_warps", "Thread-bunches (warps) per block (0: default)", "MATCSRSPEC", user_.bunches, &user_.bunches, nullptr, 0, 32));
-    PetscCall(PetscOptionsRangeInt("-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: default)", "MATCSRSPEC", user_.tiles_per_block, &user_.tiles_per_block, nullptr, 0, 64));
+    struct {
+      const char *name, *text;
+      int        *value, max;
+    } opts[] = {
+      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: default for the precision)", &user_.W, 64},
+      {"-mat_csrspec_warps", "Thread-bunches (warps) per block (0: default)", &user_.bunches, 16},
+      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: default)", &user_.tiles_per_block, 64},
+    };
+    for (auto &o : opts) {
+      PetscInt  v = *o.value;
+      PetscBool set;
+      PetscCall(PetscOptionsInt(o.name, o.text, "MATCSRSPEC", v, &v, &set));
+      PetscCheck(!set || (v >= 0 && v <= o.max), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [0, %d] (0 chooses the default), got %" PetscInt_FMT, o.name, o.max, v);
+      *o.value = (int)v;
+    }
     PetscCall(Resolve()); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: builds (or takes the carried build), runs every test including the
+# GPU ones, the kernels under compute-sanitizer, and the benchmark; results under $OUT.
+#
+# Prepare on the build machine (no GPU needed):
+#   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
+#   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
+# then run this with the device tool, carrying .carry and build-cuda:
+#   bash conf/device.sh [tests] [sanitize] [bench]      (default: all three)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$top/device-out}
+mkdir -p "$OUT"
+steps=${*:-tests sanitize bench}
+log=$OUT/device.log
+exec > >(tee -a "$log") 2>&1
+
+echo "== $(date -u) on $(hostname)"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,clocks.max.sm,driver_version --format=csv || true
+
+# The carried CUDA PETSc lands at the absolute prefix it was built for.
+if [ -f "$top/.carry/petsc-cuda.tar.xz" ]; then tar -C / -xJf "$top/.carry/petsc-cuda.tar.xz"; fi
+export GPUMAT_CONFIG=cuda
+eval "$(bash "$top/conf/petsc.sh" cuda --env)" || { echo "no CUDA PETSc: carry .carry/petsc-cuda.tar.xz"; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# The carried build folder records the absolute path of the checkout it was configured in.
+BUILD=$top/build-cuda
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
+if [ -n "$src" ] && [ "$src" != "$top" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$top" "$src"; fi
+status=0
+
+if [[ " $steps " == *" tests "* ]]; then
+  echo "== ctest (CPU and GPU tests)"
+  ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 300 2>&1 | tee "$OUT/ctest.txt" || status=1
+fi
+
+if [[ " $steps " == *" sanitize "* ]]; then
+  echo "== compute-sanitizer"
+  san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  for tool in memcheck racecheck synccheck initcheck; do
+    extra=()
+    [ $tool = memcheck ] && extra=(--leak-check full)
+    "$san" --tool $tool "${extra[@]}" --error-exitcode 9 "$BUILD/tests/unit/test_cuda" --gtest_brief=1 > "$OUT/sanitize-$tool.txt" 2>&1
+    rc=$?
+    echo "$tool on test_cuda: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tail -1)"
+    [ $rc = 0 ] || status=1
+  done
+  "$san" --tool memcheck --leak-check full --error-exitcode 9 "$BUILD/tests/petsc/test_products" -check_cusparse > "$OUT/sanitize-memcheck-petsc.txt" 2>&1
+  rc=$?
+  echo "memcheck on test_products (PETSc, CUDA vectors): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-petsc.txt" | tail -1)"
+  [ $rc = 0 ] || status=1
+fi
+
+if [[ " $steps " == *" bench "* ]]; then
+  echo "== benchmark (byte model: 12 B/nnz + 4 B/row + x once + y once, fp64)"
+  bench=$BUILD/examples/bench_matmult
+  {
+    $bench -kind powerlaw -n 2000000 -reps 200
+    $bench -kind powerlaw -n 20000000 -reps 100
+    $bench -kind lap3d -n 260 -reps 100
+    $bench -kind lap3d -n 150 -reps 200
+    $bench -kind lap3d27 -n 100 -reps 200
+    $bench -kind uniform -n 5000000 -reps 200
+  } 2>&1 | tee "$OUT/bench.txt" || status=1
+fi
+echo "== done, status $status"
+exit $status
