@@ -11,7 +11,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
 mkdir -p "$OUT"
-steps=${*:-tests sanitize bench}
+steps=${*:-tests sanitize main bench}
 log=$OUT/device.log
 exec > >(tee -a "$log") 2>&1
 
@@ -23,6 +23,10 @@ if [ -f "$top/.carry/petsc-cuda.tar.xz" ]; then tar -C / -xJf "$top/.carry/petsc
 export GPUMAT_CONFIG=cuda
 eval "$(bash "$top/conf/petsc.sh" cuda --env)" || { echo "no CUDA PETSc: carry .carry/petsc-cuda.tar.xz"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Ubuntu's OpenMPI is not GPU-aware (PETSc stages messages through the host); the carried PETSc
+# records the build machine's CUDA library folder (lib), the GPU machine has lib64.
+export PETSC_OPTIONS="-use_gpu_aware_mpi 0 ${PETSC_OPTIONS:-}"
+export LIBRARY_PATH=/usr/local/cuda/lib64${LIBRARY_PATH:+:$LIBRARY_PATH}
 # The carried build folder records the absolute path of the checkout it was configured in.
 BUILD=$top/build-cuda
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
@@ -30,37 +34,54 @@ if [ -n "$src" ] && [ "$src" != "$top" ] && [ ! -e "$src" ]; then mkdir -p "$(di
 status=0
 
 if [[ " $steps " == *" tests "* ]]; then
-  echo "== ctest (CPU and GPU tests)"
+  echo "== ctest (CPU and GPU tests) ($(date -u +%T))"
   ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 300 2>&1 | tee "$OUT/ctest.txt" || status=1
 fi
 
 if [[ " $steps " == *" sanitize "* ]]; then
-  echo "== compute-sanitizer"
+  echo "== compute-sanitizer ($(date -u +%T))"
   san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck synccheck initcheck; do
     extra=()
     [ $tool = memcheck ] && extra=(--leak-check full)
-    "$san" --tool $tool "${extra[@]}" --error-exitcode 9 "$BUILD/tests/unit/test_cuda" --gtest_brief=1 > "$OUT/sanitize-$tool.txt" 2>&1
+    timeout 150 "$san" --tool $tool "${extra[@]}" --error-exitcode 9 "$BUILD/tests/unit/test_cuda" --gtest_brief=1 > "$OUT/sanitize-$tool.txt" 2>&1
     rc=$?
     echo "$tool on test_cuda: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tail -1)"
     [ $rc = 0 ] || status=1
   done
-  "$san" --tool memcheck --leak-check full --error-exitcode 9 "$BUILD/tests/petsc/test_products" -check_cusparse > "$OUT/sanitize-memcheck-petsc.txt" 2>&1
+  timeout 200 "$san" --tool memcheck --leak-check full --error-exitcode 9 "$BUILD/tests/petsc/test_products" -check_cusparse > "$OUT/sanitize-memcheck-petsc.txt" 2>&1
   rc=$?
   echo "memcheck on test_products (PETSc, CUDA vectors): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-petsc.txt" | tail -1)"
   [ $rc = 0 ] || status=1
 fi
 
+if [[ " $steps " == *" main "* ]]; then
+  echo "== the main job (conf/main.sh's solve) with -log_view ($(date -u +%T))"
+  mpiexec -n 1 "$BUILD/examples/solve" -kind lap3d -n 64 -log_view -check_no_copies > "$OUT/main.txt" 2>&1 || status=1
+  grep -E "^(type|seq|mpi|all)|second solve|CsrspecBuild|CsrspecRefresh|MatMult " "$OUT/main.txt"
+fi
+
 if [[ " $steps " == *" bench "* ]]; then
-  echo "== benchmark (byte model: 12 B/nnz + 4 B/row + x once + y once, fp64)"
-  bench=$BUILD/examples/bench_matmult
+  echo "== benchmark (byte model: 12 B/nnz + 4 B/row + x once + y once, fp64) ($(date -u +%T))"
+  bench="timeout 200 $BUILD/examples/bench_matmult"
   {
-    $bench -kind powerlaw -n 2000000 -reps 200
-    $bench -kind powerlaw -n 20000000 -reps 100
-    $bench -kind lap3d -n 260 -reps 100
-    $bench -kind lap3d -n 150 -reps 200
-    $bench -kind lap3d27 -n 100 -reps 200
-    $bench -kind uniform -n 5000000 -reps 200
+    if [ "${BENCH_SET:-quick}" != sweep ]; then
+      $bench -kind powerlaw -n 2000000 -reps 200
+      $bench -kind circuit -n 5558326 -reps 200
+      $bench -kind web -n 4000000 -reps 200
+      $bench -kind lap3d -n 260 -reps 100
+    fi
+    if [ "${BENCH_SET:-quick}" = sweep ]; then
+      v=aijcusparse:alg1,aijcusparse:alg2,csrspec,csrspec:w=8:warps=4,csrspec:w=8:warps=8,csrspec:w=4:warps=2,csrspec:w=4:warps=4,sellcuda
+      $bench -kind powerlaw -n 2000000 -reps 200 -types $v
+      $bench -kind lap3d -n 260 -reps 100 -types $v
+    fi
+    if [ "${BENCH_SET:-quick}" = full ]; then
+      $bench -kind powerlaw -n 20000000 -reps 100
+      $bench -kind lap3d -n 150 -reps 200
+      $bench -kind lap3d27 -n 100 -reps 200
+      $bench -kind short4 -n 30000000 -reps 100
+    fi
   } 2>&1 | tee "$OUT/bench.txt" || status=1
 fi
 echo "== done, status $status"

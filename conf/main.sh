@@ -5,5 +5,6 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 args=(-kind lap3d -n 64)
+# A CUDA PETSc refuses an MPI that is not GPU-aware (Debian's and Ubuntu's OpenMPI) unless told.
 [ "$GPUMAT_CONFIG" = cuda ] && args+=(-use_gpu_aware_mpi 0)
 exec mpiexec -n 1 "$BUILD/examples/solve" "${args[@]}" "$@"

@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Debian/Ubuntu packages (skipped where present, e.g. on the GPU machine, which has no network).
-pkgs=(build-essential cmake pkg-config python3 python3-pip libopenmpi-dev openmpi-bin libopenblas-dev libgtest-dev)
+pkgs=(build-essential cmake pkg-config python3 libopenmpi-dev openmpi-bin libopenblas-dev libgtest-dev zlib1g-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,10 +1,12 @@
 static char help[] = "MatMult benchmark: one generated matrix, every type in one process on one GPU.\n"
                      "  -kind <powerlaw>   lap2d, lap3d, lap3d27, powerlaw, uniform (examples/gen.h)\n"
                      "  -n <2000000>       grid points per dimension (stencils) or rows\n"
-                     "  -types <list>      default: aij,aijcusparse:alg1,aijcusparse:alg2,sellcuda,csrspec\n"
-                     "                     (aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN)\n"
+                     "  -types <list>      default: aij,aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda\n"
+                     "                     (aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
+                     "                      csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16)\n"
                      "  -reps <100>        timed products per type (median, min, max reported)\n"
                      "  -warmup <10>       untimed products before timing\n"
+                     "  -reps_host <10>    timed products for host (CPU) types, which are 100x slower\n"
                      "Byte model (CSR minimal, fp64 value + 32-bit index): 12 B/nnz + 4 B/row pointer + x once + y once.\n"
                      "GPU products are timed with CUDA events on PETSc's stream; host products with PetscTime.\n";
 
@@ -98,17 +100,19 @@ static PetscErrorCode Sync(void)
 
 int main(int argc, char **argv)
 {
-  char        kind[64] = "powerlaw", list[512] = "aij,aijcusparse:alg1,aijcusparse:alg2,sellcuda,csrspec";
-  PetscInt    n = 2000000, reps = 100, warmup = 10, M, N, nnz;
+  char        kind[64] = "powerlaw", list[512] = "aij,aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda";
+  PetscInt    n = 2000000, reps = 100, reps_host = 10, warmup = 10, M, N, nnz;
   Mat         A0;
   Vec         x0, yref = NULL;
   double      copy_gbs = 0, csr_bytes, *t;
   MatInfo     info;
   PetscMPIInt size;
+  int         variant = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGpuMatInitialize());
+  setvbuf(stdout, NULL, _IOLBF, 0); /* each row as soon as it is measured, also into a pipe */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark runs on one rank (one GPU)");
   PetscCall(PetscOptionsGetString(NULL, NULL, "-kind", kind, sizeof(kind), NULL));
@@ -116,7 +120,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-types", list, sizeof(list), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
-  PetscCheck(reps >= 1 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps must be >= 1 and -warmup >= 0");
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps_host", &reps_host, NULL));
+  PetscCheck(reps >= 1 && reps_host >= 1 && warmup >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps must be >= 1 and -warmup >= 0");
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(CopyBandwidth(&copy_gbs));
 #endif
@@ -154,13 +159,36 @@ int main(int argc, char **argv)
     PetscCall(PetscStrncpy(base, type, sizeof(base)));
     colon = strchr(base, ':');
     if (colon) *colon = 0;
-    PetscCall(MatConvert(A0, base, MAT_INITIAL_MATRIX, &A));
-    if (colon) {
-      PetscCheck(!strcmp(colon + 1, "alg1") || !strcmp(colon + 1, "alg2"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown variant %s: use :alg1 or :alg2", colon + 1);
-      PetscCall(MatSetOptionsPrefix(A, "bench_"));
-      PetscCall(PetscOptionsSetValue(NULL, "-bench_mat_cusparse_spmv_alg", !strcmp(colon + 1, "alg1") ? "CSRMV_ALG1" : "CSRMV_ALG2"));
+    if (colon) colon = strchr(type, ':'); /* the variant part, in the original (unmodified) string */
+    {
+      PetscBool sell;
+      PetscCall(PetscStrcmp(base, MATSELLCUDA, &sell));
+      if (sell) { /* through SELL, in place as MatSetType does: no direct aij -> sellcuda converter */
+        PetscCall(MatConvert(A0, MATSELL, MAT_INITIAL_MATRIX, &A));
+        PetscCall(MatConvert(A, MATSELLCUDA, MAT_INPLACE_MATRIX, &A));
+      } else PetscCall(MatConvert(A0, base, MAT_INITIAL_MATRIX, &A));
+    }
+    if (colon) { /* variants: :alg1 / :alg2 for aijcusparse, :key=value for -mat_<type>_<key> value */
+      char prefix[32], var[256], *tok = var, *tnext;
+      PetscCall(PetscStrncpy(var, colon + 1, sizeof(var))); /* tokenized below; the row keeps the name */
+      PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "bench%d_", variant++));
+      PetscCall(MatSetOptionsPrefix(A, prefix));
+      for (; tok && *tok; tok = tnext) {
+        char opt[128], *eq;
+        tnext = strchr(tok, ':');
+        if (tnext) *tnext++ = 0;
+        eq = strchr(tok, '=');
+        if (!strcmp(tok, "alg1") || !strcmp(tok, "alg2")) {
+          PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_cusparse_spmv_alg", prefix));
+          PetscCall(PetscOptionsSetValue(NULL, opt, !strcmp(tok, "alg1") ? "CSRMV_ALG1" : "CSRMV_ALG2"));
+        } else {
+          PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown variant '%s': use alg1, alg2 or key=value", tok);
+          *eq = 0;
+          PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_%s_%s", prefix, base, tok));
+          PetscCall(PetscOptionsSetValue(NULL, opt, eq + 1));
+        }
+      }
       PetscCall(MatSetFromOptions(A));
-      PetscCall(PetscOptionsClearValue(NULL, "-bench_mat_cusparse_spmv_alg"));
     }
     PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecCopy(x0, x));
@@ -175,10 +203,11 @@ int main(int argc, char **argv)
       PetscCall(PetscTime(&t1));
       first = 1e3 * (t1 - t0);
     }
-    for (PetscInt i = 0; i < warmup; i++) PetscCall(MatMult(A, x, y));
-    for (PetscInt i = 0; i < reps; i++) PetscCall(TimedMult(A, x, y, gpu, &t[i]));
-    qsort(t, (size_t)reps, sizeof(double), CmpDouble);
-    med = t[reps / 2];
+    const PetscInt nrep = gpu ? reps : PetscMin(reps, reps_host);
+    for (PetscInt i = 0; i < (gpu ? warmup : PetscMin(warmup, 1)); i++) PetscCall(MatMult(A, x, y));
+    for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedMult(A, x, y, gpu, &t[i]));
+    qsort(t, (size_t)nrep, sizeof(double), CmpDouble);
+    med = t[nrep / 2];
     /* agreement with the first type (the reference) */
     if (!yref) {
       PetscCall(VecDuplicate(y, &yref));
@@ -192,7 +221,7 @@ int main(int argc, char **argv)
     {
       char fmt_mb[32] = "-";
       if (ours) PetscCall(PetscSNPrintf(fmt_mb, sizeof(fmt_mb), "%.1f", 1e-6 * dev_bytes));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %10.4f %10.4f %10.4f %9.0f %6.1f %10s %10.2f %10.1f %11.2e\n", type, med, t[0], t[reps - 1], csr_bytes / (med * 1e-3) / 1e9, copy_gbs > 0 ? 100.0 * csr_bytes / (med * 1e-3) / 1e9 / copy_gbs : 0.0, fmt_mb, first - med, (first - med) / med, err));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %10.4f %10.4f %10.4f %9.0f %6.1f %10s %10.2f %10.1f %11.2e\n", type, med, t[0], t[nrep - 1], csr_bytes / (med * 1e-3) / 1e9, copy_gbs > 0 ? 100.0 * csr_bytes / (med * 1e-3) / 1e9 / copy_gbs : 0.0, fmt_mb, first - med, (first - med) / med, err));
     }
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));

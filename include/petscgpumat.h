@@ -15,9 +15,10 @@
           plain CSR with the speculative segmented sum (Liu & Vinter 2015)
 
   Options (prefix -mat_csrspec_, read by MatSetFromOptions and when the format is first built):
-      -mat_csrspec_w <n>                nonzeros per thread per tile (1..64; default 8 double, 16 float)
-      -mat_csrspec_warps <n>            thread-bunches (warps) per block (1..16; default chosen by precision)
-      -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (1..64)
+      -mat_csrspec_w <n>                nonzeros per thread per tile (1..64, warps*W <= 256; default 8)
+      -mat_csrspec_warps <n>            thread-bunches (warps) per block (1..16; default 2)
+      -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (1..1024; default: on the GPU
+                                        one wave of resident blocks, on the host 2)
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
       -mat_gpumat_host                  run products on the host kernels even for CUDA vectors (debugging)

@@ -19,13 +19,16 @@ public:
   ~CsrSpecDevice() { release(); }
 
   // Upload pattern and values (host arrays), allocate the auxiliary arrays. Parameters must be
-  // resolved (csrspec_resolve). Replaces any previous content.
+  // resolved (csrspec_resolve), except tiles_per_block = 0: then it is chosen so that the grid
+  // is one wave of resident blocks (each block runs an equal share of the tiles). Replaces any
+  // previous content.
   cudaError_t build(const CsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
   // New values, same pattern: one host-to-device copy of the value array.
   cudaError_t refresh(const T *host_val, cudaStream_t s);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s, no synchronization.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
 
+  const CsrSpecParams &params() const { return p_; } // as built (tiles_per_block resolved)
   std::size_t device_bytes() const; // everything this object holds on the device
   std::size_t aux_bytes() const;    // the part that is not the CSR arrays
   void        release();

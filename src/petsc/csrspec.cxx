@@ -20,7 +20,7 @@ public:
     } opts[] = {
       {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: default for the precision)", &user_.W, 64},
       {"-mat_csrspec_warps", "Thread-bunches (warps) per block (0: default)", &user_.bunches, 16},
-      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: default)", &user_.tiles_per_block, 64},
+      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: one wave of blocks on the GPU)", &user_.tiles_per_block, 1024},
     };
     for (auto &o : opts) {
       PetscInt  v = *o.value;
@@ -60,7 +60,9 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(Resolve());
-    const cudaError_t err = dev_.build(A, params_, s);
+    CsrSpecParams dp = params_;
+    if (user_.tiles_per_block == 0) dp.tiles_per_block = 0; // the device chooses: one wave of blocks
+    const cudaError_t err = dev_.build(A, dp, s);
     PetscCheck(err != cudaErrorMemoryAllocation, PETSC_COMM_SELF, PETSC_ERR_MEM,
                "csrspec: out of GPU memory for a %d x %d block with %d nonzeros (%.1f MB of CSR arrays); use more GPUs (MPI ranks) or a smaller problem", (int)A.nrows, (int)A.ncols, (int)A.nnz(),
                1e-6 * ((double)(A.nrows + 1 + A.nnz()) * sizeof(index_t) + (double)A.nnz() * sizeof(Scalar)));
@@ -104,7 +106,10 @@ public:
     PetscFunctionBegin;
     PetscCall(Resolve(user_, &p));
     PetscCallCXX(st = csrspec_stats(A, p)); // one pass over the row pointer
-    PetscCall(PetscViewerASCIIPrintf(v, "tiles of W x T = %d x %d nonzeros, %d warps per block, S = %d tiles per block\n", p.W, p.T, p.bunches, p.tiles_per_block));
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) p.tiles_per_block = dev_.params().tiles_per_block; // as the device runs it
+#endif
+    PetscCall(PetscViewerASCIIPrintf(v, "tiles of W x T = %d x %d nonzeros, %d warps per block, S = %d tiles per block%s\n", p.W, p.T, p.bunches, p.tiles_per_block, user_.tiles_per_block ? "" : " (0: chosen)"));
     PetscCall(PetscViewerASCIIPrintf(v, "%lld tiles in %lld blocks, %lld dirty tiles (with empty rows), %lld empty rows, %lld rows crossing blocks\n", (long long)st.tiles, (long long)st.blocks, (long long)st.dirty_tiles,
                                      (long long)st.empty_rows, (long long)st.cross_rows));
     PetscCall(PetscViewerASCIIPrintf(v, "auxiliary device arrays: %zu bytes (the CSR arrays are used unmodified)\n", st.aux_bytes));

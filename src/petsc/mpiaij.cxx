@@ -271,6 +271,7 @@ PetscErrorCode MPIInstall(Mat A, const FormatInfo *f)
   A->ops->multhermitiantransposeadd = MultTransposeAdd;
   PetscCall(Compose(A, f, true));
 #if defined(GPUMAT_WITH_CUDA)
+  A->boundtocpu = PETSC_FALSE; // see SeqInstallWithOptions
   PetscCall(MatSetVecType(A, VECCUDA));
 #endif
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, Names(f).mpi.c_str()));

@@ -158,7 +158,12 @@ PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y, PetscBool *done)
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xcuda, VECSEQCUDA, VECMPICUDA, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)y, &ycuda, VECSEQCUDA, VECMPICUDA, ""));
   if (z && z != y) PetscCall(PetscObjectTypeCompareAny((PetscObject)z, &zcuda, VECSEQCUDA, VECMPICUDA, ""));
-  if (!xcuda || !ycuda || !zcuda || x->boundtocpu || y->boundtocpu || (z && z->boundtocpu)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!xcuda || !ycuda || !zcuda) PetscFunctionReturn(PETSC_SUCCESS);
+  for (Vec v : {x, y, z}) { // a CUDA vector bound to the CPU keeps its values on the host
+    PetscBool bound = PETSC_FALSE;
+    if (v) PetscCall(VecBoundToCPU(v, &bound));
+    if (bound) PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
   cudaStream_t stream;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
@@ -443,6 +448,9 @@ PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_sou
   InstallProducts(A);
   PetscCall(ComposeConverters(A, f, MatConvert_SeqAIJ_Gpu, FromUs, "seq"));
 #if defined(GPUMAT_WITH_CUDA)
+  // MatCreate() binds every matrix to the CPU in device builds, and MatCreateVecs() passes that on
+  // to the vectors: unbind (as aijcusparse does), so our vectors are CUDA vectors on the GPU.
+  A->boundtocpu = PETSC_FALSE;
   PetscCall(MatSetVecType(A, VECCUDA));
 #endif
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, Names(f).seq.c_str()));

@@ -1,0 +1,228 @@
+// csrspec CUDA layer against the long-double CSR reference: every matrix of the standard set x
+// parameter sets x {NoTrans, Trans} x {no z, z, y aliasing z}, in double and float; y poisoned
+// with NaN before each product; determinism, refresh(), a large matrix, failure paths.
+// Without a CUDA device the program exits 77 (CTest: skipped).
+#include "core/csrspec.hpp"
+#include "cuda/csrspec.cuh"
+#include "matgen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using gpumat::CsrSpecParams;
+using gpumat::index_t;
+using gpumat::Op;
+using gpumat::cuda::CsrSpecDevice;
+
+namespace {
+
+enum class ZMode { None, Separate, Alias };
+
+#define CUDA_ASSERT(call) ASSERT_EQ(cudaSuccess, (call)) << #call
+
+CsrSpecParams params(int W, int bunches, int S) {
+  CsrSpecParams p;
+  p.W               = W;
+  p.bunches         = bunches;
+  p.tiles_per_block = S;
+  return p;
+}
+
+std::string describe(const CsrSpecParams &p) {
+  return "W=" + std::to_string(p.W) + " bunches=" + std::to_string(p.bunches) + " S=" + std::to_string(p.tiles_per_block);
+}
+
+// The host test's sets (W in {1,2,3,8,16} x bunches in {1,4} x S in {1,3}, defaults, W=64) plus
+// the other compile-time W (4) and a 512-thread block whose shared memory needs the opt-in.
+std::vector<CsrSpecParams> param_sets() {
+  std::vector<CsrSpecParams> v;
+  for (int W : {1, 2, 3, 8, 16})
+    for (int b : {1, 4})
+      for (int S : {1, 3}) v.push_back(params(W, b, S));
+  v.push_back(params(0, 0, 0));
+  v.push_back(params(64, 1, 2));
+  v.push_back(params(4, 8, 2));
+  v.push_back(params(16, 16, 1));
+  return v;
+}
+
+template <typename T> double tolerance() { return std::is_same<T, double>::value ? 1e-12 : 1e-5; }
+
+// A device array (uninitialised), freed on scope exit.
+template <typename T>
+struct DeviceArray {
+  T *p = nullptr;
+  std::size_t n = 0;
+  explicit DeviceArray(std::size_t count) : n(count) {
+    if (n) EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void **>(&p), n * sizeof(T)));
+  }
+  explicit DeviceArray(const std::vector<T> &h) : DeviceArray(h.size()) {
+    if (n) EXPECT_EQ(cudaSuccess, cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceArray() { cudaFree(p); }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+  void poison(cudaStream_t s) const { // all bits set: a NaN in both precisions
+    if (n) EXPECT_EQ(cudaSuccess, cudaMemsetAsync(p, 0xff, n * sizeof(T), s));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(n);
+    if (n) EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+class Stream {
+public:
+  Stream() { EXPECT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  operator cudaStream_t() const { return s_; }
+private:
+  cudaStream_t s_ = nullptr;
+};
+
+// One product on the device: y (poisoned, or = z when aliasing) = op(A) x (+ z), downloaded.
+template <typename T>
+std::vector<T> device_apply(const CsrSpecDevice<T> &D, Op op, const std::vector<T> &x, const std::vector<T> &z, ZMode zm,
+                            cudaStream_t s) {
+  const DeviceArray<T> dx(x), dz(z), dy(z.size());
+  dy.poison(s);
+  const T *zp = nullptr;
+  if (zm == ZMode::Separate) zp = dz.p;
+  if (zm == ZMode::Alias) {
+    if (dy.n) EXPECT_EQ(cudaSuccess, cudaMemcpyAsync(dy.p, dz.p, dz.n * sizeof(T), cudaMemcpyDeviceToDevice, s));
+    zp = dy.p;
+  }
+  EXPECT_EQ(cudaSuccess, D.apply(op, dx.p, zp, dy.p, s));
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  return dy.download();
+}
+
+template <typename T>
+void check_matrix(const matgen::Csr &M, const CsrSpecParams &p, Op op, cudaStream_t s) {
+  const std::vector<T> vals = M.values<T>();
+  CsrSpecDevice<T> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << describe(p);
+  const bool trans = op == Op::Trans;
+  const std::vector<T> x = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
+  const std::vector<T> z = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
+  std::vector<long double> ref, scale;
+  for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+    matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
+    const std::vector<T> y = device_apply(D, op, x, z, zm, s);
+    ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "")
+        << M.name << " " << describe(p) << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+  }
+}
+
+class DeviceApply : public ::testing::TestWithParam<std::tuple<CsrSpecParams, Op>> {
+protected:
+  template <typename T> void run() {
+    const CsrSpecParams p = gpumat::csrspec_resolve<T>(std::get<0>(GetParam()));
+    const Stream s;
+    for (const matgen::Csr &M : matgen::standard_set_cached(index_t(p.bunches * p.T * p.W)))
+      check_matrix<T>(M, p, std::get<1>(GetParam()), s);
+  }
+};
+
+TEST_P(DeviceApply, Double) { run<double>(); }
+TEST_P(DeviceApply, Float) { run<float>(); }
+
+INSTANTIATE_TEST_SUITE_P(Params, DeviceApply, ::testing::Combine(::testing::ValuesIn(param_sets()),
+                                                                 ::testing::Values(Op::NoTrans, Op::Trans)),
+                         [](const auto &info) {
+                           const CsrSpecParams &p = std::get<0>(info.param);
+                           return "W" + std::to_string(p.W) + "_B" + std::to_string(p.bunches) + "_S" +
+                                  std::to_string(p.tiles_per_block) +
+                                  (std::get<1>(info.param) == Op::Trans ? "_Trans" : "_NoTrans");
+                         });
+
+// Two no-transpose products are bitwise equal (no atomics, fixed summation order).
+template <typename T> void check_deterministic() {
+  const Stream s;
+  for (const CsrSpecParams &q : {params(0, 0, 0), params(3, 4, 3)}) {
+    const CsrSpecParams p = gpumat::csrspec_resolve<T>(q);
+    for (const matgen::Csr &M : matgen::standard_set_cached(index_t(p.bunches * p.T * p.W))) {
+      const std::vector<T> vals = M.values<T>();
+      CsrSpecDevice<T> D;
+      ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s));
+      const std::vector<T> x = matgen::random_vector<T>(std::size_t(M.ncols), 5);
+      const std::vector<T> z = matgen::random_vector<T>(std::size_t(M.nrows), 6);
+      const std::vector<T> y1 = device_apply(D, Op::NoTrans, x, z, ZMode::Separate, s);
+      const std::vector<T> y2 = device_apply(D, Op::NoTrans, x, z, ZMode::Separate, s);
+      EXPECT_TRUE(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(T)) == 0)
+          << M.name << " " << describe(p);
+    }
+  }
+}
+TEST(DeviceDeterminism, Double) { check_deterministic<double>(); }
+TEST(DeviceDeterminism, Float) { check_deterministic<float>(); }
+
+// refresh() replaces the values, the pattern stays.
+template <typename T> void check_refresh() {
+  const Stream s;
+  const CsrSpecParams p = gpumat::csrspec_resolve<T>({});
+  for (const matgen::Csr &M : {matgen::random_rows("random_with_empty", 4000, 3000, 1, 12, 0.15, 12), matgen::heavy_row(17)}) {
+    const std::vector<T> vals = M.values<T>();
+    CsrSpecDevice<T> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s));
+    std::vector<T> fresh(vals.size());
+    for (std::size_t k = 0; k < fresh.size(); ++k) fresh[k] = T(0.5) - vals[k] * T(k % 7);
+    ASSERT_EQ(cudaSuccess, D.refresh(fresh.data(), s));
+    const std::vector<T> x = matgen::random_vector<T>(std::size_t(M.ncols), 8);
+    std::vector<long double> ref, scale;
+    matgen::reference(M, fresh, false, x.data(), static_cast<const T *>(nullptr), ref, scale);
+    ASSERT_EQ(matgen::mismatch(device_apply(D, Op::NoTrans, x, std::vector<T>(M.nrows), ZMode::None, s), ref, scale,
+                               tolerance<T>()),
+              "")
+        << M.name;
+  }
+}
+TEST(DeviceRefresh, Double) { check_refresh<double>(); }
+TEST(DeviceRefresh, Float) { check_refresh<float>(); }
+
+// Large matrices at the default parameters: many blocks, long synchronizer runs.
+template <typename T> void check_large() {
+  const Stream s;
+  const CsrSpecParams p = gpumat::csrspec_resolve<T>({});
+  for (const matgen::Csr &M : {matgen::random_rows("random_200k", 200000, 150000, 0, 24, 0.02, 31),
+                               matgen::power_law(200000, 200000, 1.2, 2.0, 150000, 32)})
+    for (Op op : {Op::NoTrans, Op::Trans}) check_matrix<T>(M, p, op, s);
+}
+TEST(DeviceLarge, Double) { check_large<double>(); }
+TEST(DeviceLarge, Float) { check_large<float>(); }
+
+// Sizes reported, statistics agree, invalid or unresolved parameters refused without effect.
+TEST(DeviceObject, BytesAndInvalidParameters) {
+  const Stream s;
+  const matgen::Csr M            = matgen::random_rows("random_uniform", 4000, 3000, 1, 30, 0.0, 11);
+  const std::vector<double> vals = M.values<double>();
+  const CsrSpecParams p          = gpumat::csrspec_resolve<double>({});
+  CsrSpecDevice<double> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s));
+  EXPECT_EQ(D.aux_bytes(), gpumat::csrspec_stats(M.view(vals), p).aux_bytes);
+  EXPECT_EQ(D.device_bytes(), (M.rowptr.size() + M.colidx.size()) * sizeof(index_t) + vals.size() * sizeof(double) +
+                                  D.aux_bytes());
+  EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(vals), CsrSpecParams{}, s)); // unresolved
+  EXPECT_EQ(D.device_bytes(), 0u);
+  EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(vals), params(65, 1, 1), s));
+  EXPECT_EQ(D.device_bytes(), 0u);
+  D.release();
+  EXPECT_EQ(D.device_bytes(), 0u);
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("test_cuda: no CUDA device, skipping\n");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

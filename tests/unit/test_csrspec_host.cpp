@@ -1,0 +1,185 @@
+// csrspec host layer: parameter resolution, statistics and the sequential emulation of the
+// speculative segmented sum against a plain long-double CSR reference.
+#include "core/csrspec.hpp"
+#include "matgen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+using gpumat::CsrSpecHost;
+using gpumat::CsrSpecParams;
+using gpumat::CsrSpecStats;
+using gpumat::index_t;
+using gpumat::Op;
+
+namespace {
+
+enum class ZMode { None, Separate, Alias };
+
+CsrSpecParams params(int W, int bunches, int S) {
+  CsrSpecParams p;
+  p.W               = W;
+  p.bunches         = bunches;
+  p.tiles_per_block = S;
+  return p;
+}
+
+std::string describe(const CsrSpecParams &p) {
+  return "W=" + std::to_string(p.W) + " bunches=" + std::to_string(p.bunches) + " S=" + std::to_string(p.tiles_per_block);
+}
+
+// W in {1,2,3,8,16} x bunches in {1,4} x S in {1,3}, plus the defaults and a wide W.
+std::vector<CsrSpecParams> param_sets() {
+  std::vector<CsrSpecParams> v;
+  for (int W : {1, 2, 3, 8, 16})
+    for (int b : {1, 4})
+      for (int S : {1, 3}) v.push_back(params(W, b, S));
+  v.push_back(params(0, 0, 0));
+  v.push_back(params(64, 1, 2));
+  return v;
+}
+
+template <typename T> double tolerance() { return std::is_same<T, double>::value ? 1e-12 : 1e-5; }
+
+template <typename T>
+void check_apply(const matgen::Csr &M, const CsrSpecParams &p, Op op, ZMode zm) {
+  const std::vector<T> vals = M.values<T>();
+  const auto A              = M.view(vals);
+  CsrSpecHost<T> host;
+  host.setup(A, p);
+  const bool trans = op == Op::Trans;
+  const std::size_t nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
+  const std::vector<T> x  = matgen::random_vector<T>(nin, 101);
+  const std::vector<T> zv = matgen::random_vector<T>(nout, 202);
+  std::vector<long double> ref, scale;
+  matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : zv.data(), ref, scale);
+  // Twice: the second call reuses the scratch of the first.
+  for (int rep = 0; rep < 2; ++rep) {
+    std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
+    const T *z = nullptr;
+    if (zm == ZMode::Separate) z = zv.data();
+    if (zm == ZMode::Alias) {
+      y = zv;
+      z = y.data();
+    }
+    host.apply(A, op, x.data(), z, y.data());
+    ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "")
+        << M.name << " " << describe(p) << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm) << " call " << rep;
+  }
+}
+
+class HostApply : public ::testing::TestWithParam<std::tuple<CsrSpecParams, Op>> {
+protected:
+  template <typename T> void run() {
+    const CsrSpecParams p = gpumat::csrspec_resolve<T>(std::get<0>(GetParam()));
+    const index_t ts      = index_t(p.bunches * p.T * p.W);
+    for (const matgen::Csr &M : matgen::standard_set_cached(ts))
+      for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) check_apply<T>(M, p, std::get<1>(GetParam()), zm);
+  }
+};
+
+TEST_P(HostApply, Double) { run<double>(); }
+TEST_P(HostApply, Float) { run<float>(); }
+
+INSTANTIATE_TEST_SUITE_P(Params, HostApply, ::testing::Combine(::testing::ValuesIn(param_sets()),
+                                                               ::testing::Values(Op::NoTrans, Op::Trans)),
+                         [](const auto &info) {
+                           const CsrSpecParams &p = std::get<0>(info.param);
+                           return "W" + std::to_string(p.W) + "_B" + std::to_string(p.bunches) + "_S" +
+                                  std::to_string(p.tiles_per_block) +
+                                  (std::get<1>(info.param) == Op::Trans ? "_Trans" : "_NoTrans");
+                         });
+
+// Statistics against a direct count: empty rows, tiles, blocks, rows spanning blocks, and dirty
+// tiles present exactly when a tile owns an empty row.
+TEST(HostStats, MatchDirectCounts) {
+  for (const CsrSpecParams &q : param_sets()) {
+    const CsrSpecParams p = gpumat::csrspec_resolve<double>(q);
+    const std::int64_t ts = std::int64_t(p.bunches) * p.T * p.W, bs = ts * p.tiles_per_block;
+    for (const matgen::Csr &M : matgen::standard_set_cached(index_t(ts))) {
+      const std::vector<double> vals = M.values<double>();
+      const CsrSpecStats s           = gpumat::csrspec_stats(M.view(vals), p);
+      const std::int64_t nnz         = M.nnz();
+      std::int64_t empty = 0, cross = 0;
+      for (index_t r = 0; r < M.nrows; ++r) {
+        const std::int64_t b = M.rowptr[r], e = M.rowptr[r + 1];
+        empty += b == e;
+        cross += b < e && b / bs != (e - 1) / bs;
+      }
+      const std::string what = M.name + " " + describe(p);
+      EXPECT_EQ(s.empty_rows, empty) << what;
+      EXPECT_EQ(s.cross_rows, cross) << what;
+      EXPECT_EQ(s.tiles, (nnz + ts - 1) / ts) << what;
+      EXPECT_EQ(s.blocks, (s.tiles + p.tiles_per_block - 1) / p.tiles_per_block) << what;
+      EXPECT_EQ(s.aux_bytes, std::size_t(s.blocks) * (sizeof(index_t) + sizeof(double))) << what;
+      EXPECT_EQ(s.dirty_tiles > 0, nnz > 0 && empty > 0) << what;
+      EXPECT_LE(s.dirty_tiles, std::min(s.tiles, empty)) << what;
+    }
+  }
+}
+
+// tile_boundary(32) with 32-nonzero tiles and blocks, worked out by hand: row pointers
+// 0,31,32,32,32,64,64,97,127,127,128,160,161,161 (nnz 161, 6 tiles); empty rows 2,3 (owned by
+// tile 1), 5 (tile 2), 8 (tile 3), 12 (trailing: last tile 5); only row 6 = [64,97) spans blocks.
+TEST(HostStats, TileBoundaryByHand) {
+  const matgen::Csr M            = matgen::tile_boundary(32, 1);
+  const std::vector<double> vals = M.values<double>();
+  const CsrSpecStats s           = gpumat::csrspec_stats(M.view(vals), params(1, 1, 1));
+  EXPECT_EQ(s.tiles, 6);
+  EXPECT_EQ(s.blocks, 6);
+  EXPECT_EQ(s.empty_rows, 5);
+  EXPECT_EQ(s.dirty_tiles, 4);
+  EXPECT_EQ(s.cross_rows, 1);
+}
+
+TEST(HostStats, NoNonzeros) {
+  const matgen::Csr M            = matgen::no_nonzeros("all_empty", 9, 4);
+  const std::vector<double> vals = M.values<double>();
+  const CsrSpecStats s           = gpumat::csrspec_stats(M.view(vals), params(0, 0, 0));
+  EXPECT_EQ(s.tiles, 0);
+  EXPECT_EQ(s.blocks, 0);
+  EXPECT_EQ(s.dirty_tiles, 0);
+  EXPECT_EQ(s.empty_rows, 9);
+  EXPECT_EQ(s.aux_bytes, 0u);
+}
+
+TEST(Resolve, Defaults) {
+  const CsrSpecParams d = gpumat::csrspec_resolve<double>({});
+  EXPECT_EQ(d.W, 8);
+  EXPECT_EQ(d.T, 32);
+  EXPECT_EQ(d.bunches, 2);
+  EXPECT_EQ(d.tiles_per_block, 2);
+  EXPECT_EQ(gpumat::csrspec_resolve<float>({}).W, 8);
+  const CsrSpecParams e = gpumat::csrspec_resolve<float>(params(3, 5, 7));
+  EXPECT_EQ(e.W, 3);
+  EXPECT_EQ(e.bunches, 5);
+  EXPECT_EQ(e.tiles_per_block, 7);
+}
+
+void expect_rejected(CsrSpecParams p, const std::string &message) {
+  try {
+    gpumat::csrspec_resolve<double>(p);
+    ADD_FAILURE() << "accepted " << describe(p) << " T=" << p.T;
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(Resolve, RejectsOutOfRange) {
+  expect_rejected(params(-1, 0, 0), "csrspec: W must be in [1,64] (or 0 for the default), got -1");
+  expect_rejected(params(65, 1, 0), "W must be in [1,64]");
+  expect_rejected(params(0, -2, 0), "bunches must be in [1,16] (or 0 for the default), got -2");
+  expect_rejected(params(0, 17, 0), "bunches must be in [1,16]");
+  expect_rejected(params(0, 0, 1025), "tiles_per_block must be in [1,1024]");
+  expect_rejected(params(0, 0, -1), "tiles_per_block must be in [1,1024]");
+  expect_rejected(params(32, 16, 1), "bunches*W must be <= 256");
+  CsrSpecParams t;
+  t.T = 16;
+  expect_rejected(t, "T must be 32");
+}
+
+} // namespace
