@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Figures and tables from the benchmark's CSV files.
+
+    python3 bench/plot.py results.csv [more.csv ...] --out DIR [--markdown table.md]
+                          [--suite bench/suite.txt] [--include-host]
+    python3 bench/plot.py --selftest DIR      # synthetic CSV -> figures and table, with checks
+
+The CSV has one row per (matrix, type) with the columns
+
+    matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,
+    build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,
+    breakeven_its
+
+(empty, '-' or 'nan' where a value does not apply). The baseline of every speedup is aijcusparse:
+per matrix the faster of its two algorithm rows, types 'aijcusparse:alg1' and 'aijcusparse:alg2'.
+Host types ('aij', 'seqaij', 'mpiaij') are left out of the figures unless --include-host.
+
+Figures (PNG, matplotlib with the Agg backend) in --out:
+    speedup.png      MatMult speedup over the best aijcusparse, per matrix and type (grouped bars)
+    profile.png      Dolan-More performance profile of the MatMult time over the suite
+    bandwidth.png    achieved CSR-model bandwidth per matrix and type, with the copy bandwidth
+    build.png        format build cost (first product minus a steady one) in MatMult units, log scale;
+                     refresh cost (new values) below it when the CSV has it
+    ksp.png          KSP solve time speedup over the best aijcusparse, when the CSV has KSP times
+--markdown writes a summary per type (geometric-mean speedup, wins, worst case) and a table per
+matrix.
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+
+COLUMNS = ["matrix", "type", "rows", "cols", "nnz", "median_ms", "min_ms", "max_ms", "gbs_csr",
+           "gbs_format", "copy_gbs", "format_bytes", "build_ms", "build_mults", "refresh_ms",
+           "refresh_mults", "max_rel_err", "ksp_its", "ksp_ms_per_it", "ksp_total_ms",
+           "breakeven_its"]
+BASELINE = ("aijcusparse:alg1", "aijcusparse:alg2")
+HOST_TYPES = ("aij", "seqaij", "mpiaij")
+
+
+def number(text):
+    """A float, or None for an empty, '-' or non-finite field."""
+    text = (text or "").strip()
+    if text in ("", "-"):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def read_csv(paths):
+    """Rows as dicts (numbers converted), in file order; a later (matrix, type) replaces an earlier."""
+    rows = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"{path}: missing columns {', '.join(missing)}")
+            for line, rec in enumerate(reader, start=2):
+                try:
+                    row = {c: (rec[c].strip() if c in ("matrix", "type") else number(rec[c])) for c in COLUMNS}
+                except ValueError as e:
+                    sys.exit(f"{path}:{line}: {e}")
+                rows[(row["matrix"], row["type"])] = row
+    return list(rows.values())
+
+
+def suite_order(path):
+    """Matrix names in the order of a suite file, and their classes."""
+    names, classes = [], {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split()
+            if len(fields) >= 2:
+                names.append(fields[0])
+                classes[fields[0]] = fields[2] if len(fields) > 2 else ""
+    return names, classes
+
+
+class Results:
+    """The rows indexed by matrix and type, with the baseline per matrix."""
+
+    def __init__(self, rows, order=None, include_host=False):
+        self.rows = {(r["matrix"], r["type"]): r for r in rows}
+        seen = []
+        for r in rows:
+            if r["matrix"] not in seen:
+                seen.append(r["matrix"])
+        if order:
+            seen = [m for m in order if m in seen] + [m for m in seen if m not in order]
+        self.matrices = seen
+        types = []
+        for r in rows:
+            if r["type"] not in types:
+                types.append(r["type"])
+        self.all_types = types
+        self.types = [t for t in types if include_host or t not in HOST_TYPES]
+        self.others = [t for t in self.types if t not in BASELINE]
+
+    def get(self, matrix, typ, column):
+        row = self.rows.get((matrix, typ))
+        return row[column] if row else None
+
+    def baseline(self, matrix, column="median_ms"):
+        """The faster aijcusparse algorithm's value, and which one."""
+        best = None
+        for t in BASELINE:
+            v = self.get(matrix, t, column)
+            if v is not None and v > 0 and (best is None or v < best[0]):
+                best = (v, t)
+        return best
+
+    def speedup(self, matrix, typ, column="median_ms"):
+        base, v = self.baseline(matrix, column), self.get(matrix, typ, column)
+        return base[0] / v if base and v else None
+
+
+def geomean(values):
+    values = [v for v in values if v is not None and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def grouped_bars(ax, res, types, value, ylabel, log=False):
+    """Bars of value(matrix, type) per matrix, one colour per type; missing values are left out."""
+    n = max(len(types), 1)
+    width = 0.8 / n
+    for k, t in enumerate(types):
+        xs, ys = [], []
+        for i, m in enumerate(res.matrices):
+            v = value(m, t)
+            if v is not None and (not log or v > 0):
+                xs.append(i - 0.4 + width * (k + 0.5))
+                ys.append(v)
+        ax.bar(xs, ys, width, label=t)
+    ax.set_xticks(range(len(res.matrices)))
+    ax.set_xticklabels(res.matrices, rotation=60, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, len(res.matrices) - 0.4)
+    ax.set_ylabel(ylabel)
+    if log:
+        from matplotlib.ticker import FormatStrFormatter
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(FormatStrFormatter("%g"))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.grid(axis="y", alpha=0.3, which="both")
+    ax.legend(fontsize=8, ncol=min(n, 4))
+
+
+def figure(plt, width_per_matrix, nmatrices, height=5.0):
+    return plt.subplots(figsize=(max(8.0, 2.0 + width_per_matrix * nmatrices), height))
+
+
+def plot_speedup(plt, res, out, column="median_ms", name="speedup.png", what="MatMult"):
+    types = res.others
+    fig, ax = figure(plt, 0.25 + 0.12 * len(types), len(res.matrices))
+    grouped_bars(ax, res, types, lambda m, t: res.speedup(m, t, column),
+                 f"{what} speedup over the best aijcusparse algorithm", log=True)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_title(f"{what}: speedup over aijcusparse (the faster of CSR ALG1/ALG2 per matrix)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=130)
+    plt.close(fig)
+
+
+def profile_ratios(res, column="median_ms"):
+    """Per type, the ratios t / best over the matrices (inf where the type has no time)."""
+    ratios = {t: [] for t in res.types}
+    for m in res.matrices:
+        times = {t: res.get(m, t, column) for t in res.types}
+        valid = [v for v in times.values() if v is not None and v > 0]
+        if not valid:
+            continue
+        best = min(valid)
+        for t, v in times.items():
+            ratios[t].append(v / best if v is not None and v > 0 else math.inf)
+    return ratios
+
+
+def plot_profile(plt, res, out):
+    ratios = profile_ratios(res)
+    finite = [r for rs in ratios.values() for r in rs if math.isfinite(r)]
+    tau_max = max(2.0, 1.1 * max(finite)) if finite else 2.0
+    fig, ax = plt.subplots(figsize=(7.5, 5.0))
+    for t, rs in ratios.items():
+        if not rs:
+            continue
+        xs = sorted(r for r in rs if math.isfinite(r))
+        # step function: fraction of matrices with ratio <= tau
+        px, py = [1.0], [0.0]
+        for i, x in enumerate(xs):
+            px += [x, x]
+            py += [py[-1], (i + 1) / len(rs)]
+        px.append(tau_max)
+        py.append(py[-1])
+        ax.plot(px, py, label=t, linewidth=1.6)
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(1.0, tau_max)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("tau: MatMult time within a factor tau of the fastest type")
+    ax.set_ylabel("fraction of matrices")
+    ax.set_title(f"Performance profile (Dolan-More) of the MatMult time, {len(res.matrices)} matrices", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "profile.png"), dpi=130)
+    plt.close(fig)
+
+
+def plot_bandwidth(plt, res, out):
+    types = res.types
+    fig, ax = figure(plt, 0.25 + 0.12 * len(types), len(res.matrices))
+    grouped_bars(ax, res, types, lambda m, t: res.get(m, t, "gbs_csr"), "achieved GB/s (CSR byte model)")
+    xs, ys = [], []
+    for i, m in enumerate(res.matrices):
+        copies = [res.get(m, t, "copy_gbs") for t in res.all_types]
+        copies = [c for c in copies if c]
+        if copies:
+            xs.append(i)
+            ys.append(max(copies))
+    if ys:
+        ax.scatter(xs, ys, marker="_", s=400, color="black", zorder=3, label="device copy (read+write)")
+        ax.legend(fontsize=8, ncol=min(len(types) + 1, 4))
+    ax.set_title("MatMult bandwidth under the CSR byte model (12 B/nnz + 4 B/row + x + y) and the device copy bandwidth", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "bandwidth.png"), dpi=130)
+    plt.close(fig)
+
+
+def plot_build(plt, res, out):
+    types = [t for t in res.types if any(res.get(m, t, "build_mults") for m in res.matrices)]
+    refresh = [t for t in types if any(res.get(m, t, "refresh_mults") for m in res.matrices)]
+    panels = 2 if refresh else 1
+    fig, axes = plt.subplots(panels, 1, squeeze=False,
+                             figsize=(max(8.0, 2.0 + (0.25 + 0.12 * len(types)) * len(res.matrices)), 4.5 * panels))
+    grouped_bars(axes[0][0], res, types, lambda m, t: res.get(m, t, "build_mults"),
+                 "build cost / steady MatMult", log=True)
+    axes[0][0].set_title("Format build (first product after assembly minus a steady product), in MatMult units", fontsize=10)
+    if refresh:
+        grouped_bars(axes[1][0], res, refresh, lambda m, t: res.get(m, t, "refresh_mults"),
+                     "refresh cost / steady MatMult", log=True)
+        axes[1][0].set_title("Value refresh (same pattern, new values), in MatMult units", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "build.png"), dpi=130)
+    plt.close(fig)
+
+
+def has_ksp(res):
+    return any(r["ksp_total_ms"] for r in res.rows.values())
+
+
+def fmt(value, spec, missing="-"):
+    return missing if value is None else format(value, spec)
+
+
+def write_markdown(res, path, classes=None):
+    lines = ["# MatMult benchmark", ""]
+    lines += ["Speedups are over the faster aijcusparse algorithm (CSR ALG1 or ALG2) on each matrix; "
+              "geometric means over the matrices where both ran.", ""]
+    lines += ["| type | matrices | MatMult speedup (geomean) | min | max | fastest on | KSP speedup (geomean) |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    fastest = {}
+    for m in res.matrices:
+        times = [(res.get(m, t, "median_ms"), t) for t in res.types if res.get(m, t, "median_ms")]
+        if times:
+            fastest[min(times)[1]] = fastest.get(min(times)[1], 0) + 1
+    for t in res.types:
+        s = [res.speedup(m, t) for m in res.matrices]
+        s = [v for v in s if v]
+        k = [res.speedup(m, t, "ksp_total_ms") for m in res.matrices]
+        lines.append(f"| {t} | {len(s)} | {fmt(geomean(s), '.2f')} | {fmt(min(s) if s else None, '.2f')} | "
+                     f"{fmt(max(s) if s else None, '.2f')} | {fastest.get(t, 0)} | {fmt(geomean(k), '.2f')} |")
+    lines.append("")
+    head = ("| type | median ms | speedup | CSR GB/s | % copy | format MB | build ms (MatMults) | "
+            "refresh ms (MatMults) | max rel err | KSP its | KSP ms/it | KSP ms | break-even its |")
+    for m in res.matrices:
+        first = next(res.rows[(m, t)] for t in res.all_types if (m, t) in res.rows)
+        cls = f", {classes[m]}" if classes and classes.get(m) else ""
+        base = res.baseline(m)
+        lines += [f"## {m}", "",
+                  f"{fmt(first['rows'], '.0f')} x {fmt(first['cols'], '.0f')}, {fmt(first['nnz'], '.0f')} nonzeros"
+                  f"{cls}; baseline {base[1] if base else 'none'}", "",
+                  head, "|---" + "|---:" * 12 + "|"]
+        for t in res.all_types:
+            r = res.rows.get((m, t))
+            if not r:
+                continue
+            pct = 100.0 * r["gbs_csr"] / r["copy_gbs"] if r["gbs_csr"] and r["copy_gbs"] else None
+            mb = r["format_bytes"] / 1e6 if r["format_bytes"] else None
+            build = f"{fmt(r['build_ms'], '.2f')} ({fmt(r['build_mults'], '.1f')})"
+            refresh = f"{fmt(r['refresh_ms'], '.2f')} ({fmt(r['refresh_mults'], '.1f')})"
+            lines.append(f"| {t} | {fmt(r['median_ms'], '.4f')} | {fmt(res.speedup(m, t), '.2f')} | "
+                         f"{fmt(r['gbs_csr'], '.0f')} | {fmt(pct, '.1f')} | {fmt(mb, '.1f')} | {build} | {refresh} | "
+                         f"{fmt(r['max_rel_err'], '.1e')} | {fmt(r['ksp_its'], '.0f')} | {fmt(r['ksp_ms_per_it'], '.3f')} | "
+                         f"{fmt(r['ksp_total_ms'], '.1f')} | {fmt(r['breakeven_its'], '.1f')} |")
+        lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def make_all(res, out, markdown=None, classes=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(out, exist_ok=True)
+    written = []
+    plot_speedup(plt, res, out)
+    plot_profile(plt, res, out)
+    plot_bandwidth(plt, res, out)
+    plot_build(plt, res, out)
+    written += ["speedup.png", "profile.png", "bandwidth.png", "build.png"]
+    if has_ksp(res):
+        plot_speedup(plt, res, out, column="ksp_total_ms", name="ksp.png", what="KSP solve")
+        written.append("ksp.png")
+    if markdown:
+        write_markdown(res, markdown, classes)
+    return [os.path.join(out, w) for w in written]
+
+
+def synthetic_csv(path):
+    """A CSV like the benchmark's: 6 matrices x 6 types, one missing time, one failed row."""
+    types = {"aij": 40.0, "aijcusparse:alg1": 1.0, "aijcusparse:alg2": 1.1, "sellcuda": 1.3, "csrspec": 0.8, "bccoo": 0.9}
+    mats = [("lap3d_300", 27e6, 27e6, 188e6, 1.0), ("fem3_90", 2.2e6, 2.2e6, 129e6, 1.4),
+            ("web_40M", 40e6, 40e6, 123e6, 3.0), ("circuit_16M", 16e6, 16e6, 87e6, 4.0),
+            ("lp_16384", 16384, 4.2e6, 168e6, 2.0), ("dense_2000", 2000, 2000, 4e6, 0.9)]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for k, (name, rows, cols, nnz, irregular) in enumerate(mats):
+            csr = 12 * nnz + 4 * (rows + 1) + 8 * (rows + cols)
+            for t, factor in types.items():
+                if name == "lp_16384" and t == "sellcuda":
+                    continue  # a type that did not run on a matrix
+                if name == "dense_2000" and t == "aijcusparse:alg1":
+                    w.writerow([name, t, int(rows), int(cols), int(nnz)] + ["-"] * (len(COLUMNS) - 5))
+                    continue
+                slow = factor * (irregular if t in ("sellcuda", "aijcusparse:alg1") else 1.0)
+                med = csr / 3.0e12 * 1e3 * slow * (1 + 0.01 * k)
+                host = t == "aij"
+                fmt_bytes = "" if t.startswith("aij") or t == "sellcuda" else int(csr * (0.9 if t == "bccoo" else 1.0))
+                build = 0.0 if host else med * (3 + 2 * k)
+                its = 100 + 10 * k if name != "lp_16384" else None
+                w.writerow([name, t, int(rows), int(cols), int(nnz), med, 0.98 * med, 1.1 * med,
+                            csr / (med * 1e-3) / 1e9, "" if not fmt_bytes else fmt_bytes / (med * 1e-3) / 1e9,
+                            3000.0, fmt_bytes, build, build / med, 0.3 * build, 0.3 * build / med,
+                            0.0 if t == "aij" else 1e-15 * (k + 1), its if its else "",
+                            "" if its is None else 2.5 * med, "" if its is None else its * 2.5 * med,
+                            "" if its is None or host else build / med])
+    return [m[0] for m in mats]
+
+
+def selftest(out):
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "synthetic.csv")
+    names = synthetic_csv(path)
+    res = Results(read_csv([path]))
+    assert res.matrices == names, res.matrices
+    assert "aij" not in res.types and "aij" in res.all_types
+    # the baseline is the faster algorithm; alg1 failed on dense_2000, so alg2 is its baseline
+    assert res.baseline("lap3d_300")[1] == "aijcusparse:alg1"
+    assert res.baseline("web_40M")[1] == "aijcusparse:alg2"
+    assert res.baseline("dense_2000")[1] == "aijcusparse:alg2"
+    assert abs(res.speedup("lap3d_300", "csrspec") - 1.0 / 0.8) < 1e-12
+    assert res.get("lp_16384", "sellcuda", "median_ms") is None
+    ratios = profile_ratios(res)
+    assert all(min(r) >= 1.0 for r in ratios.values())
+    assert math.isinf(max(ratios["sellcuda"]))
+    assert sum(1 for r in ratios["csrspec"] if r == 1.0) == len(names)  # csrspec is fastest everywhere
+    md = os.path.join(out, "synthetic.md")
+    files = make_all(res, out, markdown=md)
+    for f in files + [md]:
+        assert os.path.getsize(f) > 1000, f
+    with open(md) as f:
+        text = f.read()
+    assert "| csrspec | 6 | 1.35 | 1.25 | 1.38 | 6 |" in text, "csrspec summary row"
+    print(f"plot.py self-test passed: {', '.join(os.path.basename(f) for f in files)}, {os.path.basename(md)} in {out}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("csv", nargs="*", help="benchmark CSV files (later rows replace earlier ones)")
+    p.add_argument("--out", help="folder for the PNG figures")
+    p.add_argument("--markdown", help="write the tables to this markdown file")
+    p.add_argument("--suite", help="suite file: matrix order and classes")
+    p.add_argument("--include-host", action="store_true", help="plot the host types (aij) too")
+    p.add_argument("--selftest", metavar="DIR", help="run on a synthetic CSV written to DIR, with checks")
+    args = p.parse_args(argv)
+    if args.selftest:
+        selftest(args.selftest)
+        return
+    if not args.csv or not (args.out or args.markdown):
+        p.error("give CSV files and --out and/or --markdown")
+    order, classes = suite_order(args.suite) if args.suite else (None, None)
+    res = Results(read_csv(args.csv), order, args.include_host)
+    if not res.matrices:
+        sys.exit("no rows in the CSV files")
+    if args.out:
+        for f in make_all(res, args.out, args.markdown, classes):
+            print(f)
+    else:
+        write_markdown(res, args.markdown, classes)
+    if args.markdown:
+        print(args.markdown)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+# MPI test runs shared by tests/ and bench/: gpumat_test() and the environment it sets.
+if(PETSC_MPIEXEC)
+  set(GPUMAT_MPIEXEC ${PETSC_MPIEXEC})
+else()
+  set(GPUMAT_MPIEXEC ${MPIEXEC_EXECUTABLE})
+endif()
+# OpenMPI as root in containers, and more ranks than cores.
+# A CUDA PETSc refuses an MPI that is not GPU-aware (Ubuntu's and Debian's OpenMPI) unless told.
+set(GPUMAT_PETSC_OPTIONS "-options_left 0")
+if(GPUMAT_PETSC_HAS_CUDA)
+  string(APPEND GPUMAT_PETSC_OPTIONS " -use_gpu_aware_mpi 0")
+endif()
+set(GPUMAT_TEST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+                    "PETSC_OPTIONS=${GPUMAT_PETSC_OPTIONS}")
+
+# gpumat_test(NAME <name> NP <ranks> COMMAND <exe> <args...> [GPU] [PASS_REGEX <regex>])
+function(gpumat_test)
+  cmake_parse_arguments(T "GPU" "NAME;NP;PASS_REGEX" "COMMAND" ${ARGN})
+  if(T_GPU AND NOT GPUMAT_GPU_TESTS)
+    return()
+  endif()
+  list(POP_FRONT T_COMMAND exe)
+  if(TARGET ${exe})
+    set(exe $<TARGET_FILE:${exe}>)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${GPUMAT_MPIEXEC} -n ${T_NP} ${exe} ${T_COMMAND})
+  set(env ${GPUMAT_TEST_ENV})
+  set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${env}" PROCESSORS ${T_NP})
+  if(T_GPU)
+    set_tests_properties(${T_NAME} PROPERTIES LABELS gpu)
+  endif()
+  if(T_PASS_REGEX)
+    set_tests_properties(${T_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+  endif()
+endfunction()
+
