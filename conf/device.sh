@@ -18,19 +18,7 @@ exec > >(tee -a "$log") 2>&1
 echo "== $(date -u) on $(hostname)"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,clocks.max.sm,driver_version --format=csv || true
 
-# The carried CUDA PETSc lands at the absolute prefix it was built for.
-if [ -f "$top/.carry/petsc-cuda.tar.xz" ]; then tar -C / -xJf "$top/.carry/petsc-cuda.tar.xz"; fi
-export GPUMAT_CONFIG=cuda
-eval "$(bash "$top/conf/petsc.sh" cuda --env)" || { echo "no CUDA PETSc: carry .carry/petsc-cuda.tar.xz"; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# Ubuntu's OpenMPI is not GPU-aware (PETSc stages messages through the host); the carried PETSc
-# records the build machine's CUDA library folder (lib), the GPU machine has lib64.
-export PETSC_OPTIONS="-use_gpu_aware_mpi 0 ${PETSC_OPTIONS:-}"
-export LIBRARY_PATH=/usr/local/cuda/lib64${LIBRARY_PATH:+:$LIBRARY_PATH}
-# The carried build folder records the absolute path of the checkout it was configured in.
-BUILD=$top/build-cuda
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
-if [ -n "$src" ] && [ "$src" != "$top" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$top" "$src"; fi
+source "$top/conf/gpu-env.sh"
 status=0
 
 if [[ " $steps " == *" tests "* ]]; then
