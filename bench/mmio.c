@@ -313,6 +313,27 @@ PetscErrorCode BenchReadMatrixMarket(MPI_Comm comm, const char *path, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode BenchParseGenSpec(const char *spec, PetscBool *gen, char kind[], size_t len, PetscInt *n, PetscInt *seed)
+{
+  char buf[256], *k = buf + 4, *ns, *seeds;
+  PetscFunctionBegin;
+  PetscCall(PetscStrncmp(spec, "gen:", 4, gen));
+  if (!*gen) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrncpy(buf, spec, sizeof(buf)));
+  ns = strchr(k, ':');
+  PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Matrix spec '%s': expected gen:<kind>:<n>[:<seed>]", spec);
+  *ns++ = 0;
+  *seed = 1;
+  seeds = strchr(ns, ':');
+  if (seeds) {
+    *seeds++ = 0;
+    PetscCall(PetscOptionsStringToInt(seeds, seed));
+  }
+  PetscCall(PetscOptionsStringToInt(ns, n));
+  PetscCall(PetscStrncpy(kind, k, len));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode BenchLoadMatrix(MPI_Comm comm, const char *spec, Mat *A)
 {
   PetscBool gen, mtx, mtxgz, bin, petsc;
@@ -323,18 +344,9 @@ PetscErrorCode BenchLoadMatrix(MPI_Comm comm, const char *spec, Mat *A)
   PetscCall(PetscStrendswith(spec, ".bin", &bin));
   PetscCall(PetscStrendswith(spec, ".petsc", &petsc));
   if (gen) {
-    char     buf[256], *kind = buf + 4, *ns, *seeds;
-    PetscInt n, seed = 1;
-    PetscCall(PetscStrncpy(buf, spec, sizeof(buf)));
-    ns = strchr(kind, ':');
-    PetscCheck(ns, comm, PETSC_ERR_ARG_WRONG, "Matrix spec '%s': expected gen:<kind>:<n>[:<seed>]", spec);
-    *ns++ = 0;
-    seeds = strchr(ns, ':');
-    if (seeds) {
-      *seeds++ = 0;
-      PetscCall(PetscOptionsStringToInt(seeds, &seed));
-    }
-    PetscCall(PetscOptionsStringToInt(ns, &n));
+    char     kind[64];
+    PetscInt n, seed;
+    PetscCall(BenchParseGenSpec(spec, &gen, kind, sizeof(kind), &n, &seed));
     PetscCall(GenCreate(comm, kind, n, seed, MATAIJ, A));
   } else if (mtx || mtxgz) PetscCall(BenchReadMatrixMarket(comm, spec, A));
   else if (bin || petsc) {

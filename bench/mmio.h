@@ -22,3 +22,7 @@ PETSC_EXTERN PetscErrorCode BenchReadMatrixMarket(MPI_Comm comm, const char *pat
      gen:<kind>:<n>[:<seed>]  a generated matrix (GenCreate of examples/gen.h, seed 1 by default)
    Collective. */
 PETSC_EXTERN PetscErrorCode BenchLoadMatrix(MPI_Comm comm, const char *spec, Mat *A);
+
+/* Whether spec is gen:<kind>:<n>[:<seed>], and its parts (kind: a buffer of len bytes; seed 1 by
+   default). Error on a malformed gen: spec. */
+PETSC_EXTERN PetscErrorCode BenchParseGenSpec(const char *spec, PetscBool *gen, char kind[], size_t len, PetscInt *n, PetscInt *seed);

@@ -29,18 +29,9 @@ static PetscErrorCode MatrixSizes(const char *spec, PetscBool load, Sizes *s)
   s->found = PETSC_TRUE;
   PetscCall(PetscStrncmp(spec, "gen:", 4, &gen));
   if (gen && !load) { /* gen:<kind>:<n>[:<seed>] */
-    char     buf[256], *kind = buf + 4, *ns, *seeds;
-    PetscInt n, seed = 1;
-    PetscCall(PetscStrncpy(buf, spec, sizeof(buf)));
-    ns = strchr(kind, ':');
-    PetscCheck(ns, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Matrix spec '%s': expected gen:<kind>:<n>[:<seed>]", spec);
-    *ns++ = 0;
-    seeds = strchr(ns, ':');
-    if (seeds) {
-      *seeds++ = 0;
-      PetscCall(PetscOptionsStringToInt(seeds, &seed));
-    }
-    PetscCall(PetscOptionsStringToInt(ns, &n));
+    char     kind[64];
+    PetscInt n, seed;
+    PetscCall(BenchParseGenSpec(spec, &gen, kind, sizeof(kind), &n, &seed));
     PetscCall(GenCount(kind, n, seed, &s->M, &s->N, &s->nnz, &s->minrow, &s->maxrow));
   } else {
     Mat A;

@@ -235,11 +235,12 @@ int main(int argc, char **argv)
   if (has_cls) {
     PetscCheck(!strcmp(cls, "spd") || !strcmp(cls, "nonsym"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-class must be spd or nonsym, not %s", cls);
     spd = !strcmp(cls, "spd") ? PETSC_TRUE : PETSC_FALSE;
-  } else if (!strncmp(spec, "gen:", 4)) {
-    char k[64], *c;
-    PetscCall(PetscStrncpy(k, spec + 4, sizeof(k)));
-    if ((c = strchr(k, ':'))) *c = 0;
-    PetscCall(GenIsSPD(k, &spd));
+  } else {
+    char      k[64];
+    PetscInt  gn, gseed;
+    PetscBool gen;
+    PetscCall(BenchParseGenSpec(spec, &gen, k, sizeof(k), &gn, &gseed));
+    if (gen) PetscCall(GenIsSPD(k, &spd));
   }
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(CopyBandwidth(&copy_gbs));

@@ -5,6 +5,7 @@
 #include "core/csrspec.hpp"
 #include "cuda/csrspec.cuh"
 #include "matgen.hpp"
+#include "params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,33 +24,18 @@ enum class ZMode { None, Separate, Alias };
 
 #define CUDA_ASSERT(call) ASSERT_EQ(cudaSuccess, (call)) << #call
 
-CsrSpecParams params(int W, int bunches, int S) {
-  CsrSpecParams p;
-  p.W               = W;
-  p.bunches         = bunches;
-  p.tiles_per_block = S;
-  return p;
-}
+using gpumat_test::describe;
+using gpumat_test::params;
+using gpumat_test::tolerance;
 
-std::string describe(const CsrSpecParams &p) {
-  return "W=" + std::to_string(p.W) + " bunches=" + std::to_string(p.bunches) + " S=" + std::to_string(p.tiles_per_block);
-}
-
-// The host test's sets (W in {1,2,3,8,16} x bunches in {1,4} x S in {1,3}, defaults, W=64) plus
-// the other compile-time W (4) and a 512-thread block whose shared memory needs the opt-in.
+// The host test's sets plus the other compile-time W (4) and a 512-thread block whose shared
+// memory needs the opt-in.
 std::vector<CsrSpecParams> param_sets() {
-  std::vector<CsrSpecParams> v;
-  for (int W : {1, 2, 3, 8, 16})
-    for (int b : {1, 4})
-      for (int S : {1, 3}) v.push_back(params(W, b, S));
-  v.push_back(params(0, 0, 0));
-  v.push_back(params(64, 1, 2));
+  std::vector<CsrSpecParams> v = gpumat_test::param_sets();
   v.push_back(params(4, 8, 2));
   v.push_back(params(16, 16, 1));
   return v;
 }
-
-template <typename T> double tolerance() { return std::is_same<T, double>::value ? 1e-12 : 1e-5; }
 
 // A device array (uninitialised), freed on scope exit.
 template <typename T>

@@ -2,6 +2,7 @@
 // speculative segmented sum against a plain long-double CSR reference.
 #include "core/csrspec.hpp"
 #include "matgen.hpp"
+#include "params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,30 +21,10 @@ namespace {
 
 enum class ZMode { None, Separate, Alias };
 
-CsrSpecParams params(int W, int bunches, int S) {
-  CsrSpecParams p;
-  p.W               = W;
-  p.bunches         = bunches;
-  p.tiles_per_block = S;
-  return p;
-}
-
-std::string describe(const CsrSpecParams &p) {
-  return "W=" + std::to_string(p.W) + " bunches=" + std::to_string(p.bunches) + " S=" + std::to_string(p.tiles_per_block);
-}
-
-// W in {1,2,3,8,16} x bunches in {1,4} x S in {1,3}, plus the defaults and a wide W.
-std::vector<CsrSpecParams> param_sets() {
-  std::vector<CsrSpecParams> v;
-  for (int W : {1, 2, 3, 8, 16})
-    for (int b : {1, 4})
-      for (int S : {1, 3}) v.push_back(params(W, b, S));
-  v.push_back(params(0, 0, 0));
-  v.push_back(params(64, 1, 2));
-  return v;
-}
-
-template <typename T> double tolerance() { return std::is_same<T, double>::value ? 1e-12 : 1e-5; }
+using gpumat_test::describe;
+using gpumat_test::param_sets;
+using gpumat_test::params;
+using gpumat_test::tolerance;
 
 template <typename T>
 void check_apply(const matgen::Csr &M, const CsrSpecParams &p, Op op, ZMode zm) {
