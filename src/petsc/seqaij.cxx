@@ -34,7 +34,7 @@ struct SeqData {
 
   // statistics for MatView
   PetscLogDouble build_seconds = 0, refresh_seconds = 0;
-  PetscInt       builds = 0, refreshes = 0;
+  PetscInt       builds = 0, refreshes = 0, host_builds = 0;
 };
 
 SeqData *Data(Mat A) { return static_cast<SeqData *>(A->spptr); }
@@ -104,6 +104,7 @@ PetscErrorCode EnsureHost(Mat A)
   if (d->host_nzstate != A->nonzerostate) {
     PetscCall(d->fmt->HostBuild(d->csr.view()));
     d->host_nzstate = A->nonzerostate;
+    d->host_builds++;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -335,6 +336,8 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s: %s\n", d->info->name, d->info->title));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(d->fmt->ViewInfo(viewer, csr));
+  // one build per nonzero pattern, value changes refresh (tests/petsc/test_products.cxx reads this)
+  PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT "; device value refreshes: %" PetscInt_FMT "\n", d->host_builds, d->builds, d->refreshes));
   const std::size_t dev = d->fmt->DeviceBytes();
   if (dev) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory: %zu bytes, %.3f bytes per nonzero (CSR with 32-bit indices: %.3f)\n", dev, csr.nnz() ? (double)dev / csr.nnz() : 0.0, csr.nnz() ? csr_bytes / csr.nnz() : 0.0));

@@ -266,7 +266,7 @@ PetscErrorCode ExpectType(Mat B, const std::string &type, const std::string &whe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode ExpectView(Mat B, const char *root, const std::string &where)
+PetscErrorCode ViewText(Mat B, std::string *text)
 {
   PetscViewer v;
   char        name[PETSC_MAX_PATH_LEN] = "/tmp/gpumat-view-XXXXXX";
@@ -280,11 +280,34 @@ PetscErrorCode ExpectView(Mat B, const char *root, const std::string &where)
   PetscCall(PetscViewerPopFormat(v));
   PetscCall(PetscViewerDestroy(&v));
   std::ifstream     in(name);
-  std::stringstream text;
-  text << in.rdbuf();
+  std::stringstream ss;
+  ss << in.rdbuf();
   std::remove(name);
-  const std::string s = text.str(), want = std::string("petsc-gpumat ") + root;
+  *text = ss.str();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ExpectView(Mat B, const char *root, const std::string &where)
+{
+  std::string s;
+  PetscFunctionBegin;
+  PetscCall(ViewText(B, &s));
+  const std::string want = std::string("petsc-gpumat ") + root;
   PetscCheck(s.find(want) != std::string::npos, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatView ascii_info lacks '%s':\n%s", where.c_str(), want.c_str(), s.c_str());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Builds of the format so far (host + device) and device value refreshes, from MatView.
+PetscErrorCode BuildCounts(Mat B, PetscInt *builds, PetscInt *refreshes)
+{
+  std::string s;
+  long long   h, d, r;
+  PetscFunctionBegin;
+  PetscCall(ViewText(B, &s));
+  const std::size_t at = s.find("builds: host ");
+  PetscCheck(at != std::string::npos && std::sscanf(s.c_str() + at, "builds: host %lld, device %lld; device value refreshes: %lld", &h, &d, &r) == 3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatView lacks the build counts:\n%s", s.c_str());
+  *builds    = (PetscInt)(h + d);
+  *refreshes = (PetscInt)r;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -317,6 +340,9 @@ int main(int argc, char **argv)
     PetscCall(ck.Products(B, A));
     PetscCall(ExpectView(B, root, ck.where));
 
+    PetscInt builds0, builds, refreshes0, refreshes;
+    PetscCall(BuildCounts(B, &builds0, &refreshes0));
+    PetscCheck(builds0 == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " builds after the first products, expected 1", ck.where.c_str(), builds0);
     if (c.m > 0 && c.rows[c.m / 2].size() > 0) {
       const PetscInt i = c.m / 2, j = c.rows[i][0].col;
       PetscCall(ck.Change(B, A, "MatSetValues (same pattern)", [&](Mat M) -> PetscErrorCode {
@@ -327,6 +353,12 @@ int main(int argc, char **argv)
       }));
     }
     PetscCall(ck.Change(B, A, "MatScale", [](Mat M) { return MatScale(M, -2.5); }));
+    PetscCall(BuildCounts(B, &builds, &refreshes));
+    // new values, same pattern: refreshed (on the device), never built again
+    PetscCheck(builds == builds0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: new values rebuilt the format (%" PetscInt_FMT " builds)", ck.where.c_str(), builds);
+    PetscCheck(refreshes >= refreshes0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: refresh count went down", ck.where.c_str());
+    MatInfo info0, info1;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &info0));
     if (c.m == c.n) PetscCall(ck.Change(B, A, "MatShift", [](Mat M) { return MatShift(M, 1.5); }));
     PetscCall(ck.Change(B, A, "a new nonzero (pattern change)", [&](Mat M) -> PetscErrorCode {
       PetscFunctionBegin;
@@ -336,6 +368,9 @@ int main(int argc, char **argv)
       PetscCall(Assembled(M));
       PetscFunctionReturn(PETSC_SUCCESS);
     }));
+    PetscCall(BuildCounts(B, &builds, &refreshes));
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &info1)); // MatShift and the new entries may add nonzeros
+    PetscCheck(info1.nz_used == info0.nz_used || builds > builds0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: a new nonzero pattern did not rebuild the format", ck.where.c_str());
     {
       PetscBool eq;
       PetscCall(MatEqual(A, B, &eq)); // the AIJ data underneath stays the truth
