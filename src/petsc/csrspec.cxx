@@ -105,11 +105,15 @@ public:
     CsrSpecStats  st;
     PetscFunctionBegin;
     PetscCall(Resolve(user_, &p));
-    PetscCallCXX(st = csrspec_stats(A, p)); // one pass over the row pointer
+    const char *s_note = user_.tiles_per_block ? "" : " (host default; the GPU chooses one wave of blocks)";
 #if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes()) p.tiles_per_block = dev_.params().tiles_per_block; // as the device runs it
+    if (dev_.device_bytes() && !user_.tiles_per_block) { // as the device runs it
+      p.tiles_per_block = dev_.params().tiles_per_block;
+      s_note            = " (chosen: one wave of resident blocks)";
+    }
 #endif
-    PetscCall(PetscViewerASCIIPrintf(v, "tiles of W x T = %d x %d nonzeros, %d warps per block, S = %d tiles per block%s\n", p.W, p.T, p.bunches, p.tiles_per_block, user_.tiles_per_block ? "" : " (0: chosen)"));
+    PetscCallCXX(st = csrspec_stats(A, p)); // one pass over the row pointer
+    PetscCall(PetscViewerASCIIPrintf(v, "tiles of W x T = %d x %d nonzeros, %d warps per block, S = %d tiles per block%s\n", p.W, p.T, p.bunches, p.tiles_per_block, s_note));
     PetscCall(PetscViewerASCIIPrintf(v, "%lld tiles in %lld blocks, %lld dirty tiles (with empty rows), %lld empty rows, %lld rows crossing blocks\n", (long long)st.tiles, (long long)st.blocks, (long long)st.dirty_tiles,
                                      (long long)st.empty_rows, (long long)st.cross_rows));
     PetscCall(PetscViewerASCIIPrintf(v, "auxiliary device arrays: %zu bytes (the CSR arrays are used unmodified)\n", st.aux_bytes));
