@@ -3,6 +3,7 @@
 #include "core/csrspec.hpp"
 
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -30,6 +31,15 @@ inline std::vector<gpumat::CsrSpecParams> param_sets() {
   v.push_back(params(64, 1, 2));
   return v;
 }
+
+// GoogleTest name of a (parameters, Op) test instance: W8_B2_S1_NoTrans.
+struct ParamName {
+  template <typename Info> std::string operator()(const Info &info) const {
+    const gpumat::CsrSpecParams &p = std::get<0>(info.param);
+    return "W" + std::to_string(p.W) + "_B" + std::to_string(p.bunches) + "_S" + std::to_string(p.tiles_per_block) +
+           (std::get<1>(info.param) == gpumat::Op::Trans ? "_Trans" : "_NoTrans");
+  }
+};
 
 template <typename T> double tolerance() { return std::is_same<T, double>::value ? 1e-12 : 1e-5; }
 

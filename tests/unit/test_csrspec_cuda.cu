@@ -119,12 +119,7 @@ TEST_P(DeviceApply, Float) { run<float>(); }
 
 INSTANTIATE_TEST_SUITE_P(Params, DeviceApply, ::testing::Combine(::testing::ValuesIn(param_sets()),
                                                                  ::testing::Values(Op::NoTrans, Op::Trans)),
-                         [](const auto &info) {
-                           const CsrSpecParams &p = std::get<0>(info.param);
-                           return "W" + std::to_string(p.W) + "_B" + std::to_string(p.bunches) + "_S" +
-                                  std::to_string(p.tiles_per_block) +
-                                  (std::get<1>(info.param) == Op::Trans ? "_Trans" : "_NoTrans");
-                         });
+                         gpumat_test::ParamName());
 
 // Two no-transpose products are bitwise equal (no atomics, fixed summation order).
 template <typename T> void check_deterministic() {

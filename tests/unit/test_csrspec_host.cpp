@@ -68,12 +68,7 @@ TEST_P(HostApply, Float) { run<float>(); }
 
 INSTANTIATE_TEST_SUITE_P(Params, HostApply, ::testing::Combine(::testing::ValuesIn(param_sets()),
                                                                ::testing::Values(Op::NoTrans, Op::Trans)),
-                         [](const auto &info) {
-                           const CsrSpecParams &p = std::get<0>(info.param);
-                           return "W" + std::to_string(p.W) + "_B" + std::to_string(p.bunches) + "_S" +
-                                  std::to_string(p.tiles_per_block) +
-                                  (std::get<1>(info.param) == Op::Trans ? "_Trans" : "_NoTrans");
-                         });
+                         gpumat_test::ParamName());
 
 // Statistics against a direct count: empty rows, tiles, blocks, rows spanning blocks, and dirty
 // tiles present exactly when a tile owns an empty row.
