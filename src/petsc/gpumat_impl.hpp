@@ -75,7 +75,7 @@ PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *n
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 
 // Host CSR of a SeqAIJ matrix with 32-bit indices (a view of PETSc's arrays when PetscInt is 32
-// bits, a checked copy otherwise).
+// bits, a checked copy otherwise, made again only when the nonzero pattern changes).
 class HostCsr {
 public:
   PetscErrorCode Get(Mat A);
@@ -83,6 +83,7 @@ public:
 private:
   CsrView<Scalar> view_{};
   std::vector<index_t> i_, j_;
+  PetscObjectState     nzstate_ = -1; // pattern of the copies in i_, j_ (64-bit PetscInt only)
 };
 
 } // namespace gpumat

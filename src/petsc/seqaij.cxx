@@ -78,7 +78,7 @@ PetscErrorCode HostCsr::Get(Mat A)
   view_.ncols = (index_t)A->cmap->n;
   view_.val   = aa;
 #if defined(PETSC_USE_64BIT_INDICES)
-  {
+  if (nzstate_ != A->nonzerostate) { // the 32-bit copies change with the pattern only
     const PetscInt nnz = ai[A->rmap->n];
     PetscCheck(A->rmap->n < PETSC_INT32_MAX && A->cmap->n < PETSC_INT32_MAX && nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
                "petsc-gpumat formats use 32-bit indices: this block has %" PetscInt_FMT " rows, %" PetscInt_FMT " columns and %" PetscInt_FMT " nonzeros; use more MPI ranks", A->rmap->n, A->cmap->n, nnz);
@@ -86,6 +86,7 @@ PetscErrorCode HostCsr::Get(Mat A)
     j_.assign(aj, aj + nnz);
     view_.rowptr = i_.data();
     view_.colidx = j_.data();
+    nzstate_     = A->nonzerostate;
   }
 #else
   view_.rowptr = ai;
