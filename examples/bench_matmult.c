@@ -13,6 +13,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, in one 
                      "  -warmup <10>       untimed products before timing\n"
                      "  -ksp_its <50>      fixed iteration count of the KSP measurement, GPU types (0: no KSP)\n"
                      "  -csv <file>        append one row per type (bench/plot.py reads it)\n"
+                     "  -floors <1>        also time the floors of bench/floors.cu (GPU builds): the CSR bytes\n"
+                     "                     streamed (floor:stream) and with x gathered in CSR order (floor:gather*)\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
                      "other peers: 12 B per allocated entry + 4 B per row). GPU times: CUDA events on PETSc's\n"
@@ -26,6 +28,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, in one 
 #include "mmio.h"
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
+  #include "floors.h"
 #endif
 
 static int CmpDouble(const void *a, const void *b)
@@ -117,6 +120,35 @@ static PetscErrorCode TimedMult(Mat A, Vec x, Vec y, PetscBool gpu, double *ms)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* The floors of bench/floors.cu for the assembled AIJ A0 (32-bit PetscInt only), one line each. */
+static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscInt           m, N;
+  PetscBool          done;
+  BenchFloor         fl[8];
+  int                nfl = 0, rc;
+  char               err[256] = "";
+  PetscFunctionBegin;
+  if (sizeof(PetscInt) != sizeof(int) || sizeof(PetscScalar) != sizeof(double)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetSize(A0, NULL, &N));
+  PetscCall(MatGetRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed for the floors");
+  PetscCall(MatSeqAIJGetArrayRead(A0, &va));
+  rc = BenchFloors((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fl, 8, &nfl, err, (int)sizeof(err));
+  PetscCall(MatSeqAIJRestoreArrayRead(A0, &va));
+  PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", err);
+  for (int i = 0; i < nfl; i++) {
+    double gbs = csr_bytes / (fl[i].median_ms * 1e-3) / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f   (no row sums: a lower bound)\n", fl[i].name, fl[i].median_ms, fl[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* The matrix of type spec (base type and :variants) converted from the assembled AIJ A0. */
 static PetscErrorCode ConvertTo(Mat A0, const char *spec, int variant, Mat *A)
 {
@@ -206,7 +238,7 @@ int main(int argc, char **argv)
   double      copy_gbs = 0, csr_bytes, *t;
   MatInfo     info;
   PetscMPIInt size;
-  PetscBool   spd = PETSC_FALSE, has_spec, has_cls;
+  PetscBool   spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE;
   Result      res[32];
 
   PetscFunctionBeginUser;
@@ -231,6 +263,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps_host", &reps_host, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_its", &ksp_its, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
   PetscCheck(reps >= 1 && reps_host >= 1 && warmup >= 0 && ksp_its >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -reps_host must be >= 1, -warmup and -ksp_its >= 0");
   if (has_cls) {
     PetscCheck(!strcmp(cls, "spd") || !strcmp(cls, "nonsym"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-class must be spd or nonsym, not %s", cls);
@@ -268,6 +301,12 @@ int main(int argc, char **argv)
                         ksp_its ? (spd ? "CG+Jacobi" : "GMRES+Jacobi") : "none"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s\n", copy_gbs));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s\n", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
+
+#if defined(PETSC_HAVE_CUDA)
+  if (floors) PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs));
+#else
+  (void)floors;
+#endif
 
   char *type = list, *next;
   for (; type && *type && ntypes < 32; type = next) {
