@@ -6,7 +6,10 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [bench]      (default: all three)
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile]
+#   (default: tests sanitize main bench). floors: the power-law matrices against the floor kernels of
+#   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
+#   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
@@ -71,6 +74,36 @@ if [[ " $steps " == *" bench "* ]]; then
       $bench -kind short4 -n 30000000 -reps 100
     fi
   } 2>&1 | tee "$OUT/bench.txt" || status=1
+fi
+if [[ " $steps " == *" floors "* ]]; then
+  echo "== floors: CSR-order gather lower bounds against the products ($(date -u +%T))"
+  bench="timeout 240 $BUILD/examples/bench_matmult -ksp_its 0 -reps 100 -types aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda"
+  {
+    for m in ${FLOOR_MATRICES:-gen:powerlaw:2000000 gen:powerlaw:4000000 gen:web:4000000 gen:lap3d:260 gen:powerlaw:20000000}; do
+      $bench -matrix $m
+    done
+  } 2>&1 | tee "$OUT/floors.txt" || status=1
+fi
+
+if [[ " $steps " == *" profile "* ]]; then
+  echo "== profile: ncu counters ($(date -u +%T))"
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
+  pm=${PROFILE_MATRIX:-gen:powerlaw:2000000}
+  args=(-matrix $pm -types aijcusparse:alg1,csrspec -reps 2 -warmup 1 -ksp_its 0)
+  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_op_read_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
+  timeout 200 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-kernels.csv" 2> "$OUT/ncu-kernels.err"
+  echo "kernels seen: exit $?"; cut -d, -f5 "$OUT/ncu-kernels.csv" | sort | uniq -c | sort -rn | head -20
+  timeout 300 "$ncu" --clock-control none -k "regex:${PROFILE_KERNELS:-csrmv|spmv|SpMV|Spmv|csrspec_tiles|floor_kernel}" --metrics $metrics --csv "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-metrics.csv" 2> "$OUT/ncu-metrics.err"
+  echo "metrics: exit $?"; tail -3 "$OUT/ncu-metrics.err"
+  # stall reasons and per-line counters of one launch of each product kernel
+  for k in csrspec_tiles csrmv_v3_kernel; do
+    timeout 200 "$ncu" --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 --import-source yes \
+      --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy --section LaunchStats \
+      --section MemoryWorkloadAnalysis -f -o "$OUT/ncu-$k" "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-$k.log" 2>&1
+    echo "$k: exit $?"
+    "$ncu" -i "$OUT/ncu-$k.ncu-rep" --page details > "$OUT/ncu-$k-details.txt" 2>&1
+    "$ncu" -i "$OUT/ncu-$k.ncu-rep" --page source --csv --print-source cuda > "$OUT/ncu-$k-source.csv" 2>&1
+  done
 fi
 echo "== done, status $status"
 exit $status
