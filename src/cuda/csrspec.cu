@@ -17,9 +17,10 @@
 //    4. per thread a sequential segmented sum over its W products, then a block-wide exclusive
 //       segmented scan of (head count, partial sum) carried in from the previous tile of the
 //       block (the transmitter, l. 27-33);
-//    5. every segment completed in a thread is stored by that thread with a plain store
-//       y[r] = sum (+ z[r]). Clean tile: the k-th head of the tile belongs to row first(t)+k,
-//       the speculative compact slot (l. 34-52). Dirty tile: the rows are taken from a map
+//    5. every segment completed in a thread is stored by that thread: y[r] = sum (+ z[r]). Clean
+//       tile: the k-th head of the tile belongs to row first(t)+k, the speculative compact slot
+//       (l. 34-52); those sums are staged in shared memory at slot k and stored by the whole
+//       block, coalesced, after the next barrier (one L2 request per 4 rows, not one per row). Dirty tile: the rows are taken from a map
 //       head position -> row built on chip by a second pass over the tile's rows, and the scan
 //       carries the row of the last head instead of a count (the paper's checking-prediction
 //       stage, done inside the tile);
@@ -41,14 +42,13 @@
 // side the boundary search adds ~log32(nrows) steps of 32 probes per boundary (1.5 boundaries per
 // tile at S = 2), ~5 KB per 24 KB tile for 27M rows, mostly hits on the upper levels shared by all
 // blocks.
-// Latency hiding: the fp64 W = 8 kernel takes 64 registers and 25.9 KB of shared memory per
-// 256-thread block, so 4 blocks per SM; every thread issues its 8 val + 8 colidx loads before the
-// descriptor pass (whose rowptr loads overlap them) and then its 8 x gathers: ~100 KB of loads
-// in flight per SM, several times the bandwidth-latency product (~25 KB per SM at 3.3 TB/s and
-// ~1 us). Expected: the streaming bandwidth of the CSR arrays on stencil-like matrices (the
-// one-thread-per-row kernel's ~75 % of copy bandwidth is the ceiling, less the per-tile barriers
-// and scan), and on random-column power-law rows the x gather (one 32-byte L2 sector per
-// nonzero) with the work of every block equal whatever the row lengths. To be measured.
+// Latency hiding (measured, docs/csrspec-tuning.md): the default fp64 W = 8 kernel is capped at
+// 96 registers and takes ~11 KB of shared memory per 64-thread block, so 10 blocks (20 warps) per
+// SM; each thread has the next tile's 8 val + 8 colidx loads and the next rows' pointers in flight
+// while the current tile is scanned and stored, and gathers its 8 x values before the descriptor
+// pass. Outcome on the H200: 68 % of the copy bandwidth on the 7-point Laplacian (cuSPARSE ALG1
+// 66 %), and on random-column power-law rows within ~8 % of the floor set by one 32-byte L2
+// request per nonzero for x (bench/floors.cu), where ALG1 is within ~4 %.
 #include "csrspec.cuh"
 
 #include <stdexcept>
@@ -124,9 +124,10 @@ __device__ __forceinline__ void block_seg_scan(Seg<T> e, const Seg<T> &init, boo
 struct TileLayout {
   int warp_buf = 0;         // elements of T in one warp's exchange buffer (padded)
   int nwords   = 0;         // 32-bit words of the segment descriptor
-  // agg: warp totals of the scan; buf: exchange buffers; rowmap: head position -> row (dirty
-  // tiles); bits: segment descriptor; first: the block's tile boundaries
-  unsigned agg_off = 0, buf_off = 0, rowmap_off = 0, bits_off = 0, first_off = 0, bytes = 0;
+  // agg: warp totals of the scan; buf: exchange buffers; ysum: the row sums of a clean tile,
+  // stored to y coalesced; rowmap: head position -> row (dirty tiles); bits: segment descriptor;
+  // first: the block's tile boundaries
+  unsigned agg_off = 0, buf_off = 0, ysum_off = 0, rowmap_off = 0, bits_off = 0, first_off = 0, bytes = 0;
 };
 
 // One padding element per 128 bytes of products: the striped writes stay contiguous and the
@@ -145,7 +146,8 @@ TileLayout tile_layout(int nwarps, int W, int S) {
   L.nwords       = (ts + 31) / 32 + 2; // +2: a thread's W bits are read as up to 3 words
   L.agg_off      = 0;
   L.buf_off      = up(unsigned(nwarps * sizeof(Seg<T>)), 16);
-  L.rowmap_off   = up(L.buf_off + unsigned(nwarps * L.warp_buf * sizeof(T)), 16);
+  L.ysum_off     = up(L.buf_off + unsigned(nwarps * L.warp_buf * sizeof(T)), 16);
+  L.rowmap_off   = up(L.ysum_off + unsigned(ts * sizeof(T)), 16);
   L.bits_off     = L.rowmap_off + unsigned(ts * sizeof(index_t));
   L.first_off    = L.bits_off + unsigned(L.nwords * sizeof(unsigned));
   L.bytes        = L.first_off + unsigned((S + 1) * sizeof(index_t));
@@ -166,7 +168,7 @@ struct TileArgs {
 };
 
 template <typename T, int WC>
-__global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a) {
+__device__ __forceinline__ void csrspec_tiles_body(const TileArgs<T> &a) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int W    = WC > 0 ? WC : a.W;
   const int tid  = threadIdx.x, lane = tid & (kWarp - 1), warp = tid / kWarp;
@@ -177,6 +179,7 @@ __global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a
   index_t *rowmap  = reinterpret_cast<index_t *>(smem + a.L.rowmap_off);
   unsigned *bits   = reinterpret_cast<unsigned *>(smem + a.L.bits_off);
   index_t *first   = reinterpret_cast<index_t *>(smem + a.L.first_off);
+  T *ysum          = reinterpret_cast<T *>(smem + a.L.ysum_off);
 
   // 1. Boundaries of the block's tiles (Alg. 1 l. 3-6). The block's two ends by a warp each, a
   // 32-ary search over all rows; the interior ones, one thread each, by a binary search inside the
@@ -216,12 +219,17 @@ __global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a
     a.sync_row[blockIdx.x] = carry_in ? first[0] - 1 : first[0];
     if (!carry_in) a.sync_val[blockIdx.x] = T(0);
   }
-  // Stores one complete segment sum; y may alias z (same thread, same entry).
-  auto emit = [&](index_t row, T s) {
+  // Stores one complete segment sum; y may alias z (same thread, same entry). In a clean tile
+  // the rows from the tile's first owned row on (ystage: first(i)) are staged in ysum and stored
+  // by the whole block, coalesced, after the next barrier (flush): one scattered 8-byte store per
+  // row would cost an L2 request per row, ~8 % of the requests on short-row matrices.
+  auto emit = [&](index_t row, T s, index_t ystage) { // ystage: first(i), or nrows for none
     if (row < 0) return; // the empty segment before the block's first head
     if (row == enter_row) a.sync_val[blockIdx.x] = s;
+    else if (row >= ystage) ysum[row - ystage] = s;
     else a.y[row] = a.z ? a.z[row] + s : s;
   };
+
   // Rows owned by tile i, in chunks of blockDim: f(row, rowptr[row], rowptr[row + 1]).
   auto for_tile_rows = [&](int i, auto &&f) {
     for (long long r = first[i] + tid; r < first[i + 1]; r += nthr) f(index_t(r), __ldg(a.rowptr + r), __ldg(a.rowptr + r + 1));
@@ -259,9 +267,20 @@ __global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a
   }
 
   index_t trans_row = enter_row; // transmitter: the segment open at the end of the previous tile
+  // After clean tile i, ysum holds the sums of rows first(i) .. first(i) + heads - 2 and the
+  // transmitter's row is first(i) + heads - 1 (a row before first(i) when the tile has no head):
+  // the staged count is trans_row - first(i), no register of its own.
+  bool staged = false;
+  auto flush  = [&](int i) {
+    const int n = staged ? int(trans_row - first[i]) : 0;
+    for (int k = tid; k < n; k += nthr) a.y[first[i] + k] = a.z ? a.z[first[i] + k] + ysum[k] : ysum[k];
+  };
   T trans_val       = T(0);
   for (int i = 0; i < nt; ++i) {
-    if (i > 0) __syncthreads(); // the previous tile is done with the shared memory
+    if (i > 0) { // the previous tile is done with the shared memory; its staged sums are stored
+      __syncthreads();
+      flush(i - 1);
+    }
     const long long lo = (tile0 + i) * ts;
     const int n        = int(min((long long)ts, (long long)a.nnz - lo)); // nonzeros in this tile
     const int q0       = warp * kWarp * W + lane;                         // first striped position
@@ -346,23 +365,44 @@ __global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a
       index_t row = dirty ? excl.k - 1 : (excl.k > 0 ? first[i] + excl.k - 1 : trans_row);
       index_t hr  = first[i] + excl.k;
       T acc       = excl.v;
+      const index_t ystage = dirty ? a.nrows : first[i];
 #pragma unroll
       for (int j = 0; j < W; ++j) {
         if (hb >> j & 1ull) {
-          emit(row, acc);
+          emit(row, acc, ystage);
           acc = T(0);
           row = dirty ? rowmap[bit0 + j] : hr++;
         }
         acc += prod(j);
       }
     }
+    // Staged rows of a clean tile: first(i) .. first(i) + heads - 2 (the last head's row is open).
+    staged = !dirty;
     // Transmitter for the next tile (every thread holds the same total).
     trans_val = total.v;
     trans_row = dirty ? total.k - 1 : (total.k > 0 ? first[i] + total.k - 1 : trans_row);
     if (i + 1 < nt) // the scan's barrier ordered every read of the descriptor before this
       for (int w = tid; w < a.L.nwords; w += nthr) bits[w] = 0u;
   }
-  if (tid == 0) emit(trans_row, trans_val); // the segment open at the end of the block
+  __syncthreads();
+  if (nt > 0) flush(nt - 1);
+  if (tid == 0) emit(trans_row, trans_val, a.nrows); // the segment open at the end of the block
+}
+
+// The kernels. Register caps keep the compile-time shapes at their occupancy (fp64, 2-warp
+// blocks: W = 8 at 96 registers is 10 blocks per SM, 9 at the 98-102 ptxas picks unbounded, ~10 %
+// on stream-bound matrices); the generic W only needs to fit 512 threads.
+template <typename T>
+__global__ void __maxnreg__(96) csrspec_tiles_w8(const TileArgs<T> a) {
+  csrspec_tiles_body<T, 8>(a);
+}
+template <typename T>
+__global__ void __maxnreg__(64) csrspec_tiles_w4(const TileArgs<T> a) {
+  csrspec_tiles_body<T, 4>(a);
+}
+template <typename T>
+__global__ void __launch_bounds__(kMaxThreads) csrspec_tiles(const TileArgs<T> a) {
+  csrspec_tiles_body<T, 0>(a);
 }
 
 // Adds the synchronizer into y. Entry i belongs to block i; rows are non-decreasing, so each
@@ -440,11 +480,12 @@ using TileKernel = void (*)(TileArgs<T>);
 // Compile-time W for the default (8) and 4: both fit in 64 registers without spills. Any other W
 // takes the generic kernel (W = 16 compiled would need 114 registers in fp64 and spill in fp32).
 template <typename T>
-TileKernel<T> tile_kernel(int W) {
+TileKernel<T> tile_kernel(int W, int bunches) {
+  (void)bunches;
   switch (W) {
-  case 4: return csrspec_tiles<T, 4>;
-  case 8: return csrspec_tiles<T, 8>;
-  default: return csrspec_tiles<T, 0>;
+  case 4: return csrspec_tiles_w4<T>;
+  case 8: return csrspec_tiles_w8<T>;
+  default: return csrspec_tiles<T>;
   }
 }
 
@@ -485,7 +526,7 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &p_
     err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-    const TileKernel<T> kernel = tile_kernel<T>(p.W);
+    const TileKernel<T> kernel = tile_kernel<T>(p.W, p.bunches);
     const TileLayout Lmax      = tile_layout<T>(p.bunches, p.W, auto_s ? kMaxAutoTiles : p.tiles_per_block);
     if (err == cudaSuccess && Lmax.bytes > unsigned(optin)) err = cudaErrorInvalidValue;
     if (err == cudaSuccess && Lmax.bytes > 48u * 1024u) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
@@ -548,7 +589,7 @@ cudaError_t CsrSpecDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStr
   const TileArgs<T> args = {rowptr_, colidx_, val_, x, z, y, sync_row_, sync_val_, nrows_, nnz_, p_.W,
                             p_.tiles_per_block, (nnz_ + ts - 1) / ts,
                             tile_layout<T>(p_.bunches, p_.W, p_.tiles_per_block)};
-  tile_kernel<T>(p_.W)<<<unsigned(nblocks_), nthr, args.L.bytes, s>>>(args);
+  tile_kernel<T>(p_.W, p_.bunches)<<<unsigned(nblocks_), nthr, args.L.bytes, s>>>(args);
   cudaError_t err = launched();
   if (err != cudaSuccess) return err;
   csrspec_sync<T><<<unsigned((nblocks_ + kAuxThreads - 1) / kAuxThreads), kAuxThreads, 0, s>>>(sync_row_, sync_val_,
