@@ -137,7 +137,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   PetscCall(MatGetRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed for the floors");
   PetscCall(MatSeqAIJGetArrayRead(A0, &va));
-  rc = BenchFloors((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fl, 8, &nfl, err, (int)sizeof(err));
+  rc = BenchFloors((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fl, (int)PETSC_STATIC_ARRAY_LENGTH(fl), &nfl, err, (int)sizeof(err));
   PetscCall(MatSeqAIJRestoreArrayRead(A0, &va));
   PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", err);

@@ -20,10 +20,10 @@
 //    5. every segment completed in a thread is stored by that thread: y[r] = sum (+ z[r]). Clean
 //       tile: the k-th head of the tile belongs to row first(t)+k, the speculative compact slot
 //       (l. 34-52); those sums are staged in shared memory at slot k and stored by the whole
-//       block, coalesced, after the next barrier (one L2 request per 4 rows, not one per row). Dirty tile: the rows are taken from a map
-//       head position -> row built on chip by a second pass over the tile's rows, and the scan
-//       carries the row of the last head instead of a count (the paper's checking-prediction
-//       stage, done inside the tile);
+//       block, coalesced, after the next barrier (one L2 request per 4 rows, not one per row).
+//       Dirty tile: the rows are taken from a map head position -> row built on chip by a second
+//       pass over the tile's rows, and the scan carries the row of the last head instead of a
+//       count (the paper's checking-prediction stage, done inside the tile);
 //    6. the row entering the block from the left (it contains the block's first nonzero but
 //       starts earlier) is not stored: its partial sum goes to the synchronizer slot
 //       (sync_row_[b], sync_val_[b]) (l. 39-43).
@@ -222,7 +222,8 @@ __device__ __forceinline__ void csrspec_tiles_body(const TileArgs<T> &a) {
   // Stores one complete segment sum; y may alias z (same thread, same entry). In a clean tile
   // the rows from the tile's first owned row on (ystage: first(i)) are staged in ysum and stored
   // by the whole block, coalesced, after the next barrier (flush): one scattered 8-byte store per
-  // row would cost an L2 request per row, ~8 % of the requests on short-row matrices.
+  // row costs an L2 request per row (measured: 4 % of the time on power-law rows, version 6 of
+  // docs/csrspec-tuning.md).
   auto emit = [&](index_t row, T s, index_t ystage) { // ystage: first(i), or nrows for none
     if (row < 0) return; // the empty segment before the block's first head
     if (row == enter_row) a.sync_val[blockIdx.x] = s;
@@ -477,11 +478,10 @@ __global__ void __launch_bounds__(kAuxThreads) csrspec_trans(const index_t *__re
 template <typename T>
 using TileKernel = void (*)(TileArgs<T>);
 
-// Compile-time W for the default (8) and 4: both fit in 64 registers without spills. Any other W
-// takes the generic kernel (W = 16 compiled would need 114 registers in fp64 and spill in fp32).
+// Compile-time W for the default (8) and 4, at the register caps above without spills. Any other
+// W takes the generic kernel (W = 16 compiled would need 114 registers in fp64 and spill in fp32).
 template <typename T>
-TileKernel<T> tile_kernel(int W, int bunches) {
-  (void)bunches;
+TileKernel<T> tile_kernel(int W) {
   switch (W) {
   case 4: return csrspec_tiles_w4<T>;
   case 8: return csrspec_tiles_w8<T>;
@@ -526,7 +526,7 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &p_
     err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
-    const TileKernel<T> kernel = tile_kernel<T>(p.W, p.bunches);
+    const TileKernel<T> kernel = tile_kernel<T>(p.W);
     const TileLayout Lmax      = tile_layout<T>(p.bunches, p.W, auto_s ? kMaxAutoTiles : p.tiles_per_block);
     if (err == cudaSuccess && Lmax.bytes > unsigned(optin)) err = cudaErrorInvalidValue;
     if (err == cudaSuccess && Lmax.bytes > 48u * 1024u) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
@@ -589,7 +589,7 @@ cudaError_t CsrSpecDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStr
   const TileArgs<T> args = {rowptr_, colidx_, val_, x, z, y, sync_row_, sync_val_, nrows_, nnz_, p_.W,
                             p_.tiles_per_block, (nnz_ + ts - 1) / ts,
                             tile_layout<T>(p_.bunches, p_.W, p_.tiles_per_block)};
-  tile_kernel<T>(p_.W, p_.bunches)<<<unsigned(nblocks_), nthr, args.L.bytes, s>>>(args);
+  tile_kernel<T>(p_.W)<<<unsigned(nblocks_), nthr, args.L.bytes, s>>>(args);
   cudaError_t err = launched();
   if (err != cudaSuccess) return err;
   csrspec_sync<T><<<unsigned((nblocks_ + kAuxThreads - 1) / kAuxThreads), kAuxThreads, 0, s>>>(sync_row_, sync_val_,
