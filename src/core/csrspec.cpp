@@ -29,7 +29,7 @@ namespace {
 constexpr int kDefaultW = 8;
 constexpr int kDefaultBunches       = 2;
 constexpr int kDefaultTilesPerBlock = 2;
-constexpr int kMaxW = 64, kMaxBunches = 16, kMaxTilesPerBlock = 1024, kMaxBunchesTimesW = 256;
+constexpr int kMaxW = 64, kMaxBunches = 16, kMaxTilesPerBlock = csrspec_max_tiles_per_block, kMaxBunchesTimesW = 256;
 
 void check_range(const char *name, int v, int lo, int hi, bool zero_is_default) {
   if (v >= lo && v <= hi) return;
@@ -66,19 +66,24 @@ index_t tile_first_row(const index_t *rowptr, index_t nrows, const Decomp &d, st
 } // namespace
 
 template <typename T>
-CsrSpecParams csrspec_resolve(CsrSpecParams p) {
+CsrSpecParams csrspec_resolve(CsrSpecParams p, std::int64_t nnz, long long resident_blocks) {
   if (p.W == 0) p.W = kDefaultW;
   if (p.bunches == 0) p.bunches = kDefaultBunches;
-  if (p.tiles_per_block == 0) p.tiles_per_block = kDefaultTilesPerBlock;
+  if (p.tiles_per_block == 0) {
+    if (resident_blocks > 0) {
+      const std::int64_t ts = std::int64_t(p.bunches) * p.T * p.W, ntiles = ts > 0 ? (nnz + ts - 1) / ts : 0;
+      p.tiles_per_block     = int(std::min<std::int64_t>(kMaxTilesPerBlock, std::max<std::int64_t>(1, (ntiles + resident_blocks - 1) / resident_blocks)));
+    } else p.tiles_per_block = kDefaultTilesPerBlock;
+  }
   if (p.T != 32)
     throw std::invalid_argument("csrspec: T must be 32 (threads per thread-bunch = the warp size), got " +
                                 std::to_string(p.T));
   check_range("W", p.W, 1, kMaxW, true);
-  check_range("bunches", p.bunches, 1, kMaxBunches, true);
+  check_range("warps", p.bunches, 1, kMaxBunches, true);
   check_range("tiles_per_block", p.tiles_per_block, 1, kMaxTilesPerBlock, true);
   if (p.bunches * p.W > kMaxBunchesTimesW)
-    throw std::invalid_argument("csrspec: bunches*W must be <= " + std::to_string(kMaxBunchesTimesW) +
-                                " (a tile of bunches*32*W nonzeros is staged in shared memory), got bunches=" +
+    throw std::invalid_argument("csrspec: warps*W must be <= " + std::to_string(kMaxBunchesTimesW) +
+                                " (a tile of warps*32*W nonzeros is staged in shared memory), got warps=" +
                                 std::to_string(p.bunches) + ", W=" + std::to_string(p.W));
   return p;
 }
@@ -209,7 +214,7 @@ void CsrSpecHost<T>::apply(const CsrView<T> &A, Op op, const T *x, const T *z, T
 }
 
 #define GPUMAT_CSRSPEC_INSTANTIATE(T)                                                                     \
-  template CsrSpecParams csrspec_resolve<T>(CsrSpecParams);                                               \
+  template CsrSpecParams csrspec_resolve<T>(CsrSpecParams, std::int64_t, long long);                                               \
   template CsrSpecStats  csrspec_stats<T>(const CsrView<T> &, const CsrSpecParams &);                      \
   template class CsrSpecHost<T>;
 GPUMAT_CSRSPEC_INSTANTIATE(double)

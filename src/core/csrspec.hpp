@@ -20,10 +20,15 @@ struct CsrSpecParams {
   int tiles_per_block = 0; // S in the paper (0 = choose)
 };
 
-// Validated, resolved parameters for a value type; throws std::invalid_argument on a bad value
-// with a message naming the parameter and its allowed range.
+// The one place where parameters are validated and their defaults chosen, for the host and the
+// GPU alike; throws std::invalid_argument on a bad value with a message naming the parameter and
+// its allowed range. tiles_per_block = 0 (the default) is chosen from the target: with
+// resident_blocks > 0 (a GPU: blocks resident at once over all SMs) the grid of nnz nonzeros is
+// one wave of resident blocks, each running an equal share of the tiles (at most
+// csrspec_max_tiles_per_block); without (the host emulation), 2.
+constexpr int csrspec_max_tiles_per_block = 1024;
 template <typename T>
-CsrSpecParams csrspec_resolve(CsrSpecParams p);
+CsrSpecParams csrspec_resolve(CsrSpecParams p, std::int64_t nnz = 0, long long resident_blocks = 0);
 
 // Static statistics of the decomposition of one pattern (cheap: one pass over rowptr).
 struct CsrSpecStats {

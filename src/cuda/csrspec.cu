@@ -50,6 +50,8 @@
 // 66 %), and on random-column power-law rows within ~8 % of the floor set by one 32-byte L2
 // request per nonzero for x (bench/floors.cu), where ALG1 is within ~4 %.
 #include "csrspec.cuh"
+#include "common.cuh"
+#include "rowmap.cuh"
 
 #include <stdexcept>
 
@@ -58,67 +60,9 @@ namespace cuda {
 
 namespace {
 
-constexpr int kWarp       = 32;
-constexpr unsigned kFull  = 0xffffffffu;
 constexpr int kMaxThreads = 16 * kWarp; // csrspec_resolve: bunches <= 16
 constexpr int kTransPerLane = 8;        // nonzeros per lane of the transpose kernel
-constexpr int kAuxThreads   = 256;      // block size of the sync and transpose kernels
-constexpr int kMaxAutoTiles = 1024;     // the largest tiles_per_block chosen automatically
-
-// Rightmost index r in [lo, hi) with a[r] <= key, for a non-decreasing a with a[lo] <= key: the
-// paper's binary search (rightmost match), here 32-ary: each step the warp probes 32 evenly spaced
-// entries and keeps the interval after the last probe <= key. All 32 lanes must call it.
-__device__ __forceinline__ long long warp_rightmost_le(const index_t *__restrict__ a, long long lo, long long hi,
-                                                        long long key) {
-  const int lane = threadIdx.x & (kWarp - 1);
-  while (hi - lo > kWarp) {
-    const long long step = (hi - lo + kWarp - 1) / kWarp;
-    const long long idx  = lo + lane * step;
-    const unsigned m     = __ballot_sync(kFull, idx < hi && __ldg(a + idx) <= key);
-    lo += (31 - __clz(m)) * step; // lane 0 probes a[lo] <= key: m != 0
-    hi = min(hi, lo + step);
-  }
-  const long long idx = lo + lane;
-  const unsigned m    = __ballot_sync(kFull, idx < hi && __ldg(a + idx) <= key);
-  return lo + (31 - __clz(m));
-}
-
-// The partial sum carried by the segmented scan. k: number of segment heads (clean tile) or
-// 1 + row of the last head, 0 for none (dirty tile); v: the sum since the last head.
-template <typename T>
-struct Seg {
-  int k;
-  T v;
-};
-
-template <typename T>
-__device__ __forceinline__ Seg<T> seg_op(const Seg<T> &a, const Seg<T> &b, bool dirty) {
-  return {dirty ? max(a.k, b.k) : a.k + b.k, b.k > 0 ? b.v : a.v + b.v};
-}
-
-// Block-wide exclusive segmented scan of e with the carried-in value init: warp shuffles, then
-// the warp totals through shared memory (agg, one entry per warp). excl = init (+) e_0 .. e_{t-1},
-// total = init (+) all. Contains one __syncthreads.
-template <typename T>
-__device__ __forceinline__ void block_seg_scan(Seg<T> e, const Seg<T> &init, bool dirty, Seg<T> *agg, Seg<T> &excl,
-                                               Seg<T> &total) {
-  const int lane = threadIdx.x & (kWarp - 1), warp = threadIdx.x / kWarp, nwarps = blockDim.x / kWarp;
-#pragma unroll
-  for (int d = 1; d < kWarp; d <<= 1) {
-    const Seg<T> o{__shfl_up_sync(kFull, e.k, d), __shfl_up_sync(kFull, e.v, d)};
-    if (lane >= d) e = seg_op(o, e, dirty);
-  }
-  if (lane == kWarp - 1) agg[warp] = e;
-  __syncthreads();
-  Seg<T> base = init, acc = init;
-  for (int w = 0; w < nwarps; ++w) {
-    if (w == warp) base = acc;
-    acc = seg_op(acc, agg[w], dirty);
-  }
-  total = acc;
-  const Seg<T> up{__shfl_up_sync(kFull, e.k, 1), __shfl_up_sync(kFull, e.v, 1)};
-  excl = lane == 0 ? base : seg_op(base, up, dirty);
-}
+constexpr int kAuxThreads   = 256;      // block size of the sync, transpose and diagonal kernels
 
 // Shared-memory layout of csrspec_tiles (dynamic, computed on the host, passed by value).
 struct TileLayout {
@@ -489,37 +433,36 @@ TileKernel<T> tile_kernel(int W) {
   }
 }
 
+// d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r): one thread per row, binary search of
+// the (sorted) column indices of the row.
 template <typename T>
-cudaError_t device_alloc(T *&p, std::size_t n) {
-  if (n == 0) return cudaSuccess;
-  const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(&p), n * sizeof(T));
-  if (err != cudaSuccess) {
-    p = nullptr;
-    (void)cudaGetLastError(); // returned to the caller: do not leave it pending for others
+__global__ void __launch_bounds__(kAuxThreads) csrspec_diag(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx,
+                                                            const T *__restrict__ val, const index_t *__restrict__ rowmap,
+                                                            index_t nrows, T *__restrict__ d) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t c = rowmap ? rowmap[r] : index_t(r);
+  index_t lo = rowptr[r], hi = rowptr[r + 1];
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < c) lo = mid + 1;
+    else hi = mid;
   }
-  return err;
+  d[c] = lo < rowptr[r + 1] && colidx[lo] == c ? val[lo] : T(0);
 }
-
-cudaError_t launched() { return cudaGetLastError(); }
 
 } // namespace
 
 template <typename T>
-cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &p_in, cudaStream_t s) {
+cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
   release();
-  // tiles_per_block == 0: chosen here so that the grid is one wave of resident blocks
-  CsrSpecParams p = p_in;
-  const bool auto_s = p.tiles_per_block == 0;
-  if (auto_s) p.tiles_per_block = 1;
+  const index_t nnz = A.nnz();
+  CsrSpecParams p;
   try {
-    const CsrSpecParams r = csrspec_resolve<T>(p);
-    if (r.W != p.W || r.bunches != p.bunches || r.tiles_per_block != p.tiles_per_block) return cudaErrorInvalidValue;
+    p = csrspec_resolve<T>(user); // validates; S chosen below when the user left it to us
   } catch (const std::invalid_argument &) {
     return cudaErrorInvalidValue;
   }
-  const index_t nnz = A.nnz();
-  const long long ts = (long long)p.bunches * kWarp * p.W;
-  const long long ntiles = (nnz + ts - 1) / ts;
   cudaError_t err = cudaSuccess;
   if (nnz > 0) { // the tile kernel's shared memory may need the opt-in above 48 KB
     int dev = 0, optin = 0, nsm = 0, per_sm = 0;
@@ -527,19 +470,19 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &p_
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev);
     const TileKernel<T> kernel = tile_kernel<T>(p.W);
-    const TileLayout Lmax      = tile_layout<T>(p.bunches, p.W, auto_s ? kMaxAutoTiles : p.tiles_per_block);
+    const bool auto_s          = user.tiles_per_block == 0;
+    const TileLayout Lmax      = tile_layout<T>(p.bunches, p.W, auto_s ? csrspec_max_tiles_per_block : p.tiles_per_block);
     if (err == cudaSuccess && Lmax.bytes > unsigned(optin)) err = cudaErrorInvalidValue;
     if (err == cudaSuccess && Lmax.bytes > 48u * 1024u) err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
-    if (err == cudaSuccess && auto_s) {
-      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.bunches * kWarp, Lmax.bytes);
-      const long long wave = (long long)nsm * (per_sm > 0 ? per_sm : 1);
-      p.tiles_per_block    = int(std::min<long long>(kMaxAutoTiles, std::max<long long>(1, (ntiles + wave - 1) / wave)));
-    }
+    if (err == cudaSuccess && auto_s) err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, p.bunches * kWarp, Lmax.bytes);
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
       return err;
     }
+    p = csrspec_resolve<T>(user, nnz, (long long)nsm * (per_sm > 0 ? per_sm : 1));
   }
+  const long long ts     = (long long)p.bunches * kWarp * p.W;
+  const long long ntiles = (nnz + ts - 1) / ts;
   const index_t nblocks = index_t((ntiles + p.tiles_per_block - 1) / p.tiles_per_block);
   const std::size_t nrp = A.nrows > 0 ? std::size_t(A.nrows) + 1 : 0;
   if ((err = device_alloc(rowptr_, nrp)) != cudaSuccess || (err = device_alloc(colidx_, std::size_t(nnz))) != cudaSuccess ||
@@ -572,10 +515,8 @@ template <typename T>
 cudaError_t CsrSpecDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
   const index_t nout = op == Op::Trans ? ncols_ : nrows_;
   if (nout == 0) return cudaSuccess;
-  const std::size_t ybytes = std::size_t(nout) * sizeof(T);
   if (op == Op::Trans || nnz_ == 0) { // y = z or 0 first
-    const cudaError_t err = z ? (z == y ? cudaSuccess : cudaMemcpyAsync(y, z, ybytes, cudaMemcpyDeviceToDevice, s))
-                              : cudaMemsetAsync(y, 0, ybytes, s);
+    const cudaError_t err = init_output(y, z, nout, s);
     if (err != cudaSuccess || nnz_ == 0) return err;
   }
   if (op == Op::Trans) {
@@ -594,6 +535,13 @@ cudaError_t CsrSpecDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStr
   if (err != cudaSuccess) return err;
   csrspec_sync<T><<<unsigned((nblocks_ + kAuxThreads - 1) / kAuxThreads), kAuxThreads, 0, s>>>(sync_row_, sync_val_,
                                                                                               nblocks_, y);
+  return launched();
+}
+
+template <typename T>
+cudaError_t CsrSpecDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
+  if (nrows_ == 0) return cudaSuccess;
+  csrspec_diag<T><<<grid_for(nrows_, kAuxThreads), kAuxThreads, 0, s>>>(rowptr_, colidx_, val_, rowmap, nrows_, d);
   return launched();
 }
 

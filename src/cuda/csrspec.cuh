@@ -18,17 +18,20 @@ public:
   CsrSpecDevice &operator=(const CsrSpecDevice &) = delete;
   ~CsrSpecDevice() { release(); }
 
-  // Upload pattern and values (host arrays), allocate the auxiliary arrays. Parameters must be
-  // resolved (csrspec_resolve), except tiles_per_block = 0: then it is chosen so that the grid
-  // is one wave of resident blocks (each block runs an equal share of the tiles). Replaces any
-  // previous content.
+  // Upload pattern and values (host arrays), allocate the auxiliary arrays. p: the user's
+  // parameters, resolved here by csrspec_resolve with this GPU's resident blocks (tiles_per_block
+  // 0: one wave of blocks); cudaErrorInvalidValue for parameters it rejects. Replaces any previous
+  // content.
   cudaError_t build(const CsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
   // New values, same pattern: one host-to-device copy of the value array.
   cudaError_t refresh(const T *host_val, cudaStream_t s);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s, no synchronization.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
+  // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r (the diagonal; with a
+  // row map, of the full matrix whose nonempty rows these are); other entries of d untouched.
+  cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
 
-  const CsrSpecParams &params() const { return p_; } // as built (tiles_per_block resolved)
+  const CsrSpecParams &params() const { return p_; } // as built (resolved)
   std::size_t device_bytes() const; // everything this object holds on the device
   std::size_t aux_bytes() const;    // the part that is not the CSR arrays
   void        release();

@@ -18,9 +18,9 @@ public:
       const char *name, *text;
       int        *value, max;
     } opts[] = {
-      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: default for the precision)", &user_.W, 64},
-      {"-mat_csrspec_warps", "Thread-bunches (warps) per block (0: default)", &user_.bunches, 16},
-      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: one wave of blocks on the GPU)", &user_.tiles_per_block, 1024},
+      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: the default, 8)", &user_.W, 64},
+      {"-mat_csrspec_warps", "Warps per block (0: the default, 2)", &user_.bunches, 16},
+      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block},
     };
     for (auto &o : opts) {
       PetscInt  v = *o.value;
@@ -29,7 +29,7 @@ public:
       PetscCheck(!set || (v >= 0 && v <= o.max), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [0, %d] (0 chooses the default), got %" PetscInt_FMT, o.name, o.max, v);
       *o.value = (int)v;
     }
-    PetscCall(Resolve()); // report a bad combination now, not at the first product
+    PetscCall(Resolve(0, 0, &params_)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -43,10 +43,13 @@ public:
   PetscErrorCode HostBuild(const CsrView<Scalar> &A) override
   {
     PetscFunctionBegin;
-    PetscCall(Resolve());
+    PetscCall(Resolve(A.nnz(), 0, &params_));
     PetscCallCXX(host_.setup(A, params_));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+
+  // The host emulation reads the AIJ arrays themselves: nothing to copy for new values.
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &) override { return PETSC_SUCCESS; }
 
   PetscErrorCode HostApply(const CsrView<Scalar> &A, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
   {
@@ -55,25 +58,38 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // Rows owned by one tile are walked by its block, blockDim at a time: a run of empty rows longer
+  // than the rows of 8 tiles of nonzeros makes one block as slow as 8 tiles' worth of work.
+  bool WantsCompressedRows(const CsrView<Scalar> &A) const override
+  {
+    CsrSpecParams p;
+    try {
+      p = csrspec_resolve<Scalar>(user_);
+    } catch (const std::invalid_argument &) {
+      return false;
+    }
+    const index_t limit = index_t(8) * p.bunches * p.T * p.W;
+    index_t       run   = 0;
+    for (index_t r = 0; r < A.nrows; r++) {
+      run = A.rowptr[r] == A.rowptr[r + 1] ? run + 1 : 0;
+      if (run > limit) return true;
+    }
+    return false;
+  }
+
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(Resolve());
-    CsrSpecParams dp = params_;
-    if (user_.tiles_per_block == 0) dp.tiles_per_block = 0; // the device chooses: one wave of blocks
-    const cudaError_t err = dev_.build(A, dp, s);
-    PetscCheck(err != cudaErrorMemoryAllocation, PETSC_COMM_SELF, PETSC_ERR_MEM,
-               "csrspec: out of GPU memory for a %d x %d block with %d nonzeros (%.1f MB of CSR arrays); use more GPUs (MPI ranks) or a smaller problem", (int)A.nrows, (int)A.ncols, (int)A.nnz(),
-               1e-6 * ((double)(A.nrows + 1 + A.nnz()) * sizeof(index_t) + (double)A.nnz() * sizeof(Scalar)));
-    PetscCallCUDA(err);
+    PetscCall(Resolve(A.nnz(), 0, &params_)); // the device resolves S for its own wave
+    PetscCall(CheckDevice(dev_.build(A, user_, s), "csrspec", A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
   PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCallCUDA(dev_.refresh(A.val, s));
+    PetscCall(CheckDevice(dev_.refresh(A.val, s), "csrspec", A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -84,32 +100,30 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode DeviceRelease() override
+  bool           HasDeviceTranspose() const override { return true; }
+  bool           HasDeviceDiagonal() const override { return true; }
+  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
   {
-    dev_.release();
-    return PETSC_SUCCESS;
+    PetscFunctionBegin;
+    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  void        DeviceRelease() override { dev_.release(); }
   std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
-#else
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &, cudaStream_t) override { return NoCuda(); }
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &, cudaStream_t) override { return NoCuda(); }
-  PetscErrorCode DeviceApply(Op, const Scalar *, const Scalar *, Scalar *, cudaStream_t) override { return NoCuda(); }
-  PetscErrorCode DeviceRelease() override { return PETSC_SUCCESS; }
-  std::size_t    DeviceBytes() const override { return 0; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
   {
     CsrSpecParams p;
     CsrSpecStats  st;
+    const char   *s_note = user_.tiles_per_block ? "" : " (default on the host)";
     PetscFunctionBegin;
-    PetscCall(Resolve(user_, &p));
-    const char *s_note = user_.tiles_per_block ? "" : " (host default; the GPU chooses one wave of blocks)";
+    PetscCall(Resolve(A.nnz(), 0, &p));
 #if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes() && !user_.tiles_per_block) { // as the device runs it
-      p.tiles_per_block = dev_.params().tiles_per_block;
-      s_note            = " (chosen: one wave of resident blocks)";
+    if (dev_.device_bytes()) { // as the device runs it
+      p      = dev_.params();
+      s_note = user_.tiles_per_block ? "" : " (chosen: one wave of resident blocks)";
     }
 #endif
     PetscCallCXX(st = csrspec_stats(A, p)); // one pass over the row pointer
@@ -121,20 +135,17 @@ public:
   }
 
 private:
-  PetscErrorCode Resolve() { return Resolve(user_, &params_); }
-  static PetscErrorCode Resolve(const CsrSpecParams &user, CsrSpecParams *p)
+  // csrspec_resolve (the one place that chooses defaults) with the user's options as a PETSc error.
+  PetscErrorCode Resolve(std::int64_t nnz, long long resident_blocks, CsrSpecParams *p) const
   {
     PetscFunctionBegin;
     try {
-      *p = csrspec_resolve<Scalar>(user);
+      *p = csrspec_resolve<Scalar>(user_, nnz, resident_blocks);
     } catch (const std::invalid_argument &e) {
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s (options -mat_csrspec_w, -mat_csrspec_warps, -mat_csrspec_tiles_per_block)", e.what());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-#if !defined(GPUMAT_WITH_CUDA)
-  static PetscErrorCode NoCuda() { SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "petsc-gpumat was built without CUDA"); }
-#endif
 
   CsrSpecParams       user_{}, params_{};
   CsrSpecHost<Scalar> host_;

@@ -1,9 +1,19 @@
 // The AIJ-subclass machinery shared by every format (seq and MPI), and the interface a format
-// adapter implements. Adding a format: one adapter file implementing gpumat::Format, plus one line
-// in the registry (registry.cxx).
+// adapter implements. Adding a format: src/core/<f>.{hpp,cpp}, src/cuda/<f>.{cuh,cu}, one adapter
+// src/petsc/<f>.cxx implementing gpumat::Format, and one line in src/formats.def.
+//
+// What the machinery does for every format (seqaij.cxx, mpiaij.cxx):
+// - one table of overridden operations per level (seq, MPI) that install and uninstall both walk,
+//   the parent's operations kept for chaining and as fallbacks;
+// - one state per block: the nonzero state the format's storage was built for, and the object
+//   state of the values it holds, with a mask of the sides (host, device) that hold them;
+// - compressed rows (src/core/compressed.hpp) when a block's rows are mostly empty;
+// - host vectors run PETSc's own SeqAIJ kernels (the format's host reference kernel on request);
+// - events <Format>Build / <Format>Refresh, MatView statistics, options, converters.
 #pragma once
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,9 +33,13 @@ namespace gpumat {
 
 using Scalar = PetscScalar;
 
-// A format's storage for one sequential matrix: the host path and (with CUDA) the device path.
-// The machinery calls Build* after a new nonzero pattern, Refresh* after new values only, Apply*
-// for products; all CSR arguments are the AIJ matrix's own host arrays (32-bit indices).
+// A format's storage for one sequential block. Every CSR argument is the block's matrix as the
+// format is to store it: the AIJ matrix's own host arrays (32-bit indices), or their compressed
+// form (nonempty rows only, src/core/compressed.hpp) when the machinery compresses the block; the
+// format never knows which. The machinery calls Build after a new nonzero pattern, Refresh after
+// new values only (same pattern, same arrays), Apply for products: y = op(A) x (+ z), y may alias
+// z, x never aliases y. Host and device calls take the same arguments (the device ones a stream
+// besides, and device pointers).
 class Format {
 public:
   virtual ~Format() = default;
@@ -33,23 +47,38 @@ public:
   virtual PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) = 0;
   virtual std::unique_ptr<Format> CloneSettings() const = 0; // same options, no storage
 
-  virtual PetscErrorCode HostBuild(const CsrView<Scalar> &A) = 0;
+  // Host reference (CPU builds, tests, -mat_gpumat_host_reference).
+  virtual PetscErrorCode HostBuild(const CsrView<Scalar> &A)   = 0;
+  virtual PetscErrorCode HostRefresh(const CsrView<Scalar> &A) = 0;
   virtual PetscErrorCode HostApply(const CsrView<Scalar> &A, Op op, const Scalar *x, const Scalar *z, Scalar *y) = 0;
 
-  virtual PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) = 0;
-  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) = 0;
-  virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) = 0;
-  virtual PetscErrorCode DeviceRelease() = 0;
-  virtual std::size_t    DeviceBytes() const = 0;
+  // Device (CUDA builds). The defaults say the library was built without CUDA; a format
+  // overrides them inside #if defined(GPUMAT_WITH_CUDA).
+  virtual PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s);
+  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s);
+  virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s);
+  virtual void           DeviceRelease() {}
+  virtual std::size_t    DeviceBytes() const { return 0; }
 
-  // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics.
+  // Optional capabilities; without them the machinery falls back to the parent's (host) operation.
+  virtual bool HasDeviceTranspose() const { return false; } // DeviceApply(Op::Trans, ...)
+  // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for the format's rows r (rowmap: the
+  // compressed block's row list on the device); other entries are set by the machinery.
+  virtual bool           HasDeviceDiagonal() const { return false; }
+  virtual PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s);
+  // A format whose kernel serializes on long runs of empty rows asks for the compressed form of
+  // such blocks even below the machinery's empty-row ratio (A: the full block).
+  virtual bool WantsCompressedRows(const CsrView<Scalar> &A) const { return false; }
+
+  // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
+  // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
 };
 
 struct FormatInfo {
-  const char *name;                        // the root type name, e.g. "csrspec"
-  const char *title;                       // one line for MatView and help
-  std::unique_ptr<Format> (*create)();     // a format with default settings
+  const char *name;                    // the root type name, e.g. "csrspec"
+  const char *title;                   // one line for MatView and help
+  std::unique_ptr<Format> (*create)(); // a format with default settings
 };
 
 // registry.cxx
@@ -58,32 +87,60 @@ const FormatInfo             *FindFormat(const char *mattype); // by root, aij<r
 
 // Type names and events of one registered format.
 struct TypeNames {
-  std::string root, aij, seq, mpi;
+  std::string   root, aij, seq, mpi;
   PetscLogEvent build = 0, refresh = 0;
 };
 const TypeNames &Names(const FormatInfo *f);
 
+// One table of overridden operations: each slot an offset into struct _MatOps and our function.
+// Install saves the parent's whole table and writes ours into the slots. Reinstall, after a parent
+// operation that may choose its own operations again (SeqAIJ's assembly picks its inode
+// products), takes the operations as they were before that call: every slot the call changed
+// becomes the parent's new choice and ours again; slots others changed earlier (PETSc's
+// submatrices chain their destroy to ours) stay theirs. Uninstall gives back the slots that still
+// hold ours.
+using AnyOp = void (*)(void);
+struct OpSlot {
+  std::size_t offset;
+  AnyOp       ours;
+};
+#define GPUMAT_OP(member, fn) \
+  gpumat::OpSlot { offsetof(struct _MatOps, member), reinterpret_cast<gpumat::AnyOp>(static_cast<decltype(_MatOps::member)>(fn)) }
+struct OpTable {
+  const OpSlot *slots;
+  std::size_t   n;
+};
+void InstallOps(Mat A, OpTable t, struct _MatOps *parent);
+void ReinstallOps(Mat A, OpTable t, const struct _MatOps &before, struct _MatOps *parent);
+void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
+
+// The composed MatConvert_<from>_<to>_C functions under which users reach a format (to_us) and it
+// reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
+PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
+
+// A CUDA error as a PETSc error; out of device memory says what did not fit and what to do.
+PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A);
+
 // seqaij.cxx / mpiaij.cxx
-PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);         // make an (un)assembled SeqAIJ one of ours, in place
-PetscErrorCode MPIInstall(Mat A, const FormatInfo *f);         // same for MPIAIJ (converts assembled blocks)
+PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);                                // make an (un)assembled SeqAIJ one of ours, in place
+PetscErrorCode MPIInstall(Mat A, const FormatInfo *f);                                // same for MPIAIJ (converts assembled blocks)
 PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_source); // options read with its prefix
 PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject);
-PetscErrorCode SeqIsOurs(Mat A, const FormatInfo *f, PetscBool *ours);
-std::size_t    SeqDeviceBytes(Mat A);                          // 0 unless A is one of ours
-PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y);    // y = op(A) x (+ z); z may be y
+std::size_t    SeqDeviceBytes(Mat A); // 0 unless A is one of ours
+PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y); // y = op(A) x (+ z); z may be y
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 
 // Host CSR of a SeqAIJ matrix with 32-bit indices (a view of PETSc's arrays when PetscInt is 32
-// bits, a checked copy otherwise, made again only when the nonzero pattern changes).
+// bits, a checked copy otherwise, made when `pattern_changed`).
 class HostCsr {
 public:
-  PetscErrorCode Get(Mat A);
+  PetscErrorCode          Get(Mat A, bool pattern_changed);
   const CsrView<Scalar> &view() const { return view_; }
+
 private:
-  CsrView<Scalar> view_{};
+  CsrView<Scalar>      view_{};
   std::vector<index_t> i_, j_;
-  PetscObjectState     nzstate_ = -1; // pattern of the copies in i_, j_ (64-bit PetscInt only)
 };
 
 } // namespace gpumat

@@ -13,13 +13,7 @@ namespace {
 
 struct MPIData {
   const FormatInfo *info = nullptr;
-  PetscErrorCode (*assemblyend)(Mat, MatAssemblyType)         = nullptr;
-  PetscErrorCode (*destroy)(Mat)                              = nullptr;
-  PetscErrorCode (*view)(Mat, PetscViewer)                    = nullptr;
-  PetscErrorCode (*mult)(Mat, Vec, Vec)                       = nullptr;
-  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec)               = nullptr;
-  PetscErrorCode (*multtranspose)(Mat, Vec, Vec)              = nullptr;
-  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec)      = nullptr;
+  struct _MatOps    parent; // the parent's (MPIAIJ's) operations
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]) = nullptr;
 
   // our ghost vector and scatter, for one (off-diagonal nonzero state, ghost count, memory kind)
@@ -31,6 +25,7 @@ struct MPIData {
 };
 
 MPIData *Data(Mat A) { return static_cast<MPIData *>(A->spptr); }
+extern const OpTable kMPITable;
 
 // Make the blocks ours (they may be plain seqaij after COO or hash assembly), reading the
 // format's options with the MPI matrix's prefix.
@@ -55,7 +50,9 @@ PetscErrorCode Preallocation(Mat A, PetscInt d_nz, const PetscInt d_nnz[], Petsc
 PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
-  PetscCall(Data(A)->assemblyend(A, mode));
+  const struct _MatOps before = *A->ops;
+  PetscCall(Data(A)->parent.assemblyend(A, mode));
+  ReinstallOps(A, kMPITable, before, &Data(A)->parent);
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(ConvertBlocks(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -132,7 +129,7 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscBool         ascii;
   PetscViewerFormat format;
   PetscFunctionBegin;
-  PetscCall(d->view(A, viewer));
+  PetscCall(d->parent.view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
@@ -159,34 +156,33 @@ PetscErrorCode Uninstall(Mat A, bool blocks);
 
 PetscErrorCode Destroy(Mat A)
 {
+  PetscErrorCode (*destroy)(Mat) = Data(A)->parent.destroy; // not A->ops->destroy: it may chain to us
   PetscFunctionBegin;
   PetscCall(Uninstall(A, false)); // the blocks are destroyed next
-  PetscCall((*A->ops->destroy)(A));
+  PetscCall(destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-std::vector<std::string> ConverterNames(const FormatInfo *f, bool to_us)
-{
-  const std::string        self = std::string("mpiaij") + f->name;
-  std::vector<std::string> sources = {"mpiaij", "mpiaijcusparse"}, names;
-  for (const FormatInfo &g : Formats())
-    if (&g != f) sources.push_back(std::string("mpiaij") + g.name);
-  for (const std::string &src : sources) {
-    if (to_us) {
-      names.push_back("MatConvert_" + src + "_" + self + "_C");
-      names.push_back("MatConvert_" + src + "_" + f->name + "_C");
-    } else names.push_back("MatConvert_" + self + "_" + src + "_C");
-  }
-  return names;
-}
+// Every operation an MPI type of ours overrides: install and uninstall walk this table.
+const OpSlot kMPIOps[] = {
+  GPUMAT_OP(assemblyend, AssemblyEnd),
+  GPUMAT_OP(destroy, Destroy),
+  GPUMAT_OP(view, View),
+  GPUMAT_OP(mult, Mult),
+  GPUMAT_OP(multadd, MultAdd),
+  GPUMAT_OP(multtranspose, MultTranspose),
+  GPUMAT_OP(multtransposeadd, MultTransposeAdd),
+  GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
+  GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
+};
+const OpTable kMPITable = {kMPIOps, sizeof(kMPIOps) / sizeof(kMPIOps[0])};
 
 PetscErrorCode FromUs(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 
 PetscErrorCode Compose(Mat A, const FormatInfo *f, bool on)
 {
   PetscFunctionBegin;
-  for (const std::string &n : ConverterNames(f, true)) PetscCall(PetscObjectComposeFunction((PetscObject)A, n.c_str(), on ? MatConvert_MPIAIJ_Gpu : nullptr));
-  for (const std::string &n : ConverterNames(f, false)) PetscCall(PetscObjectComposeFunction((PetscObject)A, n.c_str(), on ? FromUs : nullptr));
+  PetscCall(ComposeConverters(A, f, "mpi", on ? MatConvert_MPIAIJ_Gpu : nullptr, on ? FromUs : nullptr));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", on ? Preallocation : Data(A)->preallocation));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -197,13 +193,7 @@ PetscErrorCode Uninstall(Mat A, bool blocks)
   Mat      Ad, Ao;
   PetscFunctionBegin;
   if (!d) PetscFunctionReturn(PETSC_SUCCESS);
-  A->ops->assemblyend      = d->assemblyend;
-  A->ops->destroy          = d->destroy;
-  A->ops->view             = d->view;
-  A->ops->mult             = d->mult;
-  A->ops->multadd          = d->multadd;
-  A->ops->multtranspose    = d->multtranspose;
-  A->ops->multtransposeadd = d->multtransposeadd;
+  UninstallOps(A, kMPITable, &d->parent);
   PetscCall(Compose(A, d->info, false));
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
@@ -248,27 +238,11 @@ PetscErrorCode MPIInstall(Mat A, const FormatInfo *f)
   PetscCheck(!A->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "mpiaij matrix already carries spptr");
   MPIData *d;
   PetscCallCXX(d = new MPIData);
-  d->info             = f;
-  d->assemblyend      = A->ops->assemblyend;
-  d->destroy          = A->ops->destroy;
-  d->view             = A->ops->view;
-  d->mult             = A->ops->mult;
-  d->multadd          = A->ops->multadd;
-  d->multtranspose    = A->ops->multtranspose;
-  d->multtransposeadd = A->ops->multtransposeadd;
+  d->info = f;
   PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", &d->preallocation));
   PetscCheck(d->preallocation, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIAIJ without MatMPIAIJSetPreallocation_C");
   A->spptr = d;
-
-  A->ops->assemblyend      = AssemblyEnd;
-  A->ops->destroy          = Destroy;
-  A->ops->view             = View;
-  A->ops->mult             = Mult;
-  A->ops->multadd          = MultAdd;
-  A->ops->multtranspose    = MultTranspose;
-  A->ops->multtransposeadd = MultTransposeAdd;
-  A->ops->multhermitiantranspose    = MultTranspose;
-  A->ops->multhermitiantransposeadd = MultTransposeAdd;
+  InstallOps(A, kMPITable, &d->parent);
   PetscCall(Compose(A, f, true));
 #if defined(GPUMAT_WITH_CUDA)
   A->boundtocpu = PETSC_FALSE; // see SeqInstallWithOptions

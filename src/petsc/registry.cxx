@@ -5,14 +5,17 @@
 
 namespace gpumat {
 
-// Adapters (one file each in this folder).
-std::unique_ptr<Format> CreateCsrSpec();
+// Adapters (one file each in this folder), declared and listed from the registry.
+#define GPUMAT_FORMAT(root, factory, title) std::unique_ptr<Format> factory();
+#include "formats.def"
+#undef GPUMAT_FORMAT
 
-// Adding a format: one line here.
 const std::vector<FormatInfo> &Formats()
 {
   static const std::vector<FormatInfo> formats = {
-    {"csrspec", "CSR with the speculative segmented sum (Liu & Vinter 2015)", CreateCsrSpec},
+#define GPUMAT_FORMAT(root, factory, title) {#root, title, factory},
+#include "formats.def"
+#undef GPUMAT_FORMAT
   };
   return formats;
 }

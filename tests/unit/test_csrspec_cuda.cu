@@ -176,7 +176,43 @@ template <typename T> void check_large() {
 TEST(DeviceLarge, Double) { check_large<double>(); }
 TEST(DeviceLarge, Float) { check_large<float>(); }
 
-// Sizes reported, statistics agree, invalid or unresolved parameters refused without effect.
+// diagonal(): every row's diagonal entry (0 where the row has none), with and without a row map.
+template <typename T> void check_diagonal() {
+  const Stream s;
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) {
+    const std::vector<T> vals = M.values<T>();
+    CsrSpecDevice<T> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(vals), CsrSpecParams{}, s)) << M.name;
+    std::vector<T> want(std::size_t(M.nrows), T(0));
+    for (index_t r = 0; r < M.nrows; ++r)
+      for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
+        if (M.colidx[k] == r) want[std::size_t(r)] = vals[std::size_t(k)];
+    DeviceArray<T> d(std::size_t(M.nrows));
+    d.poison(s);
+    ASSERT_EQ(cudaSuccess, D.diagonal(nullptr, d.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_EQ(d.download(), want) << M.name;
+    // as the compressed block of a matrix twice as tall: row r of M is row 2r + 1 of the full one
+    std::vector<index_t> map(std::size_t(M.nrows));
+    for (index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = 2 * r + 1;
+    const DeviceArray<index_t> dmap(map);
+    DeviceArray<T> dfull(std::size_t(2 * M.nrows));
+    dfull.poison(s);
+    ASSERT_EQ(cudaSuccess, D.diagonal(dmap.p, dfull.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    const std::vector<T> got = dfull.download();
+    for (index_t r = 0; r < M.nrows; ++r) {
+      T w = T(0);
+      for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
+        if (M.colidx[k] == 2 * r + 1) w = vals[std::size_t(k)];
+      EXPECT_EQ(got[std::size_t(2 * r + 1)], w) << M.name << " row " << r;
+    }
+  }
+}
+TEST(DeviceDiagonal, Double) { check_diagonal<double>(); }
+TEST(DeviceDiagonal, Float) { check_diagonal<float>(); }
+
+// Sizes reported, statistics agree, invalid parameters refused without effect.
 TEST(DeviceObject, BytesAndInvalidParameters) {
   const Stream s;
   const matgen::Csr M            = matgen::random_rows("random_uniform", 4000, 3000, 1, 30, 0.0, 11);
@@ -187,8 +223,10 @@ TEST(DeviceObject, BytesAndInvalidParameters) {
   EXPECT_EQ(D.aux_bytes(), gpumat::csrspec_stats(M.view(vals), p).aux_bytes);
   EXPECT_EQ(D.device_bytes(), (M.rowptr.size() + M.colidx.size()) * sizeof(index_t) + vals.size() * sizeof(double) +
                                   D.aux_bytes());
-  EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(vals), CsrSpecParams{}, s)); // unresolved
-  EXPECT_EQ(D.device_bytes(), 0u);
+  // the user's parameters are resolved by the build itself (one wave of blocks for S = 0)
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), CsrSpecParams{}, s));
+  EXPECT_EQ(D.params().W, p.W);
+  EXPECT_GE(D.params().tiles_per_block, 1);
   EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(vals), params(65, 1, 1), s));
   EXPECT_EQ(D.device_bytes(), 0u);
   D.release();
@@ -197,13 +235,3 @@ TEST(DeviceObject, BytesAndInvalidParameters) {
 }
 
 } // namespace
-
-int main(int argc, char **argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("test_cuda: no CUDA device, skipping\n");
-    return 77;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

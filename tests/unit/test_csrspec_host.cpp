@@ -136,6 +136,18 @@ TEST(Resolve, Defaults) {
   EXPECT_EQ(e.tiles_per_block, 7);
 }
 
+// tiles_per_block = 0 is chosen in csrspec_resolve alone: 2 on the host, one wave of resident
+// blocks on a GPU (an equal share of the tiles per block, 1..1024).
+TEST(Resolve, TilesPerBlockFromTheTarget) {
+  EXPECT_EQ(gpumat::csrspec_resolve<double>({}, 1000000, 0).tiles_per_block, 2);
+  // 512 nonzeros per tile at the defaults: 1e6 nonzeros = 1954 tiles over 1320 resident blocks
+  EXPECT_EQ(gpumat::csrspec_resolve<double>({}, 1000000, 1320).tiles_per_block, 2);
+  EXPECT_EQ(gpumat::csrspec_resolve<double>({}, 512LL * 1320 * 7, 1320).tiles_per_block, 7);
+  EXPECT_EQ(gpumat::csrspec_resolve<double>({}, 10, 1320).tiles_per_block, 1);
+  EXPECT_EQ(gpumat::csrspec_resolve<double>({}, 512LL * 5000 * 1320, 1320).tiles_per_block, gpumat::csrspec_max_tiles_per_block);
+  EXPECT_EQ(gpumat::csrspec_resolve<double>(params(0, 0, 5), 1000000, 1320).tiles_per_block, 5); // the user's choice stays
+}
+
 void expect_rejected(CsrSpecParams p, const std::string &message) {
   try {
     gpumat::csrspec_resolve<double>(p);
@@ -148,11 +160,11 @@ void expect_rejected(CsrSpecParams p, const std::string &message) {
 TEST(Resolve, RejectsOutOfRange) {
   expect_rejected(params(-1, 0, 0), "csrspec: W must be in [1,64] (or 0 for the default), got -1");
   expect_rejected(params(65, 1, 0), "W must be in [1,64]");
-  expect_rejected(params(0, -2, 0), "bunches must be in [1,16] (or 0 for the default), got -2");
-  expect_rejected(params(0, 17, 0), "bunches must be in [1,16]");
+  expect_rejected(params(0, -2, 0), "warps must be in [1,16] (or 0 for the default), got -2");
+  expect_rejected(params(0, 17, 0), "warps must be in [1,16]");
   expect_rejected(params(0, 0, 1025), "tiles_per_block must be in [1,1024]");
   expect_rejected(params(0, 0, -1), "tiles_per_block must be in [1,1024]");
-  expect_rejected(params(32, 16, 1), "bunches*W must be <= 256");
+  expect_rejected(params(32, 16, 1), "warps*W must be <= 256");
   CsrSpecParams t;
   t.T = 16;
   expect_rejected(t, "T must be 32");

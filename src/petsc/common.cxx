@@ -1,0 +1,107 @@
+// Pieces of the machinery the seq and MPI levels share: the operation tables, the converters,
+// CUDA errors as PETSc errors, the Format defaults, the host CSR view.
+#include "gpumat_impl.hpp"
+#include <cstring>
+
+namespace gpumat {
+
+namespace {
+AnyOp &Slot(struct _MatOps *ops, std::size_t offset) { return *reinterpret_cast<AnyOp *>(reinterpret_cast<char *>(ops) + offset); }
+AnyOp  Slot(const struct _MatOps *ops, std::size_t offset) { return *reinterpret_cast<const AnyOp *>(reinterpret_cast<const char *>(ops) + offset); }
+} // namespace
+
+void InstallOps(Mat A, OpTable t, struct _MatOps *parent)
+{
+  std::memcpy(parent, A->ops, sizeof(*parent));
+  for (std::size_t i = 0; i < t.n; i++) Slot(A->ops, t.slots[i].offset) = t.slots[i].ours;
+}
+
+void ReinstallOps(Mat A, OpTable t, const struct _MatOps &before, struct _MatOps *parent)
+{
+  for (std::size_t i = 0; i < t.n; i++) {
+    AnyOp &cur = Slot(A->ops, t.slots[i].offset);
+    if (cur == Slot(&before, t.slots[i].offset)) continue;
+    Slot(parent, t.slots[i].offset) = cur; // the parent chose again (e.g. inode products)
+    cur                             = t.slots[i].ours;
+  }
+}
+
+void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent)
+{
+  for (std::size_t i = 0; i < t.n; i++) {
+    AnyOp &cur = Slot(A->ops, t.slots[i].offset);
+    if (cur == t.slots[i].ours) cur = Slot(parent, t.slots[i].offset);
+  }
+}
+
+PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *))
+{
+  // MatConvert() looks for MatConvert_<from type>_<prefix><to type>_C on both matrices, prefix
+  // being "seq", "mpi" or "": compose the names under which users reach us and we reach others.
+  const std::string        lv(level), self = lv + "aij" + f->name;
+  std::vector<std::string> sources = {lv + "aij", lv + "aijcusparse"};
+  for (const FormatInfo &g : Formats())
+    if (&g != f) sources.push_back(lv + "aij" + g.name);
+  PetscFunctionBegin;
+  for (const std::string &src : sources) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatConvert_" + src + "_" + self + "_C").c_str(), to_us));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatConvert_" + src + "_" + f->name + "_C").c_str(), to_us));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatConvert_" + self + "_" + src + "_C").c_str(), from_us));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  const cudaError_t err = (cudaError_t)cuda_error;
+  PetscCheck(err != cudaErrorMemoryAllocation, PETSC_COMM_SELF, PETSC_ERR_MEM,
+             "%s: out of GPU memory for a block of %d x %d with %d nonzeros (%.1f MB as CSR); use more GPUs (MPI ranks) or a smaller problem", what, (int)A.nrows, (int)A.ncols, (int)A.nnz(),
+             1e-6 * ((double)(A.nrows + 1 + A.nnz()) * sizeof(index_t) + (double)A.nnz() * sizeof(Scalar)));
+  PetscCheck(err != cudaErrorInvalidValue, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: the GPU rejected the format's parameters for this block (%s)", what, cudaGetErrorString(err));
+  PetscCallCUDA(err);
+#else
+  PetscCheck(cuda_error == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: CUDA error %d in a build without CUDA", what, cuda_error);
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+namespace {
+PetscErrorCode NoCuda() { SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "petsc-gpumat was built without CUDA (or this format has no device path)"); }
+} // namespace
+PetscErrorCode Format::DeviceBuild(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
+PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
+PetscErrorCode Format::DeviceApply(Op, const Scalar *, const Scalar *, Scalar *, cudaStream_t) { return NoCuda(); }
+PetscErrorCode Format::DeviceDiagonal(const index_t *, Scalar *, cudaStream_t) { return NoCuda(); }
+
+PetscErrorCode HostCsr::Get(Mat A, bool pattern_changed)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the AIJ arrays on the host");
+  view_.nrows = (index_t)A->rmap->n;
+  view_.ncols = (index_t)A->cmap->n;
+  view_.val   = aa;
+#if defined(PETSC_USE_64BIT_INDICES)
+  if (pattern_changed || !view_.rowptr) { // the 32-bit copies change with the pattern only
+    const PetscInt nnz = ai[A->rmap->n];
+    PetscCheck(A->rmap->n < PETSC_INT32_MAX && A->cmap->n < PETSC_INT32_MAX && nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "petsc-gpumat formats use 32-bit indices: this block has %" PetscInt_FMT " rows, %" PetscInt_FMT " columns and %" PetscInt_FMT " nonzeros; use more MPI ranks", A->rmap->n, A->cmap->n, nnz);
+    i_.assign(ai, ai + A->rmap->n + 1);
+    j_.assign(aj, aj + nnz);
+    view_.rowptr = i_.data();
+    view_.colidx = j_.data();
+  }
+#else
+  (void)pattern_changed;
+  view_.rowptr = ai;
+  view_.colidx = aj;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpumat
