@@ -73,6 +73,20 @@ PetscErrorCode RankSize(PetscMPIInt *rank, PetscMPIInt *size)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// A check that may fail on some ranks only: each failing rank prints its message, then all fail
+// together (a rank failing alone would leave the others waiting in the next collective call).
+PetscErrorCode CheckAllRanks(bool ok, const char *msg)
+{
+  PetscMPIInt rank;
+  int         bad = ok ? 0 : 1;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (bad) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "[%d] %s\n", rank, msg));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCheck(!bad, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "a check failed on some rank: %s", ok ? "(see the failing ranks' messages above)" : msg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DefaultLayout(PetscInt N, PetscInt *nlocal)
 {
   PetscInt global = N;
@@ -173,7 +187,10 @@ std::vector<Case> Cases()
       PetscCall(RankSize(&rank, &size));
       if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
       PetscCall(OffDiagonal(A, &rows, &empty, &nnz));
-      PetscCheck(rows == 0 || empty > 0.99 * rows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] only %" PetscInt_FMT " of %" PetscInt_FMT " off-diagonal rows are empty, the case needs over 99%%", rank, empty, rows);
+      PetscCall(PetscInfo(nullptr, "[%d] %" PetscInt_FMT " of %" PetscInt_FMT " off-diagonal rows empty, %" PetscInt_FMT " entries\n", rank, empty, rows, nnz));
+      char msg[256];
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "only %" PetscInt_FMT " of %" PetscInt_FMT " off-diagonal rows are empty, the case needs over 99%%", empty, rows));
+      PetscCall(CheckAllRanks(rows == 0 || empty > 0.99 * rows, msg));
       PetscFunctionReturn(PETSC_SUCCESS);
     };
     cs.push_back({"off-diagonal >99% empty", N, N, band, DefaultLayout, DefaultLayout, PETSC_FALSE, mostly_empty});
@@ -209,7 +226,10 @@ std::vector<Case> Cases()
       PetscCall(RankSize(&rank, &size));
       if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
       PetscCall(OffDiagonal(A, &rows, &empty, &nnz));
-      PetscCheck(nnz == (rank == 0 ? 1 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "[%d] the off-diagonal block holds %" PetscInt_FMT " entries", rank, nnz);
+      PetscCall(PetscInfo(nullptr, "[%d] the off-diagonal block holds %" PetscInt_FMT " entries in %" PetscInt_FMT " rows\n", rank, nnz, rows));
+      char msg[256];
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "the off-diagonal block holds %" PetscInt_FMT " entries, expected %d", nnz, rank == 0 ? 1 : 0));
+      PetscCall(CheckAllRanks(nnz == (rank == 0 ? 1 : 0), msg));
       PetscFunctionReturn(PETSC_SUCCESS);
     };
     cs.push_back({"no off-diagonal entries on a rank", N, N, blocks, WholeBlocks, WholeBlocks, PETSC_FALSE, no_offdiag});
@@ -271,7 +291,9 @@ PetscErrorCode Build(const Case &c, MatType type, bool from_options, Route route
     PetscInt lo, hi, clo, chi;
     PetscCall(MatGetOwnershipRange(*A, &lo, &hi));
     PetscCall(MatGetOwnershipRangeColumn(*A, &clo, &chi));
-    PetscCheck(lo == rstart && hi == rend && clo == cstart && chi == cend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: rows [%" PetscInt_FMT ", %" PetscInt_FMT ") columns [%" PetscInt_FMT ", %" PetscInt_FMT "), expected rows [%" PetscInt_FMT ", %" PetscInt_FMT ") columns [%" PetscInt_FMT ", %" PetscInt_FMT ")", c.name.c_str(), lo, hi, clo, chi, rstart, rend, cstart, cend);
+    char msg[512];
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s: rows [%" PetscInt_FMT ", %" PetscInt_FMT ") columns [%" PetscInt_FMT ", %" PetscInt_FMT "), expected rows [%" PetscInt_FMT ", %" PetscInt_FMT ") columns [%" PetscInt_FMT ", %" PetscInt_FMT ")", c.name.c_str(), lo, hi, clo, chi, rstart, rend, cstart, cend));
+    PetscCall(CheckAllRanks(lo == rstart && hi == rend && clo == cstart && chi == cend, msg));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
