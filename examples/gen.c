@@ -16,8 +16,8 @@ static double Uniform01(uint64_t seed, uint64_t row, uint64_t k) { return (doubl
 enum { S_SHAPE = 0, S_VALUE = 1, S_LINK = 2, S_PAIR = 3, S_LOCAL = 4, S_FAR = 5 };
 
 /* The legacy kinds (LegacyRow) come first, up to K_UNIFORM. */
-typedef enum { K_LAP2D, K_LAP3D, K_LAP3D27, K_POWERLAW, K_UNIFORM, K_FEM3, K_FEM6, K_SHORT4, K_RANDOM, K_ECON, K_WEB, K_CIRCUIT, K_LP, K_DENSE } Kind;
-static const char *const KindNames[] = {"lap2d", "lap3d", "lap3d27", "powerlaw", "uniform", "fem3", "fem6", "short4", "random", "econ", "web", "circuit", "lp", "dense"};
+typedef enum { K_LAP2D, K_LAP3D, K_LAP3D27, K_POWERLAW, K_UNIFORM, K_FEM3, K_FEM6, K_SHORT4, K_RANDOM, K_ECON, K_WEB, K_CIRCUIT, K_LP, K_DENSE, K_EMPTYROWS } Kind;
+static const char *const KindNames[] = {"lap2d", "lap3d", "lap3d27", "powerlaw", "uniform", "fem3", "fem6", "short4", "random", "econ", "web", "circuit", "lp", "dense", "emptyrows"};
 
 static PetscErrorCode ParseKind(const char *kind, Kind *k)
 {
@@ -208,6 +208,10 @@ static void RowShape(const Gen *g, PetscInt r, Shape *s)
     break;
   case K_RANDOM:
     off = nfar = 15;
+    break;
+  case K_EMPTYROWS: /* one row in 100 holds entries */
+    if (r % 100) s->diag = PETSC_FALSE;
+    else off = nfar = 15;
     break;
   case K_DENSE:
     off = N - 1;

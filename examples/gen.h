@@ -40,11 +40,14 @@
      lp        1 + Lomax(alpha 2, scale 0.64 n) stratified columns, at most 16 n; no diagonal
                                                                  n x 256n  1 / 0.63 n / 16 n  (LP rail4284: n = 4096)
      dense     every entry; symmetric values (SPD)               n x n   n / n / n      (Dense)
+     emptyrows like random on every 100th row, the other 99 empty (singular: no KSP)
+                                                                 n x n   0 / 0.16 / 16   (rows removed for
+               boundary conditions, rectangular coupling blocks)
    Off-diagonal values are in [-1, -0.1]; the diagonal is the sum of their magnitudes plus one, so
    square matrices are strictly diagonally dominant, except the legacy powerlaw and uniform rows
    whose random columns hit the diagonal (then their value is added to it); stencils are weakly
    dominant. The matrix is created with type `type` (NULL: MATAIJ) and assembled. */
-#define GEN_KINDS "lap2d, lap3d, lap3d27, powerlaw, uniform, fem3, fem6, short4, random, econ, web, circuit, lp, dense"
+#define GEN_KINDS "lap2d, lap3d, lap3d27, powerlaw, uniform, fem3, fem6, short4, random, econ, web, circuit, lp, dense, emptyrows"
 
 PETSC_EXTERN PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt seed, MatType type, Mat *A);
 /* Global rows M and columns N of a kind for the parameter n (an error when they overflow PetscInt). */

@@ -60,6 +60,9 @@ std::vector<Case> Cases()
   cs.push_back({"tall 300x7", 300, 7, RandomRows(300, 7, 1, [](PetscInt, std::mt19937 &g) { return (PetscInt)(g() % 5); })});
   cs.push_back({"wide 7x3000", 7, 3000, RandomRows(7, 3000, 2, [](PetscInt, std::mt19937 &g) { return (PetscInt)(g() % 1500); })});
   cs.push_back({"runs of empty rows", 3000, 3000, RandomRows(3000, 3000, 3, [](PetscInt i, std::mt19937 &g) { return (i / 100) % 3 == 1 ? 0 : (PetscInt)(g() % 9); })});
+  // a third of the rows empty in one run: below the empty-row ratio, but a run long enough that
+  // csrspec asks for the compressed form (WantsCompressedRows)
+  cs.push_back({"one long run of empty rows", 30000, 30000, RandomRows(30000, 30000, 10, [](PetscInt i, std::mt19937 &g) { return i >= 10000 && i < 20000 ? 0 : 1 + (PetscInt)(g() % 8); })});
   cs.push_back({"leading and trailing empty rows", 2000, 2000, RandomRows(2000, 2000, 4, [](PetscInt i, std::mt19937 &g) { return (i < 300 || i >= 1700) ? 0 : 1 + (PetscInt)(g() % 6); })});
   cs.push_back({"one row holds most nonzeros", 3000, 6000, RandomRows(3000, 6000, 5, [](PetscInt i, std::mt19937 &g) { return i == 1234 ? 5500 : (PetscInt)(g() % 3); })});
   {
