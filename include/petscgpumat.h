@@ -3,8 +3,10 @@
 
   Each format is a subclass of AIJ: assembly, MatSetValues, preconditioners, MatConvert keep
   working on the AIJ data; the format is built on the first product after assembly and
-  refreshed (values only) when the values change. Products with CUDA vectors run on the GPU,
-  products with host vectors run the format's host kernel.
+  refreshed (values only) when the values change. Products (and MatGetDiagonal) with CUDA vectors
+  run on the GPU; products with host vectors run PETSc's SeqAIJ kernels (the format's host
+  reference kernel with -mat_gpumat_host_reference). Blocks whose rows are mostly empty (every
+  MPI off-diagonal block) are stored as their nonempty rows only.
 
   Use from an unmodified PETSc program:
       ./app -dll_append /path/to/libpetscgpumat.so -mat_type csrspec -vec_type cuda
@@ -14,17 +16,20 @@
       csrspec  = seqaijcsrspec / mpiaijcsrspec (also "aijcsrspec")
           plain CSR with the speculative segmented sum (Liu & Vinter 2015)
 
-  Options (prefix -mat_csrspec_, read by MatSetFromOptions and when the format is first built):
-      -mat_csrspec_w <n>                nonzeros per thread per tile (1..64, warps*W <= 256; default 8)
-      -mat_csrspec_warps <n>            thread-bunches (warps) per block (1..16; default 2)
-      -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (1..1024; default: on the GPU
-                                        one wave of resident blocks, on the host 2)
+  Options (read by MatSetFromOptions and when a matrix becomes one of these types):
+      -mat_csrspec_w <n>                nonzeros per thread per tile (0..64, 0 = default 8; warps*W <= 256)
+      -mat_csrspec_warps <n>            warps per block (0..16, 0 = default 2)
+      -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (0..1024, 0 = default: on the
+                                        GPU one wave of resident blocks, on the host 2)
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
-      -mat_gpumat_host                  run products on the host kernels even for CUDA vectors (debugging)
+      -mat_gpumat_host                  run products on the host even for CUDA vectors (debugging)
+      -mat_gpumat_host_reference        host products with the format's host reference kernel, not SeqAIJ's
+      -mat_gpumat_compressed_rows <auto|always|never>   store a block as its nonempty rows (default auto)
+      -mat_gpumat_compressed_rows_ratio <r>             empty-row fraction from which auto does (0..1, 0.6)
 
   -log_view events: <Format>Build (full build after a new nonzero pattern), <Format>Refresh
-  (values only), e.g. CsrspecBuild / CsrspecRefresh.
+  (values only), e.g. CsrspecBuild / CsrspecRefresh, whenever products run through the format.
 */
 #pragma once
 #include <petscmat.h>
