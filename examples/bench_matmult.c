@@ -705,10 +705,12 @@ int main(int argc, char **argv)
       r->err = e;
     }
     if (mpiaij) { /* the split of a product: diagonal block, off-diagonal block, scatter */
+      PetscBool gpu_blocks; /* the blocks' vectors are CUDA vectors: timed with events */
       PetscCall(SplitCreate(&ops));
-      PetscCall(TimeReps(&ops, OP_DIAG, r->gpu, nwarm, nrep, t, &r->diag, NULL, NULL));
-      PetscCall(TimeReps(&ops, OP_OFFD, r->gpu, nwarm, nrep, t, &r->offd, NULL, NULL));
-      PetscCall(TimeReps(&ops, OP_SCATTER, r->gpu, nwarm, nrep, t, &r->scatter, NULL, NULL));
+      PetscCall(PetscObjectTypeCompare((PetscObject)ops.xl, VECSEQCUDA, &gpu_blocks));
+      PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL));
       PetscCall(SplitDestroy(&ops));
     }
     { /* value refresh: every value rewritten on the host, then a product (a Newton step's
