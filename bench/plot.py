@@ -11,9 +11,16 @@ The CSV has one row per (matrix, type) with the columns
     build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,
     breakeven_its
 
+and, from the multi-rank benchmark on, at the end
+
+    ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms
+
 (empty, '-' or 'nan' where a value does not apply). The baseline of every speedup is aijcusparse:
 per matrix the faster of its two algorithm rows, types 'aijcusparse:alg1' and 'aijcusparse:alg2'.
 Host types ('aij', 'seqaij', 'mpiaij') are left out of the figures unless --include-host.
+The figures and the per-matrix tables come from the rows with ranks == 1 (a CSV without the
+multi-rank columns is one rank, layout rows); a later row of the same (matrix, type, ranks,
+layout) replaces an earlier one.
 
 Figures (PNG, matplotlib with the Agg backend) in --out:
     speedup.png      MatMult speedup over the best aijcusparse, per matrix and type (grouped bars)
@@ -23,7 +30,11 @@ Figures (PNG, matplotlib with the Agg backend) in --out:
                      refresh cost (new values) below it when the CSV has it
     ksp.png          KSP solve time speedup over the best aijcusparse, when the CSV has KSP times
 --markdown writes a summary per type (geometric-mean speedup, wins, worst case) and a table per
-matrix.
+matrix; where the CSVs also hold rows on P > 1 ranks, a comparison of 1 and P ranks per layout:
+for each matrix and type present at both, the median ms at 1 and at P ranks, their ratio, the
+speedup over the faster aijcusparse algorithm at each P (its time / the type's: > 1 is faster),
+the split of the P-rank product (diagonal block, off-diagonal block, scatter), the matrix's
+distribution, and per type the geometric means of the speedups at each P.
 """
 import argparse
 import csv
@@ -35,6 +46,9 @@ COLUMNS = ["matrix", "type", "rows", "cols", "nnz", "median_ms", "min_ms", "max_
            "gbs_format", "copy_gbs", "format_bytes", "build_ms", "build_mults", "refresh_ms",
            "refresh_mults", "max_rel_err", "ksp_its", "ksp_ms_per_it", "ksp_total_ms",
            "breakeven_its"]
+# multi-rank columns (bench_matmult on P ranks): missing in older CSVs, read as one rank, layout rows
+RANK_COLUMNS = ["ranks", "layout", "nnz_min_rank", "nnz_max_rank", "offdiag_share", "ghosts_max",
+                "diag_ms", "offd_ms", "scatter_ms"]
 BASELINE = ("aijcusparse:alg1", "aijcusparse:alg2")
 HOST_TYPES = ("aij", "seqaij", "mpiaij")
 
@@ -48,8 +62,9 @@ def number(text):
     return value if math.isfinite(value) else None
 
 
-def read_csv(paths):
-    """Rows as dicts (numbers converted), in file order; a later (matrix, type) replaces an earlier."""
+def read_rows(paths):
+    """Every row as a dict (numbers converted), in file order, with the multi-rank columns (ranks 1,
+    layout 'rows' where a CSV has none); a later (matrix, type, ranks, layout) replaces an earlier."""
     rows = {}
     for path in paths:
         with open(path, newline="") as f:
@@ -60,10 +75,20 @@ def read_csv(paths):
             for line, rec in enumerate(reader, start=2):
                 try:
                     row = {c: (rec[c].strip() if c in ("matrix", "type") else number(rec[c])) for c in COLUMNS}
+                    for c in RANK_COLUMNS:
+                        row[c] = (rec.get(c) or "").strip() if c == "layout" else number(rec.get(c))
                 except ValueError as e:
                     sys.exit(f"{path}:{line}: {e}")
-                rows[(row["matrix"], row["type"])] = row
+                row["ranks"] = int(row["ranks"]) if row["ranks"] else 1
+                row["layout"] = row["layout"] if row["layout"] not in ("", "-") else "rows"
+                rows[(row["matrix"], row["type"], row["ranks"], row["layout"])] = row
     return list(rows.values())
+
+
+def read_csv(paths):
+    """The rows on one rank (as the figures and tables use them); a later (matrix, type) replaces an
+    earlier."""
+    return [r for r in read_rows(paths) if r["ranks"] == 1]
 
 
 def suite_order(path):
@@ -253,7 +278,7 @@ def fmt(value, spec, missing="-"):
     return missing if value is None else format(value, spec)
 
 
-def write_markdown(res, path, classes=None):
+def write_markdown(res, path, classes=None, extra=None):
     lines = ["# MatMult benchmark", ""]
     lines += ["Speedups are over the faster aijcusparse algorithm (CSR ALG1 or ALG2) on each matrix; "
               "geometric means over the matrices where both ran.", ""]
@@ -294,11 +319,61 @@ def write_markdown(res, path, classes=None):
                          f"{fmt(r['max_rel_err'], '.1e')} | {fmt(r['ksp_its'], '.0f')} | {fmt(r['ksp_ms_per_it'], '.3f')} | "
                          f"{fmt(r['ksp_total_ms'], '.1f')} | {fmt(r['breakeven_its'], '.1f')} |")
         lines.append("")
+    lines += extra or []
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
 
-def make_all(res, out, markdown=None, classes=None):
+def rank_comparison(rows, order=None):
+    """Markdown lines comparing 1 rank with each P > 1 present (one section per P and layout), for
+    every (matrix, type) with a median time at both; [] when there are no such pairs."""
+    one = Results([r for r in rows if r["ranks"] == 1], order, include_host=True)
+    groups = sorted({(r["ranks"], r["layout"]) for r in rows if r["ranks"] > 1},
+                    key=lambda g: (g[0], g[1] != "rows", g[1]))
+    lines = []
+    for p, layout in groups:
+        many = Results([r for r in rows if r["ranks"] == p and r["layout"] == layout], order, include_host=True)
+        mats = [m for m in one.matrices if m in many.matrices]
+        pairs = [(m, t) for m in mats for t in one.all_types
+                 if one.get(m, t, "median_ms") and many.get(m, t, "median_ms")]
+        if not pairs:
+            continue
+        types = [t for t in one.all_types if any(pt == t for _, pt in pairs)]
+        lines += [f"## 1 rank against {p} ranks (layout {layout})", "",
+                  f"Median MatMult ms on 1 and on {p} ranks (a rep's time on {p} ranks is the slowest rank's) "
+                  f"and their ratio; speedup = the faster aijcusparse algorithm's time at the same rank count / "
+                  f"the type's (> 1: faster than cuSPARSE); the split of the {p}-rank product: diagonal block, "
+                  "off-diagonal block, scatter of x into the ghosts (each timed alone, '-' where the type is not "
+                  "MPIAIJ-based).", "",
+                  f"| type | matrices | speedup at 1 rank (geomean) | speedup at {p} ranks (geomean) | "
+                  f"time {p} ranks / 1 rank (geomean) |", "|---|---:|---:|---:|---:|"]
+        for t in types:
+            ms = [m for m, pt in pairs if pt == t]
+            s1 = [one.speedup(m, t) for m in ms]
+            sp = [many.speedup(m, t) for m in ms]
+            ratio = [many.get(m, t, "median_ms") / one.get(m, t, "median_ms") for m in ms]
+            lines.append(f"| {t} | {len(ms)} | {fmt(geomean(s1), '.2f')} | {fmt(geomean(sp), '.2f')} | "
+                         f"{fmt(geomean(ratio), '.2f')} |")
+        lines += ["", f"| matrix | nonzeros per rank (min..max) | off-diagonal share | ghosts per rank (max) |",
+                  "|---|---:|---:|---:|"]
+        for m in mats:
+            r = next(many.rows[(m, t)] for t in many.all_types if (m, t) in many.rows)
+            lines.append(f"| {m} | {fmt(r['nnz_min_rank'], '.0f')}..{fmt(r['nnz_max_rank'], '.0f')} | "
+                         f"{fmt(r['offdiag_share'], '.4f')} | {fmt(r['ghosts_max'], '.0f')} |")
+        lines += ["", f"| matrix | type | ms, 1 rank | ms, {p} ranks | {p} / 1 | speedup, 1 rank | "
+                  f"speedup, {p} ranks | diag ms | offd ms | scatter ms |",
+                  "|---|---" + "|---:" * 8 + "|"]
+        for m, t in pairs:
+            t1, tp = one.get(m, t, "median_ms"), many.get(m, t, "median_ms")
+            lines.append(f"| {m} | {t} | {fmt(t1, '.4f')} | {fmt(tp, '.4f')} | {fmt(tp / t1, '.2f')} | "
+                         f"{fmt(one.speedup(m, t), '.2f')} | {fmt(many.speedup(m, t), '.2f')} | "
+                         f"{fmt(many.get(m, t, 'diag_ms'), '.4f')} | {fmt(many.get(m, t, 'offd_ms'), '.4f')} | "
+                         f"{fmt(many.get(m, t, 'scatter_ms'), '.4f')} |")
+        lines.append("")
+    return lines
+
+
+def make_all(res, out, markdown=None, classes=None, extra=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -313,26 +388,33 @@ def make_all(res, out, markdown=None, classes=None):
         plot_speedup(plt, res, out, column="ksp_total_ms", name="ksp.png", what="KSP solve")
         written.append("ksp.png")
     if markdown:
-        write_markdown(res, markdown, classes)
+        write_markdown(res, markdown, classes, extra)
     return [os.path.join(out, w) for w in written]
 
 
-def synthetic_csv(path):
-    """A CSV like the benchmark's: 6 matrices x 6 types, one missing time, one failed row."""
+P2_FACTORS = {"aijcusparse:alg1": 0.6, "aijcusparse:alg2": 0.5, "csrspec": 0.45, "sellcuda": 0.7}
+
+
+def synthetic_csv(path, multi=False):
+    """A CSV like the benchmark's: 6 matrices x 6 types, one missing time, one failed row; with
+    multi, the multi-rank columns and rows on 2 ranks too (P2_FACTORS times the one-rank times) for
+    3 matrices with layout rows, and for web_40M with layout nnz (csrspec 0.4)."""
     types = {"aij": 40.0, "aijcusparse:alg1": 1.0, "aijcusparse:alg2": 1.1, "sellcuda": 1.3, "csrspec": 0.8, "bccoo": 0.9}
     mats = [("lap3d_300", 27e6, 27e6, 188e6, 1.0), ("fem3_90", 2.2e6, 2.2e6, 129e6, 1.4),
             ("web_40M", 40e6, 40e6, 123e6, 3.0), ("circuit_16M", 16e6, 16e6, 87e6, 4.0),
             ("lp_16384", 16384, 4.2e6, 168e6, 2.0), ("dense_2000", 2000, 2000, 4e6, 0.9)]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(COLUMNS)
+        w.writerow(COLUMNS + (RANK_COLUMNS if multi else []))
+        later = []
         for k, (name, rows, cols, nnz, irregular) in enumerate(mats):
             csr = 12 * nnz + 4 * (rows + 1) + 8 * (rows + cols)
+            one_rank = [1, "rows", int(nnz), int(nnz), 0, 0, "nan", "nan", "nan"] if multi else []
             for t, factor in types.items():
                 if name == "lp_16384" and t == "sellcuda":
                     continue  # a type that did not run on a matrix
                 if name == "dense_2000" and t == "aijcusparse:alg1":
-                    w.writerow([name, t, int(rows), int(cols), int(nnz)] + ["-"] * (len(COLUMNS) - 5))
+                    w.writerow([name, t, int(rows), int(cols), int(nnz)] + ["-"] * (len(COLUMNS) - 5) + one_rank)
                     continue
                 slow = factor * (irregular if t in ("sellcuda", "aijcusparse:alg1") else 1.0)
                 med = csr / 3.0e12 * 1e3 * slow * (1 + 0.01 * k)
@@ -340,12 +422,23 @@ def synthetic_csv(path):
                 fmt_bytes = "" if t.startswith("aij") or t == "sellcuda" else int(csr * (0.9 if t == "bccoo" else 1.0))
                 build = 0.0 if host else med * (3 + 2 * k)
                 its = 100 + 10 * k if name != "lp_16384" else None
-                w.writerow([name, t, int(rows), int(cols), int(nnz), med, 0.98 * med, 1.1 * med,
-                            csr / (med * 1e-3) / 1e9, "" if not fmt_bytes else fmt_bytes / (med * 1e-3) / 1e9,
-                            3000.0, fmt_bytes, build, build / med, 0.3 * build, 0.3 * build / med,
-                            0.0 if t == "aij" else 1e-15 * (k + 1), its if its else "",
-                            "" if its is None else 2.5 * med, "" if its is None else its * 2.5 * med,
-                            "" if its is None or host else build / med])
+                row = [name, t, int(rows), int(cols), int(nnz), med, 0.98 * med, 1.1 * med,
+                       csr / (med * 1e-3) / 1e9, "" if not fmt_bytes else fmt_bytes / (med * 1e-3) / 1e9,
+                       3000.0, fmt_bytes, build, build / med, 0.3 * build, 0.3 * build / med,
+                       0.0 if t == "aij" else 1e-15 * (k + 1), its if its else "",
+                       "" if its is None else 2.5 * med, "" if its is None else its * 2.5 * med,
+                       "" if its is None or host else build / med]
+                w.writerow(row + one_rank)
+                if multi and t in P2_FACTORS and name in ("lap3d_300", "web_40M", "dense_2000"):
+                    for layout in ("rows", "nnz") if name == "web_40M" else ("rows",):
+                        f2 = 0.4 if (layout, t) == ("nnz", "csrspec") else P2_FACTORS[t]
+                        m2 = med * f2
+                        split = ["nan"] * 3 if t == "sellcuda" else [0.7 * m2, 0.2 * m2, 0.25 * m2]
+                        later.append([name, t, int(rows), int(cols), int(nnz), m2, 0.98 * m2, 1.1 * m2] +
+                                     [""] * 9 + [its or "", "", "", "", 2, layout, int(0.49 * nnz),
+                                                  int(0.51 * nnz), 0.25, 12345] + split)
+        for row in later:  # the two-rank runs come after the one-rank ones, as from a second suite run
+            w.writerow(row)
     return [m[0] for m in mats]
 
 
@@ -366,6 +459,10 @@ def selftest(out):
     assert all(min(r) >= 1.0 for r in ratios.values())
     assert math.isinf(max(ratios["sellcuda"]))
     assert sum(1 for r in ratios["csrspec"] if r == 1.0) == len(names)  # csrspec is fastest everywhere
+    # an old CSV (no multi-rank columns) is one rank, layout rows, and has no rank comparison
+    rows = read_rows([path])
+    assert all(r["ranks"] == 1 and r["layout"] == "rows" and r["diag_ms"] is None for r in rows)
+    assert rank_comparison(rows) == []
     md = os.path.join(out, "synthetic.md")
     files = make_all(res, out, markdown=md)
     for f in files + [md]:
@@ -373,7 +470,43 @@ def selftest(out):
     with open(md) as f:
         text = f.read()
     assert "| csrspec | 6 | 1.35 | 1.25 | 1.38 | 6 |" in text, "csrspec summary row"
-    print(f"plot.py self-test passed: {', '.join(os.path.basename(f) for f in files)}, {os.path.basename(md)} in {out}")
+
+    # with the multi-rank columns and rows on 2 ranks: the one-rank results are the same as above
+    mpath = os.path.join(out, "synthetic-ranks.csv")
+    synthetic_csv(mpath, multi=True)
+    rows = read_rows([mpath])
+    assert len([r for r in rows if r["ranks"] == 2]) == 15, "2-rank rows: 3 matrices x 4 types (alg1 failed on dense_2000) + web_40M nnz"
+    mres = Results(read_csv([mpath]))
+    assert mres.matrices == res.matrices and mres.all_types == res.all_types
+    for m in res.matrices:
+        for t in res.all_types:
+            assert mres.get(m, t, "median_ms") == res.get(m, t, "median_ms"), (m, t)
+    extra = rank_comparison(rows, names)
+    mmd = os.path.join(out, "synthetic-ranks.md")
+    mout = os.path.join(out, "ranks")
+    files = make_all(mres, mout, markdown=mmd, extra=extra)
+    with open(mmd) as f:
+        mtext = f.read()
+    assert mtext.startswith(text), "the one-rank part of the markdown is unchanged"
+    assert "## 1 rank against 2 ranks (layout rows)" in mtext and "## 1 rank against 2 ranks (layout nnz)" in mtext
+    assert mtext.index("(layout rows)") < mtext.index("(layout nnz)")
+    # csrspec: speedups at 1 rank 1.25 (lap3d, baseline alg1), 1.375 (web, dense: alg2); at 2 ranks
+    # the baseline is alg2 x 0.5 everywhere, csrspec x 0.45: 1.1 * 0.5 / (0.8 * 0.45) = 1.528
+    g1 = geomean([1.25, 1.375, 1.375])
+    assert f"| csrspec | 3 | {g1:.2f} | 1.53 | 0.45 |" in mtext, "csrspec geomean row, layout rows"
+    assert "| aijcusparse:alg1 | 2 |" in mtext, "alg1 failed on dense_2000 at 1 rank: 2 matrices"
+    assert "| csrspec | 1 | 1.38 | 1.72 | 0.40 |" in mtext, "csrspec geomean row, layout nnz (web_40M)"
+    assert "| web_40M | 60270000..62730000 | 0.2500 | 12345 |" in mtext, "distribution row"
+    lap = [l for l in mtext.splitlines() if l.startswith("| lap3d_300 | csrspec |")][0].split("|")
+    t1, t2 = float(lap[3]), float(lap[4])
+    assert abs(t2 / t1 - 0.45) < 1e-3 and lap[5].strip() == "0.45" and lap[7].strip() == "1.53", lap
+    assert abs(float(lap[8]) - 0.7 * t2) < 1e-3 and abs(float(lap[10]) - 0.25 * t2) < 1e-3, lap
+    sell = [l for l in mtext.splitlines() if l.startswith("| dense_2000 | sellcuda |")][0]
+    assert sell.endswith("| - | - | - |"), sell
+    assert "fem3_90 |" not in mtext.split("## 1 rank against")[1], "matrices without 2-rank rows are left out"
+    assert len(files) == 5 and all(os.path.getsize(f) > 1000 for f in files)
+    print(f"plot.py self-test passed: {', '.join(os.path.basename(f) for f in files)}, "
+          f"{os.path.basename(md)}, {os.path.basename(mmd)} (1 against 2 ranks) in {out}")
 
 
 def main(argv=None):
@@ -391,14 +524,16 @@ def main(argv=None):
     if not args.csv or not (args.out or args.markdown):
         p.error("give CSV files and --out and/or --markdown")
     order, classes = suite_order(args.suite) if args.suite else (None, None)
-    res = Results(read_csv(args.csv), order, args.include_host)
+    rows = read_rows(args.csv)
+    res = Results([r for r in rows if r["ranks"] == 1], order, args.include_host)
     if not res.matrices:
-        sys.exit("no rows in the CSV files")
+        sys.exit("no rows on one rank in the CSV files")
+    extra = rank_comparison(rows, order)
     if args.out:
-        for f in make_all(res, args.out, args.markdown, classes):
+        for f in make_all(res, args.out, args.markdown, classes, extra):
             print(f)
     else:
-        write_markdown(res, args.markdown, classes)
+        write_markdown(res, args.markdown, classes, extra)
     if args.markdown:
         print(args.markdown)
 

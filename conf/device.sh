@@ -6,10 +6,13 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile]
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [mpi]
 #   (default: tests sanitize main bench). floors: the power-law matrices against the floor kernels of
 #   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
-#   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000).
+#   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
+#   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
+#   with the 1-rank run of each matrix before it, into $OUT/bench-mpi.txt, bench-mpi.csv and
+#   bench-mpi.md (plot.py's table of 1 against 2 ranks).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
@@ -83,6 +86,23 @@ if [[ " $steps " == *" floors "* ]]; then
       $bench -matrix $m
     done
   } 2>&1 | tee "$OUT/floors.txt" || status=1
+fi
+
+if [[ " $steps " == *" mpi "* ]]; then
+  echo "== benchmark on 2 ranks sharing one GPU (ghost values through the host: -use_gpu_aware_mpi 0) ($(date -u +%T))"
+  csv=$OUT/bench-mpi.csv
+  rm -f "$csv"
+  args=(-types aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda -ksp_its 0 -reps 100 -csv "$csv")
+  {
+    for m in ${MPI_MATRICES:-gen:lap3d:128 gen:powerlaw:2000000}; do
+      timeout 200 "$BUILD/examples/bench_matmult" -matrix $m -floors 0 "${args[@]}" || echo "!! $m on 1 rank failed"
+      for layout in rows nnz; do
+        timeout 200 mpiexec -n 2 --bind-to none "$BUILD/examples/bench_matmult" -matrix $m -layout $layout "${args[@]}" || echo "!! $m on 2 ranks, layout $layout failed"
+      done
+    done
+  } 2>&1 | tee "$OUT/bench-mpi.txt"
+  grep -q '^!!' "$OUT/bench-mpi.txt" && status=1
+  python3 "$top/bench/plot.py" "$csv" --markdown "$OUT/bench-mpi.md" --include-host && sed -n '/^## 1 rank against/,$p' "$OUT/bench-mpi.md" || status=1
 fi
 
 if [[ " $steps " == *" profile "* ]]; then

@@ -1,32 +1,75 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (bench/suite.txt) on the GPU machine, one process per matrix, appending
-# to $OUT/results.csv; then the figures and the markdown table (bench/plot.py) into $OUT.
+# Runs the benchmark suite (bench/suite.txt) on the GPU machine, one process per matrix (or NP
+# ranks), appending to $OUT/results.csv; then the figures and the markdown table (bench/plot.py)
+# into $OUT.
 #   bash conf/suite.sh                 every matrix (more than one 10-minute device call: split it)
 #   bash conf/suite.sh part1|part2     the first or second half of the suite
 #   bash conf/suite.sh NAME...         the named matrices
+# Environment:
+#   NP=1       ranks per matrix: mpiexec -n NP --bind-to none (the ranks share the GPU; binding each
+#              to one core only slows their host side). Rows carry their rank count, so runs with
+#              NP=1 and NP=2 into the same $OUT give plot.py's table of 1 against 2 ranks.
+#   LAYOUT     the benchmark's -layout (rows or nnz; default: the benchmark's, rows)
+#   TYPES      the benchmark's -types (default: the benchmark's default list)
+#   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
 # The PETSc tutorial matrices (ex*.bin) are written first by bench/tutorial_matrices.sh (large),
 # in the background, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/suite-out}
 MATRICES=${MATRICES:-/tmp/gpumat-matrices}
-mkdir -p "$OUT" "$MATRICES"
-exec > >(tee -a "$OUT/suite.log") 2>&1
+NP=${NP:-1}
+REPS=${REPS:-100}
+KSP_ITS=${KSP_ITS:-50}
+TYPES=${TYPES:-}
+LAYOUT=${LAYOUT:-}
 
-source "$top/conf/gpu-env.sh"
+# the arguments and settings first: nothing long starts before they are known to be good
+die() { echo "conf/suite.sh: $*" >&2; exit 2; }
+[[ "$NP" =~ ^[1-9][0-9]*$ ]] || die "NP must be a positive integer, not '$NP'"
+[[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
+[[ "$KSP_ITS" =~ ^[0-9]+$ ]] || die "KSP_ITS must be a non-negative integer, not '$KSP_ITS'"
+[[ -z "$LAYOUT" || "$LAYOUT" = rows || "$LAYOUT" = nnz ]] || die "LAYOUT must be rows or nnz, not '$LAYOUT'"
+[[ "$TYPES" =~ ^[A-Za-z0-9_:=.,]*$ ]] || die "TYPES must be a comma-separated list of types, not '$TYPES'"
 mapfile -t lines < <(grep -vE '^\s*(#|$)' "$top/bench/suite.txt")
+names=()
+for l in "${lines[@]}"; do names+=("${l%% *}"); done
 sel=()
 case "${1:-all}" in
   all) sel=("${lines[@]}") ;;
   part1) sel=("${lines[@]:0:$(( (${#lines[@]} + 1) / 2 ))}") ;;
   part2) sel=("${lines[@]:$(( (${#lines[@]} + 1) / 2 ))}") ;;
-  *) for want in "$@"; do for l in "${lines[@]}"; do [ "${l%% *}" = "$want" ] && sel+=("$l"); done; done ;;
+  *)
+    unknown=()
+    for want in "$@"; do
+      found=
+      for l in "${lines[@]}"; do [ "${l%% *}" = "$want" ] && sel+=("$l") && found=1; done
+      [ -n "$found" ] || unknown+=("$want")
+    done
+    [ ${#unknown[@]} = 0 ] || die "unknown suite name(s): ${unknown[*]} (use all, part1, part2 or names of bench/suite.txt: ${names[*]})" ;;
 esac
+
+mkdir -p "$OUT" "$MATRICES"
+exec > >(tee -a "$OUT/suite.log") 2>&1
+
+# a results.csv of an older benchmark (without the multi-rank columns) is moved aside: the
+# benchmark refuses to append rows of other columns to it
+if [ -s "$OUT/results.csv" ] && ! head -1 "$OUT/results.csv" | grep -q ',ranks,layout,'; then
+  echo "== $OUT/results.csv has the older columns: moved to results-old.csv"
+  mv "$OUT/results.csv" "$OUT/results-old.csv"
+fi
+
+source "$top/conf/gpu-env.sh"
 if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then
   ( PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1; echo "tutorial matrices: exit $?" ) &
   tut=$!
 fi
-echo "== $(date -u +%T) suite: ${#sel[@]} matrices"
+args=(-reps "$REPS" -ksp_its "$KSP_ITS")
+[ -n "$TYPES" ] && args+=(-types "$TYPES")
+[ -n "$LAYOUT" ] && args+=(-layout "$LAYOUT")
+run=()
+[ "$NP" -gt 1 ] && run=(mpiexec -n "$NP" --bind-to none)
+echo "== $(date -u +%T) suite: ${#sel[@]} matrices, NP=$NP, ${args[*]}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
 for l in "${sel[@]}"; do
   read -r name spec cls _ <<< "$l"
@@ -35,7 +78,7 @@ for l in "${sel[@]}"; do
     spec=$MATRICES/$spec
   fi
   echo "== $(date -u +%T) $name"
-  timeout 300 "$BUILD/examples/bench_matmult" -matrix "$spec" -name "$name" -class "$cls" -reps 100 -ksp_its 50 -csv "$OUT/results.csv" || echo "!! $name failed or timed out"
+  timeout 300 "${run[@]}" "$BUILD/examples/bench_matmult" -matrix "$spec" -name "$name" -class "$cls" "${args[@]}" -csv "$OUT/results.csv" || echo "!! $name failed or timed out"
 done
 python3 "$top/bench/plot.py" "$OUT/results.csv" --out "$OUT" --markdown "$OUT/table.md" --suite "$top/bench/suite.txt" || echo "!! plot.py failed"
 echo "== $(date -u +%T) done"

@@ -1,4 +1,4 @@
-static char help[] = "MatMult and KSP benchmark: one matrix, every type, in one process on one GPU.\n"
+static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one or P ranks (one GPU shared).\n"
                      "  -matrix <spec>     gen:<kind>:<n>[:<seed>], a .mtx/.mtx.gz or PETSc binary file (bench/mmio.h)\n"
                      "  -kind <powerlaw> -n <2000000>   the same as -matrix gen:<kind>:<n>\n"
                      "  -name <text>       the matrix's name in the table and the CSV (default: the spec)\n"
@@ -7,20 +7,33 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, in one 
                      "  -types <list>      default: aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda,aij (and\n"
                      "                     aijkokkos with a Kokkos PETSc); max relerr is against the first type\n"
                      "                     aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
-                     "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16\n"
+                     "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16;\n"
+                     "                     a type that cannot be made from the AIJ matrix is reported and skipped\n"
                      "  -reps <100>        timed products per GPU type (median, min, max reported)\n"
                      "  -reps_host <10>    timed products for host (CPU) types, which are 100x slower\n"
                      "  -warmup <10>       untimed products before timing\n"
                      "  -ksp_its <50>      fixed iteration count of the KSP measurement, GPU types (0: no KSP)\n"
+                     "  -ksp_host <0>      also time the KSP for host types\n"
+                     "  -layout <rows|nnz> P > 1: PETSc's default row distribution (rows), or contiguous row ranges\n"
+                     "                     of about equal nonzeros (nnz; square matrices: the same column ranges)\n"
                      "  -csv <file>        append one row per type (bench/plot.py reads it)\n"
-                     "  -floors <1>        also time the floors of bench/floors.cu (GPU builds): the CSR bytes\n"
-                     "                     streamed (floor:stream) and with x gathered in CSR order (floor:gather*)\n"
+                     "  -floors <1>        also time the floors of bench/floors.cu (GPU builds, one rank): the CSR\n"
+                     "                     bytes streamed (floor:stream) and with x gathered in CSR order (floor:gather*)\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
                      "other peers: 12 B per allocated entry + 4 B per row). GPU times: CUDA events on PETSc's\n"
                      "stream; host times: PetscTime. Build cost = first product after assembly minus a steady\n"
                      "one; refresh cost = (all values rewritten on the host + product) minus a steady product:\n"
-                     "MatSeqAIJGetArrayWrite/Restore for the AIJ family, one MatSetValue + assembly otherwise.\n";
+                     "MatSeqAIJGetArrayWrite/Restore for the AIJ family (both blocks on each rank), one MatSetValue\n"
+                     "(by the row's owner) + assembly otherwise.\n"
+                     "P ranks (mpiexec -n P --bind-to none; with a CUDA PETSc and an MPI that is not GPU-aware add\n"
+                     "-use_gpu_aware_mpi 0): a rep is a barrier, then the timed product; its time is the maximum\n"
+                     "over the ranks, and median/min/max are over the reps (one rank: no barrier, as before).\n"
+                     "Printed per matrix: nonzeros per rank (min, max), the off-diagonal share (nonzeros in the\n"
+                     "off-diagonal blocks / all) and the ghosts (columns of the off-diagonal block, max over ranks);\n"
+                     "per MPIAIJ-based type, the split of a product timed the same way: the diagonal block\n"
+                     "(MatMult(Ad)), the off-diagonal block (MatMultAdd(Ao) on the ghosts) and the forward scatter\n"
+                     "of x into the ghosts. The floors and the copy bandwidth are measured by rank 0 alone.\n";
 
 #include <petscksp.h>
 #include <petscgpumat.h>
@@ -30,6 +43,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, in one 
   #include <petscdevice_cuda.h>
   #include "floors.h"
 #endif
+
+static PetscMPIInt nranks = 1, myrank = 0; /* of PETSC_COMM_WORLD */
 
 static int CmpDouble(const void *a, const void *b)
 {
@@ -51,6 +66,27 @@ static PetscErrorCode Now(PetscLogDouble *t)
   PetscFunctionBegin;
   PetscCall(Sync());
   PetscCall(PetscTime(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The start of a timed region: the device idle and, on P ranks, every rank past a barrier. */
+static PetscErrorCode NowAll(PetscLogDouble *t)
+{
+  PetscFunctionBegin;
+  PetscCall(Sync());
+  if (nranks > 1) PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The maximum over the ranks of n values, in place (one rank: nothing to do). */
+static PetscErrorCode MaxOverRanks(double *v, PetscInt n)
+{
+  PetscMPIInt cnt;
+  PetscFunctionBegin;
+  if (nranks == 1 || n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMPIIntCast(n, &cnt));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, cnt, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,12 +121,73 @@ static PetscErrorCode CopyBandwidth(double *gbs)
   PetscCallCUDA(cudaFree(b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The ranks, the visible devices and PETSc's device of each rank (rank % visible devices), one line. */
+static PetscErrorCode PrintDevices(void)
+{
+  int  ndev = 0, dev = -1, *devs = NULL;
+  char line[1024] = "";
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc selects this rank's device */
+  PetscCallCUDA(cudaGetDeviceCount(&ndev));
+  PetscCallCUDA(cudaGetDevice(&dev));
+  if (myrank == 0) PetscCall(PetscMalloc1(nranks, &devs));
+  PetscCallMPI(MPI_Gather(&dev, 1, MPI_INT, devs, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+  for (PetscMPIInt r = 0; myrank == 0 && r < nranks; r++) {
+    char item[16];
+    PetscCall(PetscSNPrintf(item, sizeof(item), "%s%d", r ? " " : "", devs[r]));
+    PetscCall(PetscStrlcat(line, item, sizeof(line)));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ranks %d, visible devices %d, device of each rank: %s\n", nranks, ndev, line));
+  PetscCall(PetscFree(devs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
-/* One product, timed: CUDA events for device matrices, the host clock otherwise. */
-static PetscErrorCode TimedMult(Mat A, Vec x, Vec y, PetscBool gpu, double *ms)
+/* The timed operations: the product, and for MPIAIJ-based matrices on P ranks its parts. */
+typedef enum {
+  OP_MULT,    /* y = A x */
+  OP_DIAG,    /* yl = Ad xl: the diagonal block */
+  OP_OFFD,    /* yl += Ao ghosts: the off-diagonal block */
+  OP_SCATTER, /* ghosts = x[garray]: the forward scatter */
+} BenchOp;
+
+typedef struct {
+  Mat        A, Ad, Ao;
+  Vec        x, y, xl, yl, gh;
+  VecScatter sct;
+} BenchOps;
+
+static PetscErrorCode RunOp(const BenchOps *o, BenchOp op)
 {
   PetscFunctionBegin;
+  switch (op) {
+  case OP_MULT:
+    PetscCall(MatMult(o->A, o->x, o->y));
+    break;
+  case OP_DIAG:
+    PetscCall(MatMult(o->Ad, o->xl, o->yl));
+    break;
+  case OP_OFFD:
+    PetscCall(MatMultAdd(o->Ao, o->gh, o->yl, o->yl));
+    break;
+  case OP_SCATTER:
+    PetscCall(VecScatterBegin(o->sct, o->x, o->gh, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(o->sct, o->x, o->gh, INSERT_VALUES, SCATTER_FORWARD));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* One operation, timed: CUDA events on PETSc's stream for device matrices, the host clock
+   otherwise. On P ranks every rank waits for its device and at a barrier first. */
+static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, double *ms)
+{
+  PetscFunctionBegin;
+  if (nranks > 1) {
+    PetscCall(Sync());
+    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  }
 #if defined(PETSC_HAVE_CUDA)
   if (gpu) {
     static cudaEvent_t e0, e1;
@@ -102,7 +199,7 @@ static PetscErrorCode TimedMult(Mat A, Vec x, Vec y, PetscBool gpu, double *ms)
     }
     PetscCall(PetscGetCurrentCUDAStream(&s));
     PetscCallCUDA(cudaEventRecord(e0, s));
-    PetscCall(MatMult(A, x, y));
+    PetscCall(RunOp(o, op));
     PetscCallCUDA(cudaEventRecord(e1, s));
     PetscCallCUDA(cudaEventSynchronize(e1));
     PetscCallCUDA(cudaEventElapsedTime(&f, e0, e1));
@@ -113,10 +210,67 @@ static PetscErrorCode TimedMult(Mat A, Vec x, Vec y, PetscBool gpu, double *ms)
   {
     PetscLogDouble t0, t1;
     PetscCall(PetscTime(&t0));
-    PetscCall(MatMult(A, x, y));
+    PetscCall(RunOp(o, op));
     PetscCall(PetscTime(&t1));
     *ms = 1e3 * (t1 - t0);
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* nwarm untimed operations, then nrep timed ones (t: room for nrep); on P ranks a rep's time is
+   the maximum over the ranks. Median, min and max over the reps. */
+static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < nwarm; i++) PetscCall(RunOp(o, op));
+  for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedOp(o, op, gpu, &t[i]));
+  PetscCall(MaxOverRanks(t, nrep));
+  qsort(t, (size_t)nrep, sizeof(double), CmpDouble);
+  *median = t[nrep / 2];
+  if (min) *min = t[0];
+  if (max) *max = t[nrep - 1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parts of a product by the MPIAIJ-based o->A: its blocks, local vectors of the blocks' vector
+   types (CUDA for GPU types), and the forward scatter of o->x into a sequential ghost vector built
+   from garray, as src/petsc/mpiaij.cxx does. xl holds x's local values, the ghosts x's ghosts. */
+static PetscErrorCode SplitCreate(BenchOps *o)
+{
+  const PetscInt    *garray;
+  const PetscScalar *xa;
+  PetscScalar       *la;
+  PetscInt           nghost, n;
+  IS                 from, to;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(o->A, &o->Ad, &o->Ao, &garray));
+  PetscCall(MatCreateVecs(o->Ad, &o->xl, &o->yl));
+  PetscCall(MatCreateVecs(o->Ao, &o->gh, NULL));
+  PetscCall(VecGetLocalSize(o->gh, &nghost));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
+  PetscCall(VecScatterCreate(o->x, from, o->gh, to, &o->sct));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscCall(VecGetLocalSize(o->xl, &n)); /* x's local values, through host arrays */
+  PetscCall(VecGetArrayRead(o->x, &xa));
+  PetscCall(VecGetArrayWrite(o->xl, &la));
+  PetscCall(PetscArraycpy(la, xa, n));
+  PetscCall(VecRestoreArrayWrite(o->xl, &la));
+  PetscCall(VecRestoreArrayRead(o->x, &xa));
+  PetscCall(VecSet(o->yl, 0.0));
+  PetscCall(RunOp(o, OP_SCATTER));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SplitDestroy(BenchOps *o)
+{
+  PetscFunctionBegin;
+  PetscCall(VecScatterDestroy(&o->sct));
+  PetscCall(VecDestroy(&o->xl));
+  PetscCall(VecDestroy(&o->yl));
+  PetscCall(VecDestroy(&o->gh));
+  o->Ad = o->Ao = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -149,11 +303,109 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
 }
 #endif
 
-/* The matrix of type spec (base type and :variants) converted from the assembled AIJ A0. */
+/* -layout nnz on P ranks: contiguous row ranges of about equal nonzeros. A row goes to the rank
+   whose share [r T/P, (r+1) T/P) of the T nonzeros holds the middle of the row's nonzeros (row
+   counts from both blocks of each rank, prefix sums across the ranks), then MatCreateSubMatrix with
+   the new row ranges; a square matrix takes the same ranges for its columns (square diagonal
+   blocks), a rectangular one keeps PETSc's column layout. */
+static PetscErrorCode RedistributeByNonzeros(Mat *A0)
+{
+  Mat             Ad, Ao, B;
+  const PetscInt *ia, *ja, *ib, *jb;
+  PetscInt        m, mb, M, N, cstart, cend, start = 0, *cnt;
+  PetscInt64      local, offset = 0, total = 0, before;
+  PetscBool       done;
+  IS              isrow, iscol;
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(*A0, &M, &N));
+  PetscCall(MatGetOwnershipRangeColumn(*A0, &cstart, &cend));
+  PetscCall(MatMPIAIJGetSeqAIJ(*A0, &Ad, &Ao, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed on the diagonal block");
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ib, &jb, &done));
+  PetscCheck(done && mb == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed on the off-diagonal block");
+  local = (PetscInt64)(ia[m] - ia[0]) + (PetscInt64)(ib[m] - ib[0]);
+  PetscCallMPI(MPI_Exscan(&local, &offset, 1, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
+  if (myrank == 0) offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+  PetscCallMPI(MPI_Allreduce(&local, &total, 1, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscCalloc1(nranks, &cnt));
+  before = offset;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt64 c = (PetscInt64)(ia[i + 1] - ia[i]) + (PetscInt64)(ib[i + 1] - ib[i]);
+    PetscInt   r = total > 0 ? (PetscInt)((((double)before + 0.5 * (double)c) * nranks) / (double)total) : myrank;
+    cnt[PetscMax(0, PetscMin(r, nranks - 1))]++;
+    before += c;
+  }
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mb, &ib, &jb, &done));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, nranks, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  for (PetscMPIInt r = 0; r < myrank; r++) start += cnt[r];
+  PetscCall(ISCreateStride(PETSC_COMM_WORLD, cnt[myrank], start, 1, &isrow));
+  if (M == N) {
+    PetscCall(PetscObjectReference((PetscObject)isrow));
+    iscol = isrow;
+  } else PetscCall(ISCreateStride(PETSC_COMM_WORLD, cend - cstart, cstart, 1, &iscol));
+  PetscCall(MatCreateSubMatrix(*A0, isrow, iscol, MAT_INITIAL_MATRIX, &B));
+  PetscCall(ISDestroy(&isrow));
+  PetscCall(ISDestroy(&iscol));
+  PetscCall(PetscFree(cnt));
+  PetscCall(MatDestroy(A0));
+  *A0 = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The distribution of A0 over the ranks: rows and nonzeros per rank (min, max), the share of the
+   nonzeros in the off-diagonal blocks, the ghosts (columns of the off-diagonal block: max, sum). */
+typedef struct {
+  double rows_min, rows_max, nnz_min, nnz_max, offdiag_share, ghosts_max, ghosts_sum;
+} Distribution;
+
+static PetscErrorCode GetDistribution(Mat A0, Distribution *d)
+{
+  PetscInt m;
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A0, &m, NULL));
+  if (nranks == 1) {
+    MatInfo info;
+    PetscCall(MatGetInfo(A0, MAT_LOCAL, &info));
+    d->rows_min = d->rows_max = m;
+    d->nnz_min = d->nnz_max = info.nz_used;
+    d->offdiag_share = d->ghosts_max = d->ghosts_sum = 0;
+  } else {
+    Mat      Ad, Ao;
+    MatInfo  id, io;
+    PetscInt nghost;
+    double   lo[2], hi[3], sum[3];
+    PetscCall(MatMPIAIJGetSeqAIJ(A0, &Ad, &Ao, NULL));
+    PetscCall(MatGetInfo(Ad, MAT_LOCAL, &id));
+    PetscCall(MatGetInfo(Ao, MAT_LOCAL, &io));
+    PetscCall(MatGetSize(Ao, NULL, &nghost));
+    lo[0] = hi[0] = m;
+    lo[1] = hi[1] = id.nz_used + io.nz_used;
+    hi[2]         = nghost;
+    sum[0]        = io.nz_used;
+    sum[1]        = id.nz_used + io.nz_used;
+    sum[2]        = nghost;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, lo, 2, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    d->rows_min      = lo[0];
+    d->rows_max      = hi[0];
+    d->nnz_min       = lo[1];
+    d->nnz_max       = hi[1];
+    d->ghosts_max    = hi[2];
+    d->offdiag_share = sum[1] > 0 ? sum[0] / sum[1] : 0.0;
+    d->ghosts_sum    = sum[2];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The matrix of type spec (base type and :variants) converted from the assembled AIJ A0. On P
+   ranks A0 is MPIAIJ and sellcuda goes mpiaij -> mpisell -> mpisellcuda. */
 static PetscErrorCode ConvertTo(Mat A0, const char *spec, int variant, Mat *A)
 {
   char      base[64], var[256] = "", *colon, *tok, *tnext;
-  PetscBool sell;
+  PetscBool sell, mpiaij;
   PetscFunctionBegin;
   PetscCall(PetscStrncpy(base, spec, sizeof(base)));
   colon = strchr(base, ':');
@@ -186,6 +438,43 @@ static PetscErrorCode ConvertTo(Mat A0, const char *spec, int variant, Mat *A)
     }
   }
   PetscCall(MatSetFromOptions(*A));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)*A, MATMPIAIJ, &mpiaij));
+  if (mpiaij) { /* MPIAIJ types do not pass these options on to their blocks (mpiaijcusparse: the SpMV
+                   algorithm; mpiaijcsrspec: read when the blocks were made, before the prefix) */
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(*A, &Ad, &Ao, NULL));
+    PetscCall(MatSetOptionsPrefix(Ad, prefix));
+    PetscCall(MatSetFromOptions(Ad));
+    PetscCall(MatSetOptionsPrefix(Ao, prefix));
+    PetscCall(MatSetFromOptions(Ao));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ConvertTo with PETSc's errors returned instead of aborting: *ok is PETSC_FALSE on every rank when
+   it failed on any, after one line naming the type and the error (of the lowest failing rank; its
+   half-made matrix is left alone). */
+static PetscErrorCode TryConvertTo(Mat A0, const char *spec, int variant, Mat *A, PetscBool *ok)
+{
+  PetscErrorCode ierr;
+  PetscMPIInt    mine, first;
+  const char    *text = NULL, *specific = NULL;
+  MatType        from;
+  PetscFunctionBegin;
+  *A = NULL;
+  PetscCall(MatGetType(A0, &from));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = ConvertTo(A0, spec, variant, A);
+  PetscCall(PetscPopErrorHandler());
+  mine = ierr != PETSC_SUCCESS ? myrank : nranks;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  *ok = first == nranks ? PETSC_TRUE : PETSC_FALSE;
+  if (*ok) PetscFunctionReturn(PETSC_SUCCESS);
+  *A = NULL;
+  if (myrank == first) {
+    PetscCall(PetscErrorMessage(ierr, &text, &specific));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDOUT, "!! type %s: cannot be made from the %s matrix on %d rank(s) (rank %d: %s%s%s); skipped\n", spec, from, nranks, myrank, text ? text : "error", specific && specific[0] ? ": " : "", specific ? specific : ""));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -193,17 +482,20 @@ typedef struct {
   char   type[96];
   double median, min, max, first, refresh, err, format_bytes;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
+  double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
   PetscBool gpu;
 } Result;
 
 /* A fixed number of KSP iterations (no convergence test) from x = 0: the first solve includes
-   the format build and the PC setup, the second is the steady per-iteration time. */
+   the format build and the PC setup, the second is the steady per-iteration time (on P ranks:
+   maxima over the ranks, each solve started after a barrier). */
 static PetscErrorCode TimeKSP(Mat A, Vec b, PetscBool spd, PetscInt its, double *first_ms, double *ms_per_it)
 {
   KSP            ksp;
   PC             pc;
   Vec            x;
-  PetscLogDouble t0, t1, t2;
+  PetscLogDouble t0, t1, t1s, t2;
+  double         t[2];
   PetscFunctionBegin;
   PetscCall(VecDuplicate(b, &x));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
@@ -215,38 +507,78 @@ static PetscErrorCode TimeKSP(Mat A, Vec b, PetscBool spd, PetscInt its, double 
   PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_NONE));
   PetscCall(VecSet(x, 0.0));
-  PetscCall(Now(&t0));
+  PetscCall(NowAll(&t0));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(Now(&t1));
+  t1s = t1; /* one rank: the second solve's time includes the VecSet, as it always did */
   PetscCall(VecSet(x, 0.0));
+  if (nranks > 1) PetscCall(NowAll(&t1s));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(Now(&t2));
-  *first_ms  = 1e3 * (t1 - t0);
-  *ms_per_it = 1e3 * (t2 - t1) / its;
+  t[0] = 1e3 * (t1 - t0);
+  t[1] = 1e3 * (t2 - t1s);
+  PetscCall(MaxOverRanks(t, 2));
+  *first_ms  = t[0];
+  *ms_per_it = t[1] / its;
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define CSV_HEADER \
+  "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its," \
+  "ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms"
+
+/* An existing, non-empty CSV must have this benchmark's header (rows of other columns would not
+   parse); *header: whether the header is still to be written. */
+static PetscErrorCode CheckCSVHeader(const char *csv, PetscBool *header)
+{
+  int st[2] = {1, 1}; /* same header, header to write */
+  PetscFunctionBegin;
+  if (myrank == 0) {
+    FILE *f = fopen(csv, "r");
+    char  line[4096];
+    if (f) {
+      if (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        st[0]                        = !strcmp(line, CSV_HEADER);
+        st[1]                        = 0;
+      }
+      fclose(f);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(st, 2, MPI_INT, 0, PETSC_COMM_WORLD));
+  PetscCheck(st[0], PETSC_COMM_WORLD, PETSC_ERR_FILE_UNEXPECTED, "-csv %s: the file has other columns (an older bench_matmult's?); write to a new file", csv);
+  *header = st[1] ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A time in ms for the table, '-' when there is none. */
+static void FormatMs(char *buf, size_t len, double ms)
+{
+  if (PetscIsNanReal(ms)) snprintf(buf, len, "%9s", "-");
+  else snprintf(buf, len, "%9.4f", ms);
+}
+
 int main(int argc, char **argv)
 {
-  char        kind[64] = "powerlaw", spec[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "", cls[16] = "", csv[PETSC_MAX_PATH_LEN] = "";
-  char        list[1024] = "aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda,aij";
-  PetscInt    n = 2000000, reps = 100, reps_host = 10, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0;
-  Mat         A0;
-  Vec         x0, b0, yref = NULL;
-  double      copy_gbs = 0, csr_bytes, *t;
-  MatInfo     info;
-  PetscMPIInt size;
-  PetscBool   spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE;
-  Result      res[32];
+  char         kind[64] = "powerlaw", spec[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "", cls[16] = "", csv[PETSC_MAX_PATH_LEN] = "", layout[16] = "rows";
+  char         list[1024] = "aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda,aij";
+  PetscInt     n = 2000000, reps = 100, reps_host = 10, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
+  Mat          A0;
+  Vec          x0, b0, yref = NULL;
+  double       copy_gbs = 0, csr_bytes, *t;
+  MatInfo      info;
+  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE;
+  Result       res[32];
+  Distribution dist;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGpuMatInitialize());
   setvbuf(stdout, NULL, _IOLBF, 0); /* each row as soon as it is measured, also into a pipe */
-  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark runs on one rank (one GPU)");
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &nranks));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &myrank));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-kind", kind, sizeof(kind), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", spec, sizeof(spec), &has_spec));
@@ -263,8 +595,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps_host", &reps_host, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-warmup", &warmup, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_its", &ksp_its, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_host", &ksp_host, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
   PetscCheck(reps >= 1 && reps_host >= 1 && warmup >= 0 && ksp_its >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -reps_host must be >= 1, -warmup and -ksp_its >= 0");
+  PetscCheck(!strcmp(layout, "rows") || !strcmp(layout, "nnz"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-layout must be rows or nnz, not %s", layout);
+  if (csv[0]) PetscCall(CheckCSVHeader(csv, &csv_header));
   if (has_cls) {
     PetscCheck(!strcmp(cls, "spd") || !strcmp(cls, "nonsym"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-class must be spd or nonsym, not %s", cls);
     spd = !strcmp(cls, "spd") ? PETSC_TRUE : PETSC_FALSE;
@@ -276,15 +612,19 @@ int main(int argc, char **argv)
     if (gen) PetscCall(GenIsSPD(k, &spd));
   }
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(CopyBandwidth(&copy_gbs));
+  /* rank 0 alone (on P ranks the others wait), before PETSc chooses the devices */
+  if (myrank == 0) PetscCall(CopyBandwidth(&copy_gbs));
+  if (nranks > 1) PetscCallMPI(MPI_Bcast(&copy_gbs, 1, MPI_DOUBLE, 0, PETSC_COMM_WORLD));
 #endif
 
   PetscCall(BenchLoadMatrix(PETSC_COMM_WORLD, spec, &A0));
+  if (nranks > 1 && !strcmp(layout, "nnz")) PetscCall(RedistributeByNonzeros(&A0));
   PetscCall(MatGetSize(A0, &M, &N));
   PetscCall(MatGetInfo(A0, MAT_GLOBAL_SUM, &info));
   nnz       = (PetscInt)info.nz_used;
   csr_bytes = 12.0 * nnz + 4.0 * (M + 1) + 8.0 * N + 8.0 * M;
   if (M != N) ksp_its = 0;
+  PetscCall(GetDistribution(A0, &dist));
   PetscCall(MatCreateVecs(A0, &x0, &b0));
   {
     PetscRandom rnd;
@@ -299,44 +639,62 @@ int main(int argc, char **argv)
   PetscCall(PetscMalloc1(reps, &t));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s (%s): %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros (%.1f per row), CSR %.1f MB, KSP %s\n", name, spec, M, N, nnz, (double)nnz / M, 1e-6 * (12.0 * nnz + 4.0 * (M + 1)),
                         ksp_its ? (spd ? "CG+Jacobi" : "GMRES+Jacobi") : "none"));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s\n", copy_gbs));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s\n", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PrintDevices());
+#endif
+  if (nranks > 1) {
+    double mean = (double)nnz / nranks;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "distribution: %d ranks, layout %s: rows per rank %.0f..%.0f, nonzeros per rank %.0f..%.0f (max/mean %.3f), off-diagonal share %.4f, ghosts per rank max %.0f (all ranks %.0f)\n", nranks, layout, dist.rows_min,
+                          dist.rows_max, dist.nnz_min, dist.nnz_max, mean > 0 ? dist.nnz_max / mean : 0.0, dist.offdiag_share, dist.ghosts_max, dist.ghosts_sum));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s%s\n", copy_gbs, nranks > 1 ? " (rank 0 alone)" : ""));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
+  if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %9s %9s", "diag ms", "offd ms", "scatter ms"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
 #if defined(PETSC_HAVE_CUDA)
-  if (floors) PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs));
+  if (floors && nranks == 1) PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs));
 #else
   (void)floors;
 #endif
 
   char *type = list, *next;
   for (; type && *type && ntypes < 32; type = next) {
-    Result *r = &res[ntypes];
-    Mat     A;
-    Vec     x, y;
-    PetscBool ours;
+    Result   *r = &res[ntypes];
+    Mat       A;
+    Vec       x, y;
+    PetscBool ours, ok, mpiaij = PETSC_FALSE;
     size_t    dev_bytes;
+    BenchOps  ops;
     next = strchr(type, ',');
     if (next) *next++ = 0;
     PetscCall(PetscMemzero(r, sizeof(*r)));
+    PetscCall(PetscMemzero(&ops, sizeof(ops)));
+    r->diag = r->offd = r->scatter = NAN;
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
-    PetscCall(ConvertTo(A0, type, (int)ntypes, &A));
+    const int variant = (int)ntried++; /* the options prefix of this type's variants */
+    PetscCall(TryConvertTo(A0, type, variant, &A, &ok));
+    if (!ok) {
+      nskipped++;
+      continue;
+    }
     PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecCopy(x0, x));
     PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &r->gpu, VECSEQCUDA, VECMPICUDA, ""));
+    if (nranks > 1) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij)); /* mpiaij, mpiaijcusparse, mpiaijcsrspec, ... */
+    ops.A = A;
+    ops.x = x;
+    ops.y = y;
     { /* first product: builds the format (and copies to the GPU) */
       PetscLogDouble t0, t1;
-      PetscCall(Now(&t0));
+      PetscCall(NowAll(&t0));
       PetscCall(MatMult(A, x, y));
       PetscCall(Now(&t1));
       r->first = 1e3 * (t1 - t0);
+      PetscCall(MaxOverRanks(&r->first, 1));
     }
-    const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host);
-    for (PetscInt i = 0; i < (r->gpu ? warmup : PetscMin(warmup, 1)); i++) PetscCall(MatMult(A, x, y));
-    for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedMult(A, x, y, r->gpu, &t[i]));
-    qsort(t, (size_t)nrep, sizeof(double), CmpDouble);
-    r->median = t[nrep / 2];
-    r->min    = t[0];
-    r->max    = t[nrep - 1];
+    const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
+    PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max));
     /* agreement with the first type's product, through host arrays */
     if (!yref) {
       PetscCall(VecDuplicate(y, &yref));
@@ -346,42 +704,69 @@ int main(int argc, char **argv)
       PetscCall(GenRelDiff(y, yref, &e));
       r->err = e;
     }
+    if (mpiaij) { /* the split of a product: diagonal block, off-diagonal block, scatter */
+      PetscBool gpu_blocks; /* the blocks' vectors are CUDA vectors: timed with events */
+      PetscCall(SplitCreate(&ops));
+      PetscCall(PetscObjectTypeCompare((PetscObject)ops.xl, VECSEQCUDA, &gpu_blocks));
+      PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL));
+      PetscCall(SplitDestroy(&ops));
+    }
     { /* value refresh: every value rewritten on the host, then a product (a Newton step's
-         re-assembly): for the AIJ family the host value array taken for writing and given back;
-         for other types (sellcuda) one MatSetValue and an assembly */
+         re-assembly): for the AIJ family the host value arrays taken for writing and given back
+         (both blocks of each rank on P ranks); for other types (sellcuda) one MatSetValue by the
+         row's owner and an assembly */
       PetscLogDouble t0, t1;
       PetscBool      aijfamily;
+      PetscInt       row = M / 2, rstart, rend;
+      double         ms;
       PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &aijfamily));
-      PetscCall(Now(&t0));
+      PetscCall(MatGetOwnershipRange(A0, &rstart, &rend));
+      PetscCall(NowAll(&t0));
       if (aijfamily) {
         PetscScalar *v;
         PetscCall(MatSeqAIJGetArrayWrite(A, &v)); /* the values are now the host's */
         PetscCall(MatSeqAIJRestoreArrayWrite(A, &v));
+      } else if (mpiaij) {
+        Mat          Ad, Ao;
+        PetscScalar *v;
+        PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+        PetscCall(MatSeqAIJGetArrayWrite(Ad, &v));
+        PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &v));
+        PetscCall(MatSeqAIJGetArrayWrite(Ao, &v));
+        PetscCall(MatSeqAIJRestoreArrayWrite(Ao, &v));
       } else {
-        const PetscInt *cols;
-        PetscInt        ncols, row = M / 2;
-        PetscCall(MatGetRow(A0, row, &ncols, &cols, NULL));
-        if (ncols) PetscCall(MatSetValue(A, row, cols[0], 0.0, ADD_VALUES));
-        PetscCall(MatRestoreRow(A0, row, &ncols, &cols, NULL));
+        if (row >= rstart && row < rend) {
+          const PetscInt *cols;
+          PetscInt        ncols;
+          PetscCall(MatGetRow(A0, row, &ncols, &cols, NULL));
+          if (ncols) PetscCall(MatSetValue(A, row, cols[0], 0.0, ADD_VALUES));
+          PetscCall(MatRestoreRow(A0, row, &ncols, &cols, NULL));
+        }
         PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
         PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
       }
       PetscCall(MatMult(A, x, y));
       PetscCall(Now(&t1));
-      r->refresh = 1e3 * (t1 - t0) - r->median;
+      ms = 1e3 * (t1 - t0);
+      PetscCall(MaxOverRanks(&ms, 1));
+      r->refresh = ms - r->median;
     }
-    PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &dev_bytes));
-    if (ours) r->format_bytes = (double)dev_bytes;
-    else if (!strncmp(type, "aijcusparse", 11)) r->format_bytes = 12.0 * nnz + 4.0 * (M + 1);
+    PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &dev_bytes)); /* this rank's blocks */
+    if (ours) {
+      r->format_bytes = (double)dev_bytes;
+      if (nranks > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &r->format_bytes, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    } else if (!strncmp(type, "aijcusparse", 11)) r->format_bytes = 12.0 * nnz + 4.0 * (M + 1);
     else {
       MatInfo ai;
       PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &ai));
       r->format_bytes = 12.0 * ai.nz_allocated + 4.0 * M;
     }
-    if (ksp_its && r->gpu) { /* host types: minutes per solve on the suite's sizes, left out */
+    if (ksp_its && (r->gpu || ksp_host)) { /* host types: minutes per solve on the suite's sizes, left out unless -ksp_host */
       Vec b;
       PetscCall(MatDestroy(&A)); /* a fresh copy: the first solve includes the build */
-      PetscCall(ConvertTo(A0, type, (int)ntypes, &A));
+      PetscCall(ConvertTo(A0, type, variant, &A));
       PetscCall(MatCreateVecs(A, NULL, &b));
       PetscCall(VecCopy(b0, b));
       PetscCall(TimeKSP(A, b, spd, ksp_its, &r->ksp_first_ms, &r->ksp_ms_per_it));
@@ -399,29 +784,41 @@ int main(int argc, char **argv)
     if (!strncmp(res[i].type, "aijcusparse", 11) && ksp_its && (best < 0 || res[i].ksp_ms_per_it < res[best].ksp_ms_per_it)) best = i;
   FILE *f = NULL;
   if (csv[0]) {
-    PetscBool exists;
-    PetscCall(PetscTestFile(csv, 'r', &exists));
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, csv, "a", &f));
-    if (!exists) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its\n"));
+    if (csv_header) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s\n", CSV_HEADER));
   }
   for (PetscInt i = 0; i < ntypes; i++) {
-    Result *r        = &res[i];
-    double  gbs      = csr_bytes / (r->median * 1e-3) / 1e9;
-    double  fmt_gbs  = (r->format_bytes + 8.0 * (M + N)) / (r->median * 1e-3) / 1e9;
-    double  build    = r->first - r->median;
+    Result *r         = &res[i];
+    double  gbs       = csr_bytes / (r->median * 1e-3) / 1e9;
+    double  fmt_gbs   = (r->format_bytes + 8.0 * (M + N)) / (r->median * 1e-3) / 1e9;
+    double  build     = r->first - r->median;
     double  ksp_build = r->ksp_first_ms - ksp_its * r->ksp_ms_per_it; /* first solve beyond its iterations */
-    char    be[32]   = "-";
+    char    be[32]    = "-";
     if (best >= 0 && i != best && r->ksp_ms_per_it > 0) { /* k with build_i + k it_i <= build_best + k it_best */
       double bb = res[best].ksp_first_ms - ksp_its * res[best].ksp_ms_per_it, d = res[best].ksp_ms_per_it - r->ksp_ms_per_it;
       if (ksp_build <= bb && d >= 0) PetscCall(PetscStrncpy(be, "0", sizeof(be)));
       else if (d > 0) PetscCall(PetscSNPrintf(be, sizeof(be), "%.0f", PetscCeilReal((ksp_build - bb) / d)));
       else PetscCall(PetscStrncpy(be, "never", sizeof(be)));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9.4f %8.0f %6.1f %9.0f %8.1f %9.2f %8.1f %9.2f %9.2e %9.4f %8.2f %9s\n", r->type, r->median, r->min, r->max, gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * r->format_bytes, build, build / r->median,
-                          r->refresh, r->err, r->ksp_ms_per_it, r->ksp_first_ms, be));
-    if (f) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
-                                 build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN,
-                                 strcmp(be, "never") ? be : "inf"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9.4f %8.0f %6.1f %9.0f %8.1f %9.2f %8.1f %9.2f %9.2e %9.4f %8.2f %9s", r->type, r->median, r->min, r->max, gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * r->format_bytes, build, build / r->median, r->refresh,
+                          r->err, r->ksp_ms_per_it, r->ksp_first_ms, be));
+    if (nranks > 1) {
+      char d[16], o[16], s[16];
+      FormatMs(d, sizeof(d), r->diag);
+      FormatMs(o, sizeof(o), r->offd);
+      FormatMs(s, sizeof(s), r->scatter);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %s %s %s", d, o, s));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+    if (f)
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
+                             build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN, strcmp(be, "never") ? be : "inf", nranks, layout,
+                             dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter));
+  }
+  for (PetscInt i = 0; i < ntypes && nranks > 1; i++) { /* the parts against the whole (the scatter overlaps the diagonal block in a product) */
+    Result *r = &res[i];
+    if (PetscIsNanReal(r->diag)) continue;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "split %s: diag + offd + scatter = %.4f + %.4f + %.4f = %.4f ms, product %.4f ms (parts/product %.2f)\n", r->type, r->diag, r->offd, r->scatter, r->diag + r->offd + r->scatter, r->median, (r->diag + r->offd + r->scatter) / r->median));
   }
   if (f) PetscCall(PetscFClose(PETSC_COMM_WORLD, f));
   PetscCall(PetscFree(t));
@@ -429,6 +826,7 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&x0));
   PetscCall(VecDestroy(&b0));
   PetscCall(MatDestroy(&A0));
+  if (nskipped) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "!! %" PetscInt_FMT " type(s) skipped\n", nskipped));
   PetscCall(PetscFinalize());
-  return 0;
+  return nskipped ? 1 : 0;
 }
