@@ -6,13 +6,15 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [mpi]
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [ranks] [mpi]
 #   (default: tests sanitize main bench). floors: the power-law matrices against the floor kernels of
 #   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
 #   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
 #   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
 #   with the 1-rank run of each matrix before it, into $OUT/bench-mpi.txt, bench-mpi.csv and
 #   bench-mpi.md (plot.py's table of 1 against 2 ranks).
+#   ranks: the 3D DMDA Poisson (128^3, CG+Jacobi) and 2D Bratu (400^2, re-assembled Jacobian) solves
+#   of examples/bratu on 1 and 2 ranks, aijcusparse against csrspec, with -log_view.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
@@ -47,6 +49,13 @@ if [[ " $steps " == *" sanitize "* ]]; then
   rc=$?
   echo "memcheck on test_products (PETSc, CUDA vectors): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-petsc.txt" | tail -1)"
   [ $rc = 0 ] || status=1
+  # two ranks sharing the GPU: the MPI type's blocks (compressed off-diagonal rows) and ghosts
+  for tool in memcheck racecheck synccheck; do
+    timeout 200 mpiexec -n 2 --bind-to none "$san" --tool $tool --error-exitcode 9 "$BUILD/tests/petsc/test_mpi" -type csrspec > "$OUT/sanitize-$tool-np2.txt" 2>&1
+    rc=$?
+    echo "$tool on test_mpi, 2 ranks (CUDA vectors): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool-np2.txt" | sort | uniq -c | tr '\n' ' ')"
+    [ $rc = 0 ] || status=1
+  done
 fi
 
 if [[ " $steps " == *" main "* ]]; then
@@ -86,6 +95,25 @@ if [[ " $steps " == *" floors "* ]]; then
       $bench -matrix $m
     done
   } 2>&1 | tee "$OUT/floors.txt" || status=1
+fi
+
+if [[ " $steps " == *" ranks "* ]]; then
+  # The 3D 7-point DMDA Poisson problem (128^3, CG + Jacobi) and the 2D Bratu problem (400^2, Jacobian
+  # re-assembled every Newton step, GMRES + Jacobi), CUDA vectors, -dm_mat_type aijcusparse vs ours,
+  # 1 and 2 ranks sharing the GPU, with -log_view: MatMult, KSPSolve, the refresh events, copies.
+  echo "== DMDA solves on 1 and 2 ranks ($(date -u +%T))"
+  ev='^(bratu|MatMult |KSPSolve|SNESSolve|SNESJacobianEval|MatAssemblyEnd|CsrspecBuild|CsrspecRefresh|MatCUSPARSCopyTo|VecScatterBegin|VecScatterEnd|MatGetDiagonal|PCSetUp) '
+  for np in 1 2; do
+    for t in ${RANKS_TYPES:-aijcusparse csrspec}; do
+      for run in poisson3d bratu2d; do
+        if [ $run = poisson3d ]; then a=(-dim 3 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -lambda 0 -f 1 -snes_type ksponly -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8)
+        else a=(-dim 2 -da_grid_x 400 -da_grid_y 400 -pc_type jacobi -ksp_rtol 1e-6); fi
+        f=$OUT/ranks-$run-$t-np$np.txt
+        timeout 120 mpiexec -n $np --bind-to none "$BUILD/examples/bratu" -dm_mat_type $t -dm_vec_type cuda "${a[@]}" -log_view -log_view_gpu_time > "$f" 2>&1 || { echo "!! $run $t np$np failed"; status=1; }
+        echo "-- $run $t np$np"; grep -E "$ev" "$f"
+      done
+    done
+  done
 fi
 
 if [[ " $steps " == *" mpi "* ]]; then

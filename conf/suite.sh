@@ -7,8 +7,10 @@
 #   bash conf/suite.sh NAME...         the named matrices
 # Environment:
 #   NP=1       ranks per matrix: mpiexec -n NP --bind-to none (the ranks share the GPU; binding each
-#              to one core only slows their host side). Rows carry their rank count, so runs with
-#              NP=1 and NP=2 into the same $OUT give plot.py's table of 1 against 2 ranks.
+#              to one core only slows their host side). A list ("1 2") runs each matrix at every
+#              rank count back to back, so both are measured in one run on one GPU. Rows carry their
+#              rank count, so runs with NP=1 and NP=2 into the same $OUT give plot.py's table of 1
+#              against 2 ranks.
 #   LAYOUT     the benchmark's -layout (rows or nnz; default: the benchmark's, rows)
 #   TYPES      the benchmark's -types (default: the benchmark's default list)
 #   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
@@ -26,7 +28,8 @@ LAYOUT=${LAYOUT:-}
 
 # the arguments and settings first: nothing long starts before they are known to be good
 die() { echo "conf/suite.sh: $*" >&2; exit 2; }
-[[ "$NP" =~ ^[1-9][0-9]*$ ]] || die "NP must be a positive integer, not '$NP'"
+for np in $NP; do [[ "$np" =~ ^[1-9][0-9]*$ ]] || die "NP must be positive integers, not '$NP'"; done
+[ -n "${NP// /}" ] || die "NP must be positive integers, not '$NP'"
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
 [[ "$KSP_ITS" =~ ^[0-9]+$ ]] || die "KSP_ITS must be a non-negative integer, not '$KSP_ITS'"
 [[ -z "$LAYOUT" || "$LAYOUT" = rows || "$LAYOUT" = nnz ]] || die "LAYOUT must be rows or nnz, not '$LAYOUT'"
@@ -67,8 +70,6 @@ fi
 args=(-reps "$REPS" -ksp_its "$KSP_ITS")
 [ -n "$TYPES" ] && args+=(-types "$TYPES")
 [ -n "$LAYOUT" ] && args+=(-layout "$LAYOUT")
-run=()
-[ "$NP" -gt 1 ] && run=(mpiexec -n "$NP" --bind-to none)
 echo "== $(date -u +%T) suite: ${#sel[@]} matrices, NP=$NP, ${args[*]}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
 for l in "${sel[@]}"; do
@@ -77,8 +78,12 @@ for l in "${sel[@]}"; do
     [ -n "${tut:-}" ] && wait "$tut" && tut=
     spec=$MATRICES/$spec
   fi
-  echo "== $(date -u +%T) $name"
-  timeout 300 "${run[@]}" "$BUILD/examples/bench_matmult" -matrix "$spec" -name "$name" -class "$cls" "${args[@]}" -csv "$OUT/results.csv" || echo "!! $name failed or timed out"
+  for np in $NP; do
+    run=()
+    [ "$np" -gt 1 ] && run=(mpiexec -n "$np" --bind-to none)
+    echo "== $(date -u +%T) $name, $np rank(s)"
+    timeout 300 "${run[@]}" "$BUILD/examples/bench_matmult" -matrix "$spec" -name "$name" -class "$cls" "${args[@]}" -csv "$OUT/results.csv" || echo "!! $name on $np rank(s) failed or timed out"
+  done
 done
 python3 "$top/bench/plot.py" "$OUT/results.csv" --out "$OUT" --markdown "$OUT/table.md" --suite "$top/bench/suite.txt" || echo "!! plot.py failed"
 echo "== $(date -u +%T) done"
