@@ -7,7 +7,8 @@
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
 #   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [ranks] [mpi]
-#   (default: tests sanitize main bench). floors: the power-law matrices against the floor kernels of
+#   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
+#   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks). floors: the power-law matrices against the floor kernels of
 #   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
 #   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
 #   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
@@ -30,8 +31,8 @@ source "$top/conf/gpu-env.sh"
 status=0
 
 if [[ " $steps " == *" tests "* ]]; then
-  echo "== ctest (CPU and GPU tests) ($(date -u +%T))"
-  ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 300 2>&1 | tee "$OUT/ctest.txt" || status=1
+  echo "== ctest (CPU and GPU tests${CTEST_ARGS:+, $CTEST_ARGS}) ($(date -u +%T))"
+  ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 300 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" || status=1
 fi
 
 if [[ " $steps " == *" sanitize "* ]]; then
@@ -40,7 +41,7 @@ if [[ " $steps " == *" sanitize "* ]]; then
   for tool in memcheck racecheck synccheck initcheck; do
     extra=()
     [ $tool = memcheck ] && extra=(--leak-check full)
-    timeout 150 "$san" --tool $tool "${extra[@]}" --error-exitcode 9 "$BUILD/tests/unit/test_cuda" --gtest_brief=1 > "$OUT/sanitize-$tool.txt" 2>&1
+    timeout 150 "$san" --tool $tool "${extra[@]}" --error-exitcode 9 "$BUILD/tests/unit/test_cuda" --gtest_brief=1 --gtest_filter="${SANITIZE_FILTER:-*}" > "$OUT/sanitize-$tool.txt" 2>&1
     rc=$?
     echo "$tool on test_cuda: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tail -1)"
     [ $rc = 0 ] || status=1
@@ -50,7 +51,7 @@ if [[ " $steps " == *" sanitize "* ]]; then
   echo "memcheck on test_products (PETSc, CUDA vectors): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-petsc.txt" | tail -1)"
   [ $rc = 0 ] || status=1
   # two ranks sharing the GPU: the MPI type's blocks (compressed off-diagonal rows) and ghosts
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${SANITIZE_NP2_TOOLS:-memcheck racecheck synccheck}; do
     timeout 200 mpiexec -n 2 --bind-to none "$san" --tool $tool --error-exitcode 9 "$BUILD/tests/petsc/test_mpi" -type csrspec > "$OUT/sanitize-$tool-np2.txt" 2>&1
     rc=$?
     echo "$tool on test_mpi, 2 ranks (CUDA vectors): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool-np2.txt" | sort | uniq -c | tr '\n' ' ')"
