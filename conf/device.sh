@@ -100,15 +100,15 @@ fi
 
 if [[ " $steps " == *" ranks "* ]]; then
   # The 3D 7-point DMDA Poisson problem (128^3, CG + Jacobi) and the 2D Bratu problem (400^2, Jacobian
-  # re-assembled every Newton step, GMRES + Jacobi), CUDA vectors, -dm_mat_type aijcusparse vs ours,
+  # re-assembled every Newton step: 4 steps, CG + Jacobi), CUDA vectors, -dm_mat_type aijcusparse vs ours,
   # 1 and 2 ranks sharing the GPU, with -log_view: MatMult, KSPSolve, the refresh events, copies.
   echo "== DMDA solves on 1 and 2 ranks ($(date -u +%T))"
   ev='^(bratu|MatMult |KSPSolve|SNESSolve|SNESJacobianEval|MatAssemblyEnd|CsrspecBuild|CsrspecRefresh|MatCUSPARSCopyTo|VecScatterBegin|VecScatterEnd|MatGetDiagonal|PCSetUp) '
   for np in 1 2; do
     for t in ${RANKS_TYPES:-aijcusparse csrspec}; do
-      for run in poisson3d bratu2d; do
+      for run in ${RANKS_RUNS:-poisson3d bratu2d}; do
         if [ $run = poisson3d ]; then a=(-dim 3 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -lambda 0 -f 1 -snes_type ksponly -ksp_type cg -pc_type jacobi -ksp_rtol 1e-8)
-        else a=(-dim 2 -da_grid_x 400 -da_grid_y 400 -pc_type jacobi -ksp_rtol 1e-6); fi
+        else a=(-dim 2 -da_grid_x 400 -da_grid_y 400 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-5); fi
         f=$OUT/ranks-$run-$t-np$np.txt
         timeout 120 mpiexec -n $np --bind-to none "$BUILD/examples/bratu" -dm_mat_type $t -dm_vec_type cuda "${a[@]}" -log_view -log_view_gpu_time > "$f" 2>&1 || { echo "!! $run $t np$np failed"; status=1; }
         echo "-- $run $t np$np"; grep -E "$ev" "$f"
