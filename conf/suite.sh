@@ -64,7 +64,7 @@ fi
 
 source "$top/conf/gpu-env.sh"
 if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then
-  ( PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1; echo "tutorial matrices: exit $?" ) &
+  ( NP=1 PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1; echo "tutorial matrices: exit $?" ) &
   tut=$!
 fi
 args=(-reps "$REPS" -ksp_its "$KSP_ITS")
