@@ -34,6 +34,19 @@ static PetscErrorCode FormFunctionLocal(DMDALocalInfo *info, PetscScalar **x, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Final assembly of the preconditioning matrix P and of J when it is another matrix. */
+static PetscErrorCode AssembleJacobian(Mat J, Mat P)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  if (J != P) {
+    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode FormJacobianLocal(DMDALocalInfo *info, PetscScalar **x, Mat J, Mat P, AppCtx *user)
 {
   const PetscReal hx = 1.0 / (info->mx - 1), hy = 1.0 / (info->my - 1), sc = hx * hy * user->lambda, hxdhy = hx / hy, hydhx = hy / hx;
@@ -55,12 +68,7 @@ static PetscErrorCode FormJacobianLocal(DMDALocalInfo *info, PetscScalar **x, Ma
       if (j < info->my - 2) { col[k] = (MatStencil){0, j + 1, i, 0}; v[k++] = -hxdhy; }
       PetscCall(MatSetValuesStencil(P, 1, &row, k, col, v, INSERT_VALUES));
     }
-  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
-  if (J != P) {
-    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
-  }
+  PetscCall(AssembleJacobian(J, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -109,12 +117,7 @@ static PetscErrorCode FormJacobianLocal3(DMDALocalInfo *info, PetscScalar ***x, 
         if (k < info->mz - 2) { col[n] = (MatStencil){k + 1, j, i, 0}; v[n++] = -cz; }
         PetscCall(MatSetValuesStencil(P, 1, &row, n, col, v, INSERT_VALUES));
       }
-  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
-  if (J != P) {
-    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
-  }
+  PetscCall(AssembleJacobian(J, P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

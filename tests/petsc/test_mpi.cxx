@@ -370,32 +370,26 @@ PetscErrorCode Products(Mat B, Mat A, const std::string &where)
   PetscCall(VecCopy(rz, y));
   PetscCall(MatMultAdd(B, x, y, y));
   PetscCall(Expect(y, ry, where + ": MatMultAdd in place"));
-  // y = A^T x
-  PetscCall(MatMultTranspose(A, rxt, ryt));
-  PetscCall(VecSet(yt, PETSC_MAX_REAL));
-  PetscCall(MatMultTranspose(B, xt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultTranspose"));
-  // y = z + A^T x, then in place
-  PetscCall(MatMultTransposeAdd(A, rxt, rzt, ryt));
-  PetscCall(VecSet(yt, PETSC_MAX_REAL));
-  PetscCall(MatMultTransposeAdd(B, xt, zt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultTransposeAdd"));
-  PetscCall(VecCopy(rzt, yt));
-  PetscCall(MatMultTransposeAdd(B, xt, yt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultTransposeAdd in place"));
-  // y = A^H x
-  PetscCall(MatMultHermitianTranspose(A, rxt, ryt));
-  PetscCall(VecSet(yt, PETSC_MAX_REAL));
-  PetscCall(MatMultHermitianTranspose(B, xt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultHermitianTranspose"));
-  // y = z + A^H x, then in place
-  PetscCall(MatMultHermitianTransposeAdd(A, rxt, rzt, ryt));
-  PetscCall(VecSet(yt, PETSC_MAX_REAL));
-  PetscCall(MatMultHermitianTransposeAdd(B, xt, zt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultHermitianTransposeAdd"));
-  PetscCall(VecCopy(rzt, yt));
-  PetscCall(MatMultHermitianTransposeAdd(B, xt, yt, yt));
-  PetscCall(Expect(yt, ryt, where + ": MatMultHermitianTransposeAdd in place"));
+  // y = A^T x and y = A^H x; y = z + A^T x and y = z + A^H x, then in place
+  const struct {
+    PetscErrorCode (*mult)(Mat, Vec, Vec);
+    PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
+    const char *name;
+  } transposes[] = {{MatMultTranspose, MatMultTransposeAdd, "MatMultTranspose"}, {MatMultHermitianTranspose, MatMultHermitianTransposeAdd, "MatMultHermitianTranspose"}};
+  for (const auto &t : transposes) {
+    const std::string name(t.name);
+    PetscCall(t.mult(A, rxt, ryt));
+    PetscCall(VecSet(yt, PETSC_MAX_REAL));
+    PetscCall(t.mult(B, xt, yt));
+    PetscCall(Expect(yt, ryt, where + ": " + name));
+    PetscCall(t.multadd(A, rxt, rzt, ryt));
+    PetscCall(VecSet(yt, PETSC_MAX_REAL));
+    PetscCall(t.multadd(B, xt, zt, yt));
+    PetscCall(Expect(yt, ryt, where + ": " + name + "Add"));
+    PetscCall(VecCopy(rzt, yt));
+    PetscCall(t.multadd(B, xt, yt, yt));
+    PetscCall(Expect(yt, ryt, where + ": " + name + "Add in place"));
+  }
 
   // the products left their inputs alone
   PetscCall(Expect(x, rx, where + ": x unchanged by the products"));
