@@ -15,7 +15,7 @@
 #   TYPES      the benchmark's -types (default: the benchmark's default list)
 #   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
 # The PETSc tutorial matrices (ex*.bin) are written first by bench/tutorial_matrices.sh (large),
-# in the background, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
+# before any timing, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/suite-out}
@@ -63,9 +63,12 @@ if [ -s "$OUT/results.csv" ] && ! head -1 "$OUT/results.csv" | grep -q ',ranks,l
 fi
 
 source "$top/conf/gpu-env.sh"
+# The tutorial operators are written before anything is timed: a generator running beside the
+# benchmark takes the host cores its launches need (it doubled web_1M's 35 us products once).
 if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then
-  ( NP=1 PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1; echo "tutorial matrices: exit $?" ) &
-  tut=$!
+  echo "== $(date -u +%T) writing the tutorial matrices into $MATRICES"
+  NP=1 PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1
+  echo "tutorial matrices: exit $?"
 fi
 args=(-reps "$REPS" -ksp_its "$KSP_ITS")
 [ -n "$TYPES" ] && args+=(-types "$TYPES")
@@ -74,10 +77,7 @@ echo "== $(date -u +%T) suite: ${#sel[@]} matrices, NP=$NP, ${args[*]}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
 for l in "${sel[@]}"; do
   read -r name spec cls _ <<< "$l"
-  if [[ "$spec" != gen:* ]]; then
-    [ -n "${tut:-}" ] && wait "$tut" && tut=
-    spec=$MATRICES/$spec
-  fi
+  [[ "$spec" != gen:* ]] && spec=$MATRICES/$spec
   for np in $NP; do
     run=()
     [ "$np" -gt 1 ] && run=(mpiexec -n "$np" --bind-to none)
