@@ -5,6 +5,13 @@
 LIBDIR ?= lib
 all: ${LIBDIR}/libpetscgpumat.so
 
+ifeq ($(strip ${PETSC_DIR}),)
+$(error PETSC_DIR is not set: pass PETSC_DIR=/path/to/petsc [PETSC_ARCH=arch], or take the project's PETSc with eval "$$(bash conf/petsc.sh cpu --env)" (cuda for the CUDA one); CMake is the main build (README))
+endif
+ifeq ($(wildcard ${PETSC_DIR}/lib/petsc/conf/variables),)
+$(error ${PETSC_DIR}/lib/petsc/conf/variables not found: PETSC_DIR must be an installed PETSc (or a PETSc source tree with PETSC_ARCH))
+endif
+
 include ${PETSC_DIR}/lib/petsc/conf/variables
 include ${PETSC_DIR}/lib/petsc/conf/rules
 

@@ -19,15 +19,20 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
-mkdir -p "$OUT"
 steps=${*:-tests sanitize main bench}
+for s in $steps; do
+  case "$s" in
+    tests | sanitize | main | bench | floors | profile | ranks | mpi) ;;
+    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors profile ranks mpi)" >&2; exit 2 ;;
+  esac
+done
+source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
+mkdir -p "$OUT"
 log=$OUT/device.log
 exec > >(tee -a "$log") 2>&1
 
 echo "== $(date -u) on $(hostname)"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,clocks.max.sm,driver_version --format=csv || true
-
-source "$top/conf/gpu-env.sh"
 status=0
 
 if [[ " $steps " == *" tests "* ]]; then

@@ -24,7 +24,7 @@ pack=
 while [ $# -gt 0 ]; do
   case "$1" in
     --env) mode=env ;;
-    --pack) pack=$2; shift ;;
+    --pack) [ $# -ge 2 ] && [ -n "$2" ] || { echo "conf/petsc.sh: --pack needs an archive file name" >&2; exit 2; }; pack=$2; shift ;;
     *) echo "conf/petsc.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -59,6 +59,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
 if [ ! -f "$stamp" ]; then
+  if [ "$config" = cuda ] && [ ! -x "$cuda_dir/bin/nvcc" ]; then # before any long step
+    echo "conf/petsc.sh: building the cuda configuration needs the CUDA toolkit: no $cuda_dir/bin/nvcc (set CUDA_HOME)" >&2
+    exit 2
+  fi
   mkdir -p "$cache/src"
   tarball=${PETSC_TARBALL:-$cache/src/petsc-$PETSC_VERSION.tar.gz}
   if [ ! -f "$tarball" ]; then

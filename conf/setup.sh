@@ -4,6 +4,10 @@
 #   GPUMAT_CONFIG=cpu|cuda  the PETSc configuration (default: cuda when a GPU answers, else cpu)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+case "${GPUMAT_CONFIG:-}" in
+  "" | cpu | cuda) ;;
+  *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu or cuda (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
+esac
 
 # Debian/Ubuntu packages (skipped where present, e.g. on the GPU machine, which has no network).
 pkgs=(build-essential cmake pkg-config python3 libopenmpi-dev openmpi-bin libopenblas-dev libgtest-dev zlib1g-dev)

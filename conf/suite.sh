@@ -52,6 +52,7 @@ case "${1:-all}" in
     [ ${#unknown[@]} = 0 ] || die "unknown suite name(s): ${unknown[*]} (use all, part1, part2 or names of bench/suite.txt: ${names[*]})" ;;
 esac
 
+source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
 mkdir -p "$OUT" "$MATRICES"
 exec > >(tee -a "$OUT/suite.log") 2>&1
 
@@ -62,7 +63,6 @@ if [ -s "$OUT/results.csv" ] && ! head -1 "$OUT/results.csv" | grep -q ',ranks,l
   mv "$OUT/results.csv" "$OUT/results-old.csv"
 fi
 
-source "$top/conf/gpu-env.sh"
 # The tutorial operators are written before anything is timed: a generator running beside the
 # benchmark takes the host cores its launches need (it doubled web_1M's 35 us products once).
 if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then

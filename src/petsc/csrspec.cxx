@@ -14,20 +14,23 @@ public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
     PetscFunctionBegin;
+    CsrSpecParams in_use; // -help shows the values in use: the defaults resolved, S = 0 (chosen per block)
+    PetscCall(Resolve(0, 0, &in_use));
+    in_use.tiles_per_block = user_.tiles_per_block;
     struct {
       const char *name, *text;
-      int        *value, max;
+      int        *value, max, shown;
     } opts[] = {
-      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: the default, 8)", &user_.W, 64},
-      {"-mat_csrspec_warps", "Warps per block (0: the default, 2)", &user_.bunches, 16},
-      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block},
+      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: the default, 8)", &user_.W, 64, in_use.W},
+      {"-mat_csrspec_warps", "Warps per block (0: the default, 2)", &user_.bunches, 16, in_use.bunches},
+      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block, in_use.tiles_per_block},
     };
     for (auto &o : opts) {
-      PetscInt  v = *o.value;
+      PetscInt  v = o.shown;
       PetscBool set;
       PetscCall(PetscOptionsInt(o.name, o.text, "MATCSRSPEC", v, &v, &set));
       PetscCheck(!set || (v >= 0 && v <= o.max), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [0, %d] (0 chooses the default), got %" PetscInt_FMT, o.name, o.max, v);
-      *o.value = (int)v;
+      if (set) *o.value = (int)v;
     }
     PetscCall(Resolve(0, 0, &params_)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Every script of conf/ (and the makefile) refuses a wrong argument or a missing precondition in
+# seconds, with a message that says what to do, before any long step. Run from the repository root.
+set -u
+cd "$(dirname "$0")/.."
+fails=0 runs=0
+# expect EXIT REGEX COMMAND...: the command exits with EXIT within 20 s and prints REGEX
+expect() {
+  local want=$1 regex=$2
+  shift 2
+  local out rc
+  runs=$((runs + 1))
+  out=$(timeout 20 "$@" 2>&1 < /dev/null)
+  rc=$?
+  if [ "$rc" != "$want" ] || ! grep -qE -- "$regex" <<< "$out"; then
+    echo "FAIL: '$*' exited $rc (want $want), output:"
+    echo "$out" | tail -5
+    fails=$((fails + 1))
+  else
+    echo "ok: '$*' -> exit $rc: $(grep -E -m1 -- "$regex" <<< "$out")"
+  fi
+}
+expect 2 "unknown suite name\(s\): nosuchname" bash conf/suite.sh nosuchname
+expect 2 "NP must be positive integers" env NP=x bash conf/suite.sh part1
+expect 2 "GPUMAT_CONFIG must be cpu or cuda" env GPUMAT_CONFIG=gpu bash conf/setup.sh
+expect 2 "configuration must be 'cpu' or 'cuda'" bash conf/petsc.sh gpu
+expect 2 "--pack needs an archive file name" bash conf/petsc.sh cpu --pack
+expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus
+expect 2 "unknown step 'test'" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh test
+expect 2 "no /nonexistent/.carry/src|no .*petsc-3.26.1.tar.gz" env PETSC_VERSION=3.26.1 bash -c 'cd /tmp && bash "$0"' "$PWD/conf/device-petsc-src.sh"
+if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+  expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
+  expect 2 "no GPU answers here" bash conf/suite.sh part1
+fi
+expect 2 "PETSC_DIR is not set" env -u PETSC_DIR make -s
+expect 2 "conf/variables not found" make -s PETSC_DIR=/nonexistent
+rm -rf /tmp/gpumat-fail-fast
+echo "check_fail_fast: $((runs - fails)) passed, $fails failed"
+[ "$fails" = 0 ]
