@@ -13,7 +13,7 @@ static char help[] = "The main job: one KSP solve of a generated problem with se
 #include "gen.h"
 
 typedef struct {
-  char           type[64];
+  char           type[64], where[48]; /* where its products ran */
   PetscInt       its;
   PetscReal      rnorm, diff;
   PetscLogDouble seconds;
@@ -120,9 +120,15 @@ int main(int argc, char **argv)
       r->diff = 0;
     } else PetscCall(GenRelDiff(x, xref, &r->diff));
     {
-      MatType actual;
+      MatType   actual;
+      PetscBool gpu, ours, reference = PETSC_FALSE;
+      size_t    bytes;
       PetscCall(MatGetType(A, &actual));
       PetscCall(PetscStrncpy(r->type, actual, sizeof(r->type)));
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, ""));
+      PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &bytes));
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_reference", &reference, NULL));
+      PetscCall(PetscStrncpy(r->where, gpu ? "GPU" : ours && reference ? "host, format's reference kernel" : "host, PETSc's SeqAIJ kernels", sizeof(r->where)));
     }
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));
@@ -132,10 +138,10 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&xref));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s n=%" PetscInt_FMT ", %s\n", kind, n, method));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8s %12s %12s %14s %14s\n", "type", "its", "residual", "solve s", "s/iteration", "diff vs first"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8s %12s %12s %14s %14s  %s\n", "type", "its", "residual", "solve s", "s/iteration", "diff vs first", "products ran on"));
   flg = PETSC_TRUE;
   for (PetscInt i = 0; i < ntypes; i++) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8" PetscInt_FMT " %12.3e %12.4f %14.3e %14.2e\n", res[i].type, res[i].its, (double)res[i].rnorm, res[i].seconds, res[i].its ? res[i].seconds / res[i].its : 0.0, (double)res[i].diff));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8" PetscInt_FMT " %12.3e %12.4f %14.3e %14.2e  %s\n", res[i].type, res[i].its, (double)res[i].rnorm, res[i].seconds, res[i].its ? res[i].seconds / res[i].its : 0.0, (double)res[i].diff, res[i].where));
     if (res[i].its != res[0].its || res[i].diff > tol) flg = PETSC_FALSE;
   }
   PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "The types disagree: iteration counts or solutions differ (tolerance %g)", (double)tol);
