@@ -21,9 +21,9 @@ public:
       const char *name, *text;
       int        *value, max, shown;
     } opts[] = {
-      {"-mat_csrspec_w", "Nonzeros per thread per tile, W (0: the default, 8)", &user_.W, 64, in_use.W},
-      {"-mat_csrspec_warps", "Warps per block (0: the default, 2)", &user_.bunches, 16, in_use.bunches},
-      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S (0: the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block, in_use.tiles_per_block},
+      {"-mat_csrspec_w", "Nonzeros per thread per tile, W: 0..64 (0 = the default, 8; warps*W <= 256)", &user_.W, 64, in_use.W},
+      {"-mat_csrspec_warps", "Warps per block: 0..16 (0 = the default, 2; warps*W <= 256)", &user_.bunches, 16, in_use.bunches},
+      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S: 0..1024 (0 = the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block, in_use.tiles_per_block},
     };
     for (auto &o : opts) {
       PetscInt  v = o.shown;
