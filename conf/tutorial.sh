@@ -104,6 +104,12 @@ out=${TUTORIAL_BUILD:-$top/build-tutorials}/$(basename "$petsc_prefix")/$(dirnam
 mkdir -p "$out"
 cp -p "$src" "$out/"
 exe=$(basename "$name")
+# PETSc's link line names the CUDA library folder of the machine PETSc was built on (lib); a CUDA
+# PETSc carried to the GPU machine finds lib64 there through LIBRARY_PATH (as conf/gpu-env.sh does).
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+if [ -n "$(pkg-config --variable=cudalib PETSc)" ] && [ -d "$cuda_home/lib64" ]; then
+  export LIBRARY_PATH=$cuda_home/lib64${LIBRARY_PATH:+:$LIBRARY_PATH}
+fi
 echo "== building $name ($src) with PETSc at $petsc_prefix into $out" >&2
 make -s --no-print-directory -C "$out" -f "$petsc_dir/share/petsc/Makefile.basic.user" \
   PETSC_DIR="$petsc_dir" PETSC_ARCH="$petsc_arch" "$exe" >&2
