@@ -8,6 +8,8 @@
 #   check_install.sh BUILD_DIR WORK_DIR PETSC_PC_DIR CC MPIEXEC CMAKE
 set -euo pipefail
 build=$1 work=$2 petsc_pc=$3 cc=$4 mpiexec=$5 cmake=$6
+# a build folder carried to another machine (the GPU machine) may name a cmake that is not there
+[ -x "$cmake" ] || cmake=$(command -v cmake)
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/consumer" && pwd)
 prefix=$work/prefix moved=$work/prefix-moved
 unset PETSC_DIR PETSC_ARCH # PETSc comes from PKG_CONFIG_PATH only: the one the build used
