@@ -1,0 +1,245 @@
+// bccoo host side: parameters, the builder from CSR and the host reference product (the layout is
+// described in bccoo.hpp).
+//
+// Byte model of y = A x (fp64, per product): blocks x (h w 8 B of values + 1/8 B of flag + 2 B of
+// column difference, or 4 B uncompressed) + 4 B per escape + 4 B per thread tile (first segment,
+// escape start) + x (w columns per block; once per distinct column from L2) + y once (more with
+// slices: each slice's segment sums are added into y). Against CSR's 12 B per nonzero: a full 3x3
+// block stores 9 nonzeros in 72 + 2.1 B = 8.2 B per nonzero, a 1x1 block in 10.1 B per nonzero.
+#include "bccoo.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gpumat {
+
+namespace {
+
+constexpr int kDefaultTile = 16, kDefaultGroup = 256, kMaxTile = 128, kMaxSlices = 32;
+constexpr std::int16_t kEscape = -32768;
+
+void check(bool ok, const std::string &what) {
+  if (!ok) throw std::invalid_argument("bccoo: " + what);
+}
+
+} // namespace
+
+BccooParams bccoo_resolve(BccooParams p) {
+  if (p.h == 0) p.h = 1;
+  if (p.w == 0) p.w = 1;
+  if (p.slices == 0) p.slices = 1;
+  if (p.tile == 0) p.tile = kDefaultTile;
+  if (p.group == 0) p.group = kDefaultGroup;
+  if (p.compress_col < 0) p.compress_col = 1;
+  check(p.h >= 1 && p.h <= 4, "block height must be in [1,4] (or 0 for the default), got " + std::to_string(p.h));
+  check(p.w == 1 || p.w == 2 || p.w == 4, "block width must be 1, 2 or 4 (or 0 for the default), got " + std::to_string(p.w));
+  check(p.slices >= 1 && p.slices <= kMaxSlices, "slices must be in [1,32] (or 0 for the default), got " + std::to_string(p.slices));
+  check(p.tile >= 1 && p.tile <= kMaxTile, "tile must be in [1,128] blocks per thread (or 0 for the default), got " + std::to_string(p.tile));
+  check(p.group >= 32 && p.group <= 512 && p.group % 32 == 0, "group must be a multiple of 32 in [32,512] threads (or 0 for the default), got " + std::to_string(p.group));
+  check(p.compress_col == 0 || p.compress_col == 1, "compress_col must be 0 or 1, got " + std::to_string(p.compress_col));
+  return p;
+}
+
+template <typename T>
+index_t Bccoo<T>::block_col(std::int64_t k) const {
+  if (!p.compress_col) return col[std::size_t(k)];
+  const std::int64_t t = k / p.tile, k0 = t * p.tile;
+  index_t c = 0, e = escape_start[std::size_t(t)];
+  for (std::int64_t q = k0; q <= k; ++q) {
+    const std::int16_t d = dcol[std::size_t(q)];
+    c = d == kEscape ? escape[std::size_t(e++)] : index_t(q == k0 ? d : c + d);
+  }
+  return c;
+}
+
+template <typename T>
+std::size_t Bccoo<T>::bytes() const {
+  return flags.size() + val.size() * sizeof(T) + dcol.size() * sizeof(std::int16_t) +
+         (col.size() + escape.size() + escape_start.size() + first_segment.size()) * sizeof(index_t) + no_scan.size();
+}
+
+template <typename T>
+void bccoo_build(const CsrView<T> &A, const BccooParams &params, Bccoo<T> &B) {
+  B           = Bccoo<T>();
+  B.p         = bccoo_resolve(params);
+  const int h = B.p.h, w = B.p.w;
+  B.nrows     = A.nrows;
+  B.ncols     = A.ncols;
+  B.nnz       = A.nnz();
+  B.nbrows    = (A.nrows + h - 1) / h;
+  B.nbcols    = (A.ncols + w - 1) / w;
+  B.slice_bcols = B.nbcols > 0 ? (B.nbcols + B.p.slices - 1) / B.p.slices : 0;
+  // slices that would start past the last block column are dropped (as built: B.p.slices)
+  if (B.nbcols > 0) B.p.slices = int((B.nbcols + B.slice_bcols - 1) / B.slice_bcols);
+  const int S = B.p.slices;
+  B.slot.assign(std::size_t(B.nnz), -1);
+  const std::int64_t group_blocks = std::int64_t(B.p.tile) * B.p.group;
+  if (A.nrows == 0 || A.ncols == 0) { // nothing to multiply: y = z or 0
+    B.first_segment.clear();
+    return;
+  }
+  B.nsegments = std::int64_t(S) * B.nbrows;
+
+  // The distinct block columns of block row br, sorted (the columns of a row may be unsorted).
+  std::vector<index_t> bcs;
+  auto block_columns = [&](index_t br) {
+    bcs.clear();
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * h);
+    for (index_t r = br * h; r < r1; ++r)
+      for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) bcs.push_back(A.colidx[q] / w);
+    std::sort(bcs.begin(), bcs.end());
+    bcs.erase(std::unique(bcs.begin(), bcs.end()), bcs.end());
+  };
+  auto slice_range = [&](int s) { // [first, last) of bcs in slice s
+    const index_t lo = index_t(std::int64_t(s) * B.slice_bcols), hi = index_t(std::min<std::int64_t>(B.nbcols, std::int64_t(s + 1) * B.slice_bcols));
+    return std::make_pair(std::lower_bound(bcs.begin(), bcs.end(), lo) - bcs.begin(), std::lower_bound(bcs.begin(), bcs.end(), hi) - bcs.begin());
+  };
+
+  // Pass 1: blocks per segment (slice-major), an empty segment counts one zero block.
+  std::vector<std::int64_t> seg_start(std::size_t(B.nsegments) + 1, 0);
+  for (index_t br = 0; br < B.nbrows; ++br) {
+    block_columns(br);
+    for (int s = 0; s < S; ++s) {
+      const auto rg = slice_range(s);
+      seg_start[std::size_t(std::int64_t(s) * B.nbrows + br) + 1] = std::max<std::int64_t>(1, rg.second - rg.first);
+      B.pad_blocks += rg.second == rg.first;
+    }
+  }
+  for (std::size_t i = 1; i < seg_start.size(); ++i) seg_start[i] += seg_start[i - 1];
+  B.nblocks       = seg_start.back();
+  B.padded_blocks = (B.nblocks + group_blocks - 1) / group_blocks * group_blocks;
+
+  // Pass 2: block columns, values (through slot), flags.
+  const std::size_t npad = std::size_t(B.padded_blocks);
+  std::vector<index_t> bcol(npad, 0);
+  B.val.assign(npad * std::size_t(w) * std::size_t(h), T(0));
+  B.flags.assign((npad + 7) / 8, 0xffu);
+  const std::size_t plane = npad * std::size_t(w); // one value array per block row
+  for (index_t br = 0; br < B.nbrows; ++br) {
+    block_columns(br);
+    for (int s = 0; s < S; ++s) {
+      const auto          rg = slice_range(s);
+      const std::int64_t  k0 = seg_start[std::size_t(std::int64_t(s) * B.nbrows + br)];
+      const std::int64_t  n  = std::max<std::int64_t>(1, rg.second - rg.first);
+      for (std::int64_t i = 0; i < n; ++i)
+        bcol[std::size_t(k0 + i)] = rg.second > rg.first ? bcs[std::size_t(rg.first + i)] : std::min<index_t>(index_t(std::int64_t(s) * B.slice_bcols), B.nbcols - 1);
+      const std::int64_t last = k0 + n - 1; // row stop
+      B.flags[std::size_t(last >> 3)] &= std::uint8_t(~(1u << (last & 7)));
+    }
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * h);
+    for (index_t r = br * h; r < r1; ++r)
+      for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+        const index_t c = A.colidx[q], bc = c / w;
+        const int     s = int(bc / B.slice_bcols);
+        const auto    rg = slice_range(s);
+        const std::int64_t k = seg_start[std::size_t(std::int64_t(s) * B.nbrows + br)] +
+                               (std::lower_bound(bcs.begin() + rg.first, bcs.begin() + rg.second, bc) - (bcs.begin() + rg.first));
+        const std::int64_t pos = std::int64_t(r - br * h) * std::int64_t(plane) + k * w + (c - bc * w);
+        B.slot[std::size_t(q)] = pos;
+        B.val[std::size_t(pos)] += A.val[q]; // duplicates in a row add up, as PETSc's ADD_VALUES
+      }
+  }
+
+  // Columns: 16-bit differences within each thread tile with escapes, or 32-bit.
+  const std::int64_t ntiles = B.padded_blocks / B.p.tile;
+  if (B.p.compress_col) {
+    B.dcol.assign(npad, 0);
+    B.escape_start.assign(std::size_t(ntiles), 0);
+    for (std::int64_t t = 0; t < ntiles; ++t) {
+      B.escape_start[std::size_t(t)] = index_t(B.escape.size());
+      index_t prev = 0;
+      for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) {
+        const std::int64_t d = std::int64_t(bcol[std::size_t(k)]) - prev;
+        if (d >= -32767 && d <= 32767) B.dcol[std::size_t(k)] = std::int16_t(d);
+        else {
+          B.dcol[std::size_t(k)] = kEscape;
+          B.escape.push_back(bcol[std::size_t(k)]);
+        }
+        prev = bcol[std::size_t(k)];
+      }
+    }
+  } else B.col = std::move(bcol);
+
+  // Auxiliary data: the segment of each thread tile's first result; groups that need no scan.
+  B.first_segment.assign(std::size_t(ntiles), 0);
+  B.no_scan.assign(std::size_t(B.groups()), 1);
+  std::int64_t stops = 0;
+  for (std::int64_t t = 0; t < ntiles; ++t) {
+    B.first_segment[std::size_t(t)] = index_t(stops);
+    bool stop = false;
+    for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k)
+      if (!B.flag(k)) {
+        stop = true;
+        ++stops;
+      }
+    if (!stop) B.no_scan[std::size_t(t / B.p.group)] = 0;
+  }
+}
+
+template <typename T>
+void bccoo_refresh(const CsrView<T> &A, Bccoo<T> &B) {
+  if (std::int64_t(A.nnz()) != B.nnz) throw std::logic_error("bccoo: refresh with another number of nonzeros than the build");
+  std::fill(B.val.begin(), B.val.end(), T(0));
+  for (std::int64_t q = 0; q < B.nnz; ++q) B.val[std::size_t(B.slot[std::size_t(q)])] += A.val[q];
+}
+
+template <typename T>
+void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
+  const int         h = B.p.h, w = B.p.w;
+  const index_t     nout = op == Op::Trans ? B.ncols : B.nrows;
+  const std::size_t plane = std::size_t(B.padded_blocks) * std::size_t(w);
+  if (op == Op::Trans || B.p.slices > 1 || B.nblocks == 0) // y = z or 0 first, then sums added
+    for (index_t i = 0; i < nout; ++i) y[i] = z ? z[i] : T(0);
+  if (B.nblocks == 0) return;
+  // The thread tiles in order, each decompressing its columns from its own start; the partial sums
+  // of the segment open at a tile's end carry into the next tile (the GPU's scan of last partial
+  // sums and its adjacent synchronization between groups).
+  T             acc[4] = {T(0), T(0), T(0), T(0)};
+  std::int64_t  seg    = 0;
+  const std::int64_t ntiles = B.thread_tiles();
+  for (std::int64_t t = 0; t < ntiles; ++t) {
+    if (B.first_segment[std::size_t(t)] != seg) throw std::logic_error("bccoo: first_segment disagrees with the row stops");
+    index_t c = 0, e = B.p.compress_col ? B.escape_start[std::size_t(t)] : 0;
+    for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) {
+      if (B.p.compress_col) {
+        const std::int16_t d = B.dcol[std::size_t(k)];
+        c = d == -32768 ? B.escape[std::size_t(e++)] : index_t(k == t * B.p.tile ? d : c + d);
+      } else c = B.col[std::size_t(k)];
+      if (k >= B.nblocks) break; // padding: all flags 1, nothing to add
+      const index_t br = index_t(seg % B.nbrows);
+      for (int i = 0; i < h; ++i) {
+        const T *v = B.val.data() + std::size_t(i) * plane + std::size_t(k) * std::size_t(w);
+        if (op == Op::NoTrans) {
+          for (int j = 0; j < w; ++j)
+            if (c * w + j < B.ncols) acc[i] += v[j] * x[c * w + j];
+        } else if (br * h + i < B.nrows) {
+          const T xi = x[br * h + i];
+          for (int j = 0; j < w; ++j)
+            if (c * w + j < B.ncols) y[c * w + j] += v[j] * xi;
+        }
+      }
+      if (!B.flag(k)) { // row stop: segment seg is complete
+        if (op == Op::NoTrans)
+          for (int i = 0; i < h; ++i) {
+            const index_t r = br * h + i;
+            if (r < B.nrows) y[r] = B.p.slices > 1 ? y[r] + acc[i] : (z ? z[r] + acc[i] : acc[i]);
+            acc[i] = T(0);
+          }
+        ++seg;
+      }
+    }
+  }
+  if (seg != B.nsegments) throw std::logic_error("bccoo: the row stops do not end every segment");
+}
+
+#define GPUMAT_BCCOO_INSTANTIATE(T)                                                         \
+  template struct Bccoo<T>;                                                                 \
+  template void bccoo_build<T>(const CsrView<T> &, const BccooParams &, Bccoo<T> &);         \
+  template void bccoo_refresh<T>(const CsrView<T> &, Bccoo<T> &);                           \
+  template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);
+GPUMAT_BCCOO_INSTANTIATE(double)
+GPUMAT_BCCOO_INSTANTIATE(float)
+#undef GPUMAT_BCCOO_INSTANTIATE
+
+} // namespace gpumat

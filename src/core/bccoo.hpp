@@ -1,0 +1,92 @@
+// bccoo: blocked compressed COO (yaSpMV, Yan et al. 2014), host side: the layout, its builder from
+// CSR, statistics and the host reference product that emulates the GPU's tile algorithm.
+//
+// Layout (the paper's section 2, with the choices this project makes):
+// - Blocks. Rows are grouped in block rows of h (1..4) rows, columns in block columns of w (1, 2, 4)
+//   columns; a nonzero block is an h x w block with at least one nonzero. The last block row and
+//   column may stick out of the matrix: their outside entries are zero and never read or written.
+// - Slices (BCCOO+). The block columns are cut into `slices` (1..32) vertical slices of equal
+//   block-column count, stacked top-down: the blocks are ordered by (slice, block row, block
+//   column). Each (slice, block row) pair is a segment whose sum goes to the rows of the block row;
+//   with several slices the segment sums of a row are added by a combine step (the paper's second
+//   kernel; here part of the same product).
+// - Every segment holds at least one block: an empty (slice, block row) pair gets one explicit
+//   zero block (block column = the slice's first), so that the k-th row stop always ends segment k
+//   and no row map is needed. The machinery's compressed rows keep this padding small (blocks with
+//   many empty rows are handed over as their nonempty rows).
+// - Bit flags: one bit per block, 0 = row stop (the block is the last of its segment), 1 = not.
+//   Packed LSB first (block k is bit k % 8 of byte k / 8), so a tile of T blocks is read as a
+//   8/16/32-bit word; padded with 1 bits up to a whole number of work-group tiles.
+// - Values: h arrays (one per row of the block), each with w values per block: value[i][k*w + j] is
+//   the entry (row i, column j) of block k.
+// - Column indices: the block column in the original matrix (slices change the order, not the
+//   columns). Compressed as 16-bit differences within each thread tile of T blocks: the first block
+//   of a tile relative to 0, the others to the previous block; a difference outside [-32767, 32767]
+//   is the escape -32768 and the column comes from an escape array (32-bit), at escape_start[tile]
+//   plus the number of escapes before it in the tile. Uncompressed: 32-bit block columns.
+// - Auxiliary per thread tile: first_segment[t], the number of row stops before the tile (the
+//   segment of its first result); per work-group tile: no_scan[g], every thread tile of the group
+//   holds a row stop, so its parallel segmented scan can be skipped.
+#pragma once
+#include "csr.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace gpumat {
+
+struct BccooParams {
+  int  h            = 0; // block height 1..4 (0 = default 1)
+  int  w            = 0; // block width 1, 2, 4 (0 = default 1)
+  int  slices       = 0; // vertical slices 1..32 (0 = default 1)
+  int  tile         = 0; // blocks per thread tile, T: 1..128 (0 = default 16)
+  int  group        = 0; // threads per work group: a multiple of 32, 32..512 (0 = default 256)
+  int  compress_col = -1; // 16-bit column differences: 1 yes, 0 no (-1 = default yes)
+};
+
+// The one place where parameters are validated and defaults chosen; throws std::invalid_argument
+// naming the parameter and its range.
+BccooParams bccoo_resolve(BccooParams p);
+
+// The format for one matrix (host arrays; the device layer uploads them unchanged).
+template <typename T>
+struct Bccoo {
+  BccooParams          p{};                       // as built (slices past the last block column dropped)
+  index_t              nrows = 0, ncols = 0;
+  index_t              nbrows = 0, nbcols = 0;     // block rows, block columns
+  index_t              slice_bcols = 0;            // block columns per slice
+  std::int64_t         nblocks = 0;                // blocks stored (padding blocks included)
+  std::int64_t         padded_blocks = 0;          // nblocks rounded up to whole work-group tiles
+  std::int64_t         nsegments = 0;              // slices x block rows
+  std::int64_t         pad_blocks = 0;             // explicit zero blocks of empty segments
+  std::int64_t         nnz = 0;                    // nonzeros of the CSR input
+  std::vector<std::uint8_t> flags;                 // padded_blocks bits
+  std::vector<T>       val;                        // h arrays of padded_blocks * w, one after the other
+  std::vector<std::int16_t> dcol;                  // compressed: padded_blocks differences
+  std::vector<index_t> col;                        // uncompressed: padded_blocks block columns
+  std::vector<index_t> escape;                     // compressed: the escaped block columns
+  std::vector<index_t> escape_start;               // compressed: per thread tile, first escape
+  std::vector<index_t> first_segment;              // per thread tile
+  std::vector<std::uint8_t> no_scan;               // per work-group tile
+  std::vector<std::int64_t> slot;                  // host only: CSR entry -> position in val (refresh)
+
+  std::int64_t thread_tiles() const { return padded_blocks / p.tile; }
+  std::int64_t groups() const { return padded_blocks / (std::int64_t(p.tile) * p.group); }
+  bool         flag(std::int64_t k) const { return flags[std::size_t(k >> 3)] >> (k & 7) & 1u; }
+  index_t      block_col(std::int64_t k) const; // decompressed column of block k
+  std::size_t  bytes() const;                     // every array the product reads
+};
+
+// Builds the format of A (CSR, sorted or unsorted columns per row) with resolved parameters.
+template <typename T>
+void bccoo_build(const CsrView<T> &A, const BccooParams &p, Bccoo<T> &B);
+// New values, same pattern and parameters: rewrites val only (A as at the build).
+template <typename T>
+void bccoo_refresh(const CsrView<T> &A, Bccoo<T> &B);
+
+// y = op(A) x (+ z), by the tile algorithm: thread tiles in order, a sequential segmented sum in
+// each, the row stops ending segments, slices combined. y may equal z.
+template <typename T>
+void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y);
+
+} // namespace gpumat

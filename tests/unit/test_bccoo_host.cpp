@@ -1,0 +1,221 @@
+// bccoo host layer (src/core/bccoo.hpp): parameter resolution, the layout's invariants, and the host
+// reference product against a long-double CSR reference for every block shape, slice counts, tile
+// and group sizes, with and without column compression, on the standard set and on the issue's
+// special cases (block shapes not dividing the dimensions, tiles of row stops only, rows spanning
+// many work groups, empty rows and columns, more than 65,535 columns).
+#include "core/bccoo.hpp"
+#include "matgen.hpp"
+#include "params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+using gpumat::Bccoo;
+using gpumat::BccooParams;
+using gpumat::index_t;
+using gpumat::Op;
+
+namespace {
+
+BccooParams bp(int h, int w, int slices, int tile, int group, int compress) {
+  BccooParams p;
+  p.h = h, p.w = w, p.slices = slices, p.tile = tile, p.group = group, p.compress_col = compress;
+  return p;
+}
+
+std::string describe(const BccooParams &p) {
+  return "h=" + std::to_string(p.h) + " w=" + std::to_string(p.w) + " slices=" + std::to_string(p.slices) + " tile=" + std::to_string(p.tile) +
+         " group=" + std::to_string(p.group) + " compress=" + std::to_string(p.compress_col);
+}
+
+// Every block shape, each with a few (slices, tile, group, compression) choices.
+std::vector<BccooParams> param_sets() {
+  std::vector<BccooParams> v;
+  const int rest[][4] = {{1, 16, 256, 1}, {3, 1, 32, 0}, {32, 8, 64, 1}, {2, 5, 32, 1}};
+  for (int h = 1; h <= 4; ++h)
+    for (int w : {1, 2, 4})
+      for (const auto &r : rest) v.push_back(bp(h, w, r[0], r[1], r[2], r[3]));
+  v.push_back(BccooParams{}); // the defaults
+  return v;
+}
+
+// Layout invariants: one row stop per segment, the stop ends it, padding flags are 1, decompressed
+// columns are block columns of the matrix inside the segment's slice, first_segment and no_scan
+// agree with the flags.
+template <typename T>
+void check_layout(const Bccoo<T> &B, const std::string &where) {
+  if (B.nblocks == 0) return;
+  std::int64_t stops = 0;
+  for (std::int64_t k = 0; k < B.padded_blocks; ++k) {
+    if (k >= B.nblocks) {
+      ASSERT_TRUE(B.flag(k)) << where << ": padding block " << k << " is a row stop";
+      continue;
+    }
+    const index_t c = B.block_col(k);
+    ASSERT_GE(c, 0) << where;
+    ASSERT_LT(c, B.nbcols) << where;
+    const std::int64_t slice = stops / B.nbrows;
+    ASSERT_EQ(c / B.slice_bcols, index_t(slice)) << where << ": block " << k << " outside its slice";
+    stops += !B.flag(k);
+  }
+  ASSERT_EQ(stops, B.nsegments) << where;
+  ASSERT_TRUE(!B.flag(B.nblocks - 1)) << where << ": the last block is no row stop";
+  std::int64_t seen = 0;
+  for (std::int64_t t = 0; t < B.thread_tiles(); ++t) {
+    ASSERT_EQ(B.first_segment[std::size_t(t)], seen) << where << ": tile " << t;
+    bool any = false;
+    for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k)
+      if (!B.flag(k)) any = true, ++seen;
+    if (!any) {
+      ASSERT_EQ(B.no_scan[std::size_t(t / B.p.group)], 0) << where << ": tile " << t;
+    }
+  }
+  for (std::int64_t g = 0; g < B.groups(); ++g) {
+    bool all = true;
+    for (std::int64_t t = g * B.p.group; t < (g + 1) * B.p.group; ++t) {
+      bool any = false;
+      for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) any |= !B.flag(k);
+      all &= any;
+    }
+    ASSERT_EQ(B.no_scan[std::size_t(g)], all ? 1 : 0) << where << ": group " << g;
+  }
+}
+
+template <typename T>
+void check_products(const matgen::Csr &M, const BccooParams &p) {
+  const std::vector<T> vals = M.values<T>();
+  const auto A              = M.view(vals);
+  Bccoo<T> B;
+  gpumat::bccoo_build(A, p, B);
+  const std::string where = M.name + " " + describe(B.p);
+  check_layout(B, where);
+  for (Op op : {Op::NoTrans, Op::Trans})
+    for (int zm = 0; zm < 3; ++zm) { // no z, separate z, y aliasing z
+      const bool trans = op == Op::Trans;
+      const std::size_t nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
+      const std::vector<T> x = matgen::random_vector<T>(nin, 71), zv = matgen::random_vector<T>(nout, 72);
+      std::vector<long double> ref, scale;
+      matgen::reference(M, vals, trans, x.data(), zm ? zv.data() : nullptr, ref, scale);
+      std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
+      const T *z = zm == 1 ? zv.data() : nullptr;
+      if (zm == 2) {
+        y = zv;
+        z = y.data();
+      }
+      gpumat::bccoo_apply(B, op, x.data(), z, y.data());
+      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << zm;
+    }
+}
+
+class BccooHostApply : public ::testing::TestWithParam<BccooParams> {};
+
+TEST_P(BccooHostApply, Double) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
+}
+TEST_P(BccooHostApply, Float) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Params, BccooHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BccooParams> &i) {
+  const BccooParams &p = i.param;
+  return "h" + std::to_string(p.h) + "w" + std::to_string(p.w) + "_S" + std::to_string(p.slices) + "_T" + std::to_string(p.tile) + "_G" + std::to_string(p.group) + "_C" + std::to_string(p.compress_col < 0 ? 9 : p.compress_col);
+});
+
+// More than 65,535 columns, random: the 16-bit differences escape, the product stays exact.
+TEST(BccooHostSpecial, WideMatrixEscapes) {
+  const matgen::Csr M = matgen::random_rows("wide_200k", 3000, 200000, 1, 40, 0.05, 81);
+  for (int compress : {1, 0}) {
+    Bccoo<double> B;
+    gpumat::bccoo_build(M.view(M.values<double>()), bp(1, 1, 1, 16, 32, compress), B);
+    if (compress) {
+      EXPECT_GT(B.escape.size(), 0u);
+    }
+    check_products<double>(M, bp(1, 1, 1, 16, 32, compress));
+    check_products<double>(M, bp(2, 4, 4, 8, 32, compress));
+  }
+}
+
+// One nonzero per row: with h = 1 every block is a row stop, every tile all stops, no group scans.
+TEST(BccooHostSpecial, EveryBlockARowStop) {
+  const matgen::Csr M = matgen::from_lengths("one_per_row", 5000, std::vector<index_t>(5000, 1), 82);
+  Bccoo<double> B;
+  gpumat::bccoo_build(M.view(M.values<double>()), bp(1, 1, 1, 8, 32, 1), B);
+  for (std::int64_t k = 0; k < B.nblocks; ++k) ASSERT_FALSE(B.flag(k));
+  for (std::int64_t g = 0; g + 1 < B.groups(); ++g) EXPECT_EQ(B.no_scan[std::size_t(g)], 1); // the last holds padding
+  check_products<double>(M, bp(1, 1, 1, 8, 32, 1));
+}
+
+// A row of 20,000 entries spans many work groups (tile 1, group 32: 32 blocks per group).
+TEST(BccooHostSpecial, RowSpanningManyGroups) {
+  std::vector<index_t> lengths(300, 3);
+  lengths[150] = 20000;
+  const matgen::Csr M = matgen::from_lengths("row_over_groups", 30000, lengths, 83);
+  Bccoo<double> B;
+  gpumat::bccoo_build(M.view(M.values<double>()), bp(1, 1, 1, 1, 32, 1), B);
+  EXPECT_GT(B.groups(), 600);
+  check_products<double>(M, bp(1, 1, 1, 1, 32, 1));
+  check_products<double>(M, bp(4, 4, 2, 3, 64, 1));
+}
+
+// Block shapes that do not divide the dimensions, with empty rows and columns.
+TEST(BccooHostSpecial, RaggedBlocksAndEmptyRowsColumns) {
+  matgen::Csr M = matgen::random_rows("ragged_999x1001", 999, 1001, 0, 7, 0.3, 84);
+  for (int h = 1; h <= 4; ++h)
+    for (int w : {1, 2, 4}) check_products<double>(M, bp(h, w, 5, 4, 32, 1));
+  const matgen::Csr E = matgen::no_nonzeros("all_empty_37x11", 37, 11);
+  check_products<double>(E, bp(3, 4, 2, 4, 32, 1));
+}
+
+// New values through the slot map give the product of a fresh build.
+TEST(BccooHostSpecial, RefreshEqualsRebuild) {
+  const matgen::Csr M = matgen::random_rows("refresh", 2000, 1800, 0, 12, 0.1, 85);
+  std::vector<double> v = M.values<double>();
+  Bccoo<double> B, C;
+  gpumat::bccoo_build(M.view(v), bp(3, 2, 4, 8, 32, 1), B);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.25 - 0.5 * double(k % 7);
+  gpumat::bccoo_refresh(M.view(v), B);
+  gpumat::bccoo_build(M.view(v), bp(3, 2, 4, 8, 32, 1), C);
+  EXPECT_EQ(B.val, C.val);
+}
+
+// Bytes: full 3x3 blocks store fewer bytes per nonzero than CSR's 12 (fp64 + 32-bit index).
+TEST(BccooHostSpecial, FewerBytesThanCsrOnDenseBlocks) {
+  std::vector<index_t> lengths(3000, 30);
+  matgen::Csr M = matgen::from_lengths("blocks_3x3", 3000, lengths, 86);
+  // make every 3x3 block full: rows 3b..3b+2 share the columns of row 3b, widened to whole blocks
+  M.colidx.clear();
+  M.rowptr.assign(1, 0);
+  for (index_t r = 0; r < 3000; ++r) {
+    const index_t b = r / 3;
+    for (index_t q = 0; q < 10; ++q) {
+      const index_t bc = (b * 7 + q * 101) % 1000;
+      for (index_t j = 0; j < 3; ++j) M.colidx.push_back(bc * 3 + j);
+    }
+    std::sort(M.colidx.end() - 30, M.colidx.end());
+    M.colidx.erase(std::unique(M.colidx.end() - 30, M.colidx.end()), M.colidx.end());
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  M.val.assign(M.colidx.size(), 1.5);
+  Bccoo<double> B;
+  gpumat::bccoo_build(M.view(M.values<double>()), bp(3, 1, 1, 16, 256, 1), B);
+  const double csr = 12.0 * double(M.nnz()) + 4.0 * (M.nrows + 1);
+  EXPECT_LT(double(B.bytes()), 0.8 * csr) << B.bytes() << " bytes against CSR's " << csr;
+  check_products<double>(M, bp(3, 1, 1, 16, 256, 1));
+}
+
+TEST(BccooResolve, DefaultsAndRanges) {
+  const BccooParams d = gpumat::bccoo_resolve({});
+  EXPECT_EQ(d.h, 1);
+  EXPECT_EQ(d.w, 1);
+  EXPECT_EQ(d.slices, 1);
+  EXPECT_EQ(d.tile, 16);
+  EXPECT_EQ(d.group, 256);
+  EXPECT_EQ(d.compress_col, 1);
+  for (const BccooParams &bad : {bp(5, 1, 1, 16, 256, 1), bp(1, 3, 1, 16, 256, 1), bp(1, 1, 33, 16, 256, 1), bp(1, 1, 1, 129, 256, 1), bp(1, 1, 1, 16, 48, 1),
+                                 bp(1, 1, 1, 16, 1024, 1), bp(1, 1, 1, 16, 256, 2)})
+    EXPECT_THROW(gpumat::bccoo_resolve(bad), std::invalid_argument) << describe(bad);
+}
+
+} // namespace
