@@ -233,11 +233,46 @@ void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
   if (seg != B.nsegments) throw std::logic_error("bccoo: the row stops do not end every segment");
 }
 
+template <typename T>
+std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
+  std::vector<BccooShape> shapes;
+  std::vector<index_t>    bcs;
+  const double            nnz = double(A.nnz());
+  for (int h = 1; h <= 4; ++h)
+    for (int w : {1, 2, 4}) {
+      BccooShape s;
+      s.h = h;
+      s.w = w;
+      std::int64_t empty = 0;
+      for (index_t br = 0; br * h < A.nrows; ++br) {
+        bcs.clear();
+        const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * h);
+        for (index_t r = br * h; r < r1; ++r)
+          for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) bcs.push_back(A.colidx[q] / w);
+        std::sort(bcs.begin(), bcs.end());
+        const std::int64_t n = std::unique(bcs.begin(), bcs.end()) - bcs.begin();
+        s.blocks += n;
+        empty += n == 0;
+      }
+      const double stored = double(s.blocks + empty); // an empty block row stores one zero block
+      s.fill              = s.blocks ? nnz / (double(s.blocks) * h * w) : 0.0;
+      s.bytes             = stored * (double(h) * w * sizeof(T) + sizeof(std::int16_t) + 1.0 / 8.0);
+      shapes.push_back(s);
+    }
+  auto tiles_blocks = [block_size](const BccooShape &s) { return block_size > 1 && block_size % s.h == 0 && block_size % s.w == 0; };
+  std::stable_sort(shapes.begin(), shapes.end(), [&](const BccooShape &a, const BccooShape &b) {
+    if (a.bytes != b.bytes) return a.bytes < b.bytes;
+    return tiles_blocks(a) && !tiles_blocks(b);
+  });
+  return shapes;
+}
+
 #define GPUMAT_BCCOO_INSTANTIATE(T)                                                         \
   template struct Bccoo<T>;                                                                 \
   template void bccoo_build<T>(const CsrView<T> &, const BccooParams &, Bccoo<T> &);         \
   template void bccoo_refresh<T>(const CsrView<T> &, Bccoo<T> &);                           \
-  template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);
+  template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);            \
+  template std::vector<BccooShape> bccoo_shapes<T>(const CsrView<T> &, int);
 GPUMAT_BCCOO_INSTANTIATE(double)
 GPUMAT_BCCOO_INSTANTIATE(float)
 #undef GPUMAT_BCCOO_INSTANTIATE

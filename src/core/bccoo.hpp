@@ -89,4 +89,18 @@ void bccoo_refresh(const CsrView<T> &A, Bccoo<T> &B);
 template <typename T>
 void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y);
 
+// Block shapes by the bytes a product reads. For each of the 12 shapes h x w: its nonzero blocks
+// (one pass over A per shape, O(nnz log row length)) and the bytes of values, flags and compressed
+// columns it would store (fp of `value_bytes`); sorted by bytes, fewest first. The model's block
+// shape is the first one (the paper's tuner times the four first); `block_size` (MatGetBlockSize,
+// 1 when unknown) breaks ties towards shapes that tile the matrix's own blocks.
+struct BccooShape {
+  int          h = 1, w = 1;
+  std::int64_t blocks = 0;  // nonzero blocks
+  double       fill   = 0;  // nonzeros / (blocks h w)
+  double       bytes  = 0;  // values + flags + 16-bit columns (+ empty-segment padding)
+};
+template <typename T>
+std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
+
 } // namespace gpumat

@@ -205,6 +205,46 @@ TEST(BccooHostSpecial, FewerBytesThanCsrOnDenseBlocks) {
   check_products<double>(M, bp(3, 1, 1, 16, 256, 1));
 }
 
+// The byte model of the block shapes: its block counts are those of a build, its bytes follow the
+// stored arrays, and it prefers the matrix's own block structure.
+TEST(BccooShapes, CountsAgreeWithTheBuilder) {
+  for (const matgen::Csr &M : {matgen::random_rows("shapes_random", 3000, 2500, 0, 20, 0.1, 91), matgen::stencil_2d(60, 40)}) {
+    const std::vector<double> v = M.values<double>();
+    const auto shapes           = gpumat::bccoo_shapes(M.view(v));
+    ASSERT_EQ(shapes.size(), 12u);
+    for (std::size_t i = 1; i < shapes.size(); ++i) EXPECT_LE(shapes[i - 1].bytes, shapes[i].bytes) << M.name;
+    for (const auto &s : shapes) {
+      Bccoo<double> B;
+      gpumat::bccoo_build(M.view(v), bp(s.h, s.w, 1, 16, 256, 1), B);
+      EXPECT_EQ(s.blocks + B.pad_blocks, B.nblocks) << M.name << " " << s.h << "x" << s.w;
+      EXPECT_NEAR(s.fill, double(M.nnz()) / (double(s.blocks) * s.h * s.w), 1e-12);
+    }
+  }
+}
+
+TEST(BccooShapes, FullBlocksWinWhereTheMatrixHasThem) {
+  // 3x3 dense blocks on a block pattern (a 3-dof FEM-like matrix): 3x1 stores no zeros and beats
+  // 1x1 on bytes (one column difference and one flag per 3 values instead of per value)
+  matgen::Csr M;
+  M.name  = "dof3_blocks";
+  M.nrows = M.ncols = 3 * 800;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t b = r / 3;
+    for (index_t nb : {b - 7, b - 1, b, b + 1, b + 7})
+      if (nb >= 0 && nb < 800)
+        for (index_t j = 0; j < 3; ++j) M.colidx.push_back(3 * nb + j);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  M.val.assign(M.colidx.size(), 1.0);
+  const auto shapes = gpumat::bccoo_shapes(M.view(M.values<double>()), 3);
+  EXPECT_EQ(shapes[0].h, 3) << "chose " << shapes[0].h << "x" << shapes[0].w;
+  EXPECT_DOUBLE_EQ(shapes[0].fill, 1.0);
+  // random columns: any block larger than 1x1 is mostly zeros
+  const matgen::Csr R = matgen::random_rows("random_wide", 4000, 400000, 5, 15, 0.0, 92);
+  const auto rs       = gpumat::bccoo_shapes(R.view(R.values<double>()));
+  EXPECT_EQ(rs[0].h * rs[0].w, 1) << "chose " << rs[0].h << "x" << rs[0].w;
+}
+
 TEST(BccooResolve, DefaultsAndRanges) {
   const BccooParams d = gpumat::bccoo_resolve({});
   EXPECT_EQ(d.h, 1);
