@@ -139,6 +139,13 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// PETSc's flop count of a product (MatMult_SeqAIJ: 2 nnz, less one per nonempty row without z).
+PetscLogDouble ProductFlops(Mat A, Op op, bool add)
+{
+  const SeqData *d = Data(A);
+  return 2.0 * (PetscLogDouble)d->csr.view().nnz() - (add || op == Op::Trans ? 0.0 : (PetscLogDouble)(A->rmap->n - d->empty_rows));
+}
+
 // Whether products with these vectors run on the device: every vector a CUDA vector not bound to
 // the CPU, the matrix not bound and not forced to the host.
 PetscErrorCode OnDevice(Mat A, std::initializer_list<Vec> vecs, PetscBool *dev)
@@ -183,15 +190,15 @@ PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y)
     PetscCall(VecGetArrayWriteAndMemType(y, &ya, &my));
   }
   PetscCheck(PetscMemTypeDevice(mx) && PetscMemTypeDevice(my) && PetscMemTypeDevice(mz), PETSC_COMM_SELF, PETSC_ERR_PLIB, "CUDA vectors gave host memory");
+  const CsrView<Scalar> stored = Stored(d);
   PetscCall(PetscLogGpuTimeBegin());
   if (!d->compressed) PetscCall(d->fmt->DeviceApply(op, xa, za, ya, stream));
   else if (op == Op::NoTrans) { // w = Ac x; y = z (or 0); y[rows] += w
-    const CsrView<Scalar> stored = Stored(d);
     PetscCall(d->fmt->DeviceApply(Op::NoTrans, xa, nullptr, d->dmap.work(), stream));
     PetscCall(CheckDevice(cuda::init_output(ya, za, (index_t)A->rmap->n, stream), "compressed rows", stored));
     PetscCall(CheckDevice(d->dmap.scatter_add(d->dmap.work(), ya, stream), "compressed rows", stored));
   } else { // w = x[rows]; y = z + Ac^T w
-    PetscCall(CheckDevice(d->dmap.gather(xa, d->dmap.work(), stream), "compressed rows", Stored(d)));
+    PetscCall(CheckDevice(d->dmap.gather(xa, d->dmap.work(), stream), "compressed rows", stored));
     PetscCall(d->fmt->DeviceApply(Op::Trans, d->dmap.work(), za, ya, stream));
   }
   PetscCall(PetscLogGpuTimeEnd());
@@ -201,9 +208,7 @@ PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y)
     if (z) PetscCall(VecRestoreArrayReadAndMemType(z, &za));
     PetscCall(VecRestoreArrayWriteAndMemType(y, &ya));
   }
-  // PETSc's count (MatMult_SeqAIJ): 2 nnz, less one per nonempty row without z
-  const PetscLogDouble nnz = (PetscLogDouble)d->csr.view().nnz(), nonempty = (PetscLogDouble)(A->rmap->n - d->empty_rows);
-  PetscCall(PetscLogGpuFlops(2.0 * nnz - (z || op == Op::Trans ? 0.0 : nonempty)));
+  PetscCall(PetscLogGpuFlops(ProductFlops(A, op, z != nullptr)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -243,8 +248,7 @@ PetscErrorCode HostReferenceApply(Mat A, Op op, Vec x, Vec z, Vec y)
     if (z) PetscCall(VecRestoreArrayRead(z, &za));
     PetscCall(VecRestoreArrayWrite(y, &ya));
   }
-  const PetscLogDouble nnz = (PetscLogDouble)d->csr.view().nnz(), nonempty = (PetscLogDouble)(A->rmap->n - d->empty_rows);
-  PetscCall(PetscLogFlops(2.0 * nnz - (z || op == Op::Trans ? 0.0 : nonempty)));
+  PetscCall(PetscLogFlops(ProductFlops(A, op, z != nullptr)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -394,22 +398,19 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
-  // MatView is no product: the statistics describe the current pattern without building anything
-  const bool new_pattern = d->nzstate != A->nonzerostate;
+  // MatView is no product: it builds nothing and changes no state; the storage's statistics are
+  // shown only while they describe the current pattern
+  const bool new_pattern = d->nzstate != A->nonzerostate, built = d->built && !new_pattern;
   PetscCall(d->csr.Get(A, new_pattern));
-  if (new_pattern) {
-    d->nzstate = -1; // the index copies changed: the next product decides and builds again
-    d->built = d->current = 0;
-  }
   const CsrView<Scalar> &full      = d->csr.view();
   const double           csr_bytes = (double)(full.nrows + 1 + full.nnz()) * sizeof(index_t) + (double)full.nnz() * sizeof(Scalar);
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s: %s\n", d->info->name, d->info->title));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  if (d->built && d->compressed) {
+  if (built && d->compressed) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "compressed rows: %d of %d (the format stores the nonempty rows; products add through the row list)\n", (int)d->cr.size(), (int)full.nrows));
     PetscCall(d->fmt->ViewInfo(viewer, d->cr.view(full)));
   } else {
-    if (d->built) PetscCall(PetscViewerASCIIPrintf(viewer, "compressed rows: no (%d of %d rows empty)\n", (int)d->empty_rows, (int)full.nrows));
+    if (built) PetscCall(PetscViewerASCIIPrintf(viewer, "compressed rows: no (%d of %d rows empty)\n", (int)d->empty_rows, (int)full.nrows));
     PetscCall(d->fmt->ViewInfo(viewer, full));
   }
   const char *host = d->opt.host_reference ? "the format's host reference kernel" : "PETSc's SeqAIJ kernels";
