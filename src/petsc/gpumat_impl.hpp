@@ -70,9 +70,17 @@ public:
   // such blocks even below the machinery's empty-row ratio (A: the full block).
   virtual bool WantsCompressedRows(const CsrView<Scalar> &A) const { return false; }
 
+  // The block size of the matrix the next Build stores (MatGetBlockSizes when row and column block
+  // sizes agree, 1 otherwise and for compressed blocks): a hint for formats with blocks of values.
+  void SetBlockSize(int bs) { block_size_ = bs > 0 ? bs : 1; }
+  int  BlockSize() const { return block_size_; }
+
   // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
   // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
+
+private:
+  int block_size_ = 1;
 };
 
 struct FormatInfo {

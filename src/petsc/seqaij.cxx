@@ -89,6 +89,11 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
     }
     if (d->compressed) PetscCallCXX(compress_rows(full, d->cr));
     else PetscCallCXX(d->cr = CompressedRows());
+    {
+      PetscInt rbs, cbs;
+      PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
+      d->fmt->SetBlockSize(!d->compressed && rbs == cbs ? (int)rbs : 1);
+    }
     PetscCallCXX(d->hwork.assign(d->compressed ? (std::size_t)d->cr.size() : 0, Scalar(0)));
     d->built = d->current = 0;
     d->nzstate            = A->nonzerostate;
