@@ -15,12 +15,21 @@
   Types (the user types the short root; the real types are AIJ subclasses):
       csrspec  = seqaijcsrspec / mpiaijcsrspec (also "aijcsrspec")
           plain CSR with the speculative segmented sum (Liu & Vinter 2015)
+      bccoo    = seqaijbccoo / mpiaijbccoo (also "aijbccoo")
+          blocked compressed COO: h x w blocks, bit-flag row stops, 16-bit column differences,
+          vertical slices (BCCOO/BCCOO+, Yan et al. 2014)
 
   Options (read by MatSetFromOptions and when a matrix becomes one of these types):
       -mat_csrspec_w <n>                nonzeros per thread per tile (0..64, 0 = default 8; warps*W <= 256)
       -mat_csrspec_warps <n>            warps per block (0..16, 0 = default 2)
       -mat_csrspec_tiles_per_block <n>  tiles a block processes in sequence, S (0..1024, 0 = default: on the
                                         GPU one wave of resident blocks, on the host 2)
+      -mat_bccoo_block_height <n>       block height h (0..4, 0 = the model's: the shape with the fewest bytes)
+      -mat_bccoo_block_width <n>        block width w (0, 1, 2, 4; 0 = the model's)
+      -mat_bccoo_slices <n>             vertical slices, BCCOO+ (0..32, 0 = default 1)
+      -mat_bccoo_tile <n>               blocks per thread T (0 or a multiple of 8 in 8..128, 0 = default 16)
+      -mat_bccoo_group <n>              threads per work group (0 or a multiple of 32 in 32..512, 0 = default 256)
+      -mat_bccoo_compress_columns <auto|yes|no>  16-bit column differences (auto: unless half would escape)
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
       -mat_gpumat_host                  run products on the host even for CUDA vectors (debugging)
@@ -38,6 +47,11 @@
 #define MATAIJCSRSPEC    "aijcsrspec"
 #define MATSEQAIJCSRSPEC "seqaijcsrspec"
 #define MATMPIAIJCSRSPEC "mpiaijcsrspec"
+
+#define MATBCCOO       "bccoo"
+#define MATAIJBCCOO    "aijbccoo"
+#define MATSEQAIJBCCOO "seqaijbccoo"
+#define MATMPIAIJBCCOO "mpiaijbccoo"
 
 /* Registers every type of this library with PETSc. Idempotent. Called automatically when the
    library is loaded with -dll_append; call it yourself after PetscInitialize() when you link it. */

@@ -35,7 +35,7 @@ BccooParams bccoo_resolve(BccooParams p) {
   check(p.h >= 1 && p.h <= 4, "block height must be in [1,4] (or 0 for the default), got " + std::to_string(p.h));
   check(p.w == 1 || p.w == 2 || p.w == 4, "block width must be 1, 2 or 4 (or 0 for the default), got " + std::to_string(p.w));
   check(p.slices >= 1 && p.slices <= kMaxSlices, "slices must be in [1,32] (or 0 for the default), got " + std::to_string(p.slices));
-  check(p.tile >= 1 && p.tile <= kMaxTile, "tile must be in [1,128] blocks per thread (or 0 for the default), got " + std::to_string(p.tile));
+  check(p.tile >= 8 && p.tile <= kMaxTile && p.tile % 8 == 0, "tile must be a multiple of 8 in [8,128] blocks per thread (or 0 for the default), got " + std::to_string(p.tile));
   check(p.group >= 32 && p.group <= 512 && p.group % 32 == 0, "group must be a multiple of 32 in [32,512] threads (or 0 for the default), got " + std::to_string(p.group));
   check(p.compress_col == 0 || p.compress_col == 1, "compress_col must be 0 or 1, got " + std::to_string(p.compress_col));
   return p;
@@ -43,11 +43,11 @@ BccooParams bccoo_resolve(BccooParams p) {
 
 template <typename T>
 index_t Bccoo<T>::block_col(std::int64_t k) const {
-  if (!p.compress_col) return col[std::size_t(k)];
+  if (!p.compress_col) return col[std::size_t(phys(k))];
   const std::int64_t t = k / p.tile, k0 = t * p.tile;
   index_t c = 0, e = escape_start[std::size_t(t)];
   for (std::int64_t q = k0; q <= k; ++q) {
-    const std::int16_t d = dcol[std::size_t(q)];
+    const std::int16_t d = dcol[std::size_t(phys(q))];
     c = d == kEscape ? escape[std::size_t(e++)] : index_t(q == k0 ? d : c + d);
   }
   return c;
@@ -135,7 +135,7 @@ void bccoo_build(const CsrView<T> &A, const BccooParams &params, Bccoo<T> &B) {
         const auto    rg = slice_range(s);
         const std::int64_t k = seg_start[std::size_t(std::int64_t(s) * B.nbrows + br)] +
                                (std::lower_bound(bcs.begin() + rg.first, bcs.begin() + rg.second, bc) - (bcs.begin() + rg.first));
-        const std::int64_t pos = std::int64_t(r - br * h) * std::int64_t(plane) + k * w + (c - bc * w);
+        const std::int64_t pos = std::int64_t(r - br * h) * std::int64_t(plane) + B.phys(k) * w + (c - bc * w);
         B.slot[std::size_t(q)] = pos;
         B.val[std::size_t(pos)] += A.val[q]; // duplicates in a row add up, as PETSc's ADD_VALUES
       }
@@ -151,15 +151,18 @@ void bccoo_build(const CsrView<T> &A, const BccooParams &params, Bccoo<T> &B) {
       index_t prev = 0;
       for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) {
         const std::int64_t d = std::int64_t(bcol[std::size_t(k)]) - prev;
-        if (d >= -32767 && d <= 32767) B.dcol[std::size_t(k)] = std::int16_t(d);
+        if (d >= -32767 && d <= 32767) B.dcol[std::size_t(B.phys(k))] = std::int16_t(d);
         else {
-          B.dcol[std::size_t(k)] = kEscape;
+          B.dcol[std::size_t(B.phys(k))] = kEscape;
           B.escape.push_back(bcol[std::size_t(k)]);
         }
         prev = bcol[std::size_t(k)];
       }
     }
-  } else B.col = std::move(bcol);
+  } else {
+    B.col.assign(npad, 0);
+    for (std::size_t k = 0; k < npad; ++k) B.col[std::size_t(B.phys(std::int64_t(k)))] = bcol[k];
+  }
 
   // Auxiliary data: the segment of each thread tile's first result; groups that need no scan.
   B.first_segment.assign(std::size_t(ntiles), 0);
@@ -203,13 +206,13 @@ void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
     index_t c = 0, e = B.p.compress_col ? B.escape_start[std::size_t(t)] : 0;
     for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) {
       if (B.p.compress_col) {
-        const std::int16_t d = B.dcol[std::size_t(k)];
+        const std::int16_t d = B.dcol[std::size_t(B.phys(k))];
         c = d == -32768 ? B.escape[std::size_t(e++)] : index_t(k == t * B.p.tile ? d : c + d);
-      } else c = B.col[std::size_t(k)];
+      } else c = B.col[std::size_t(B.phys(k))];
       if (k >= B.nblocks) break; // padding: all flags 1, nothing to add
       const index_t br = index_t(seg % B.nbrows);
       for (int i = 0; i < h; ++i) {
-        const T *v = B.val.data() + std::size_t(i) * plane + std::size_t(k) * std::size_t(w);
+        const T *v = B.val.data() + std::size_t(i) * plane + std::size_t(B.phys(k)) * std::size_t(w);
         if (op == Op::NoTrans) {
           for (int j = 0; j < w; ++j)
             if (c * w + j < B.ncols) acc[i] += v[j] * x[c * w + j];
@@ -267,12 +270,56 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
   return shapes;
 }
 
+template <typename T>
+BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size, index_t max_windows) {
+  BccooChoice ch;
+  // the sample: windows of 12 rows (every block height divides 12), evenly spread
+  const index_t        nwin = (A.nrows + 11) / 12;
+  std::vector<index_t> rp(1, 0), ci;
+  std::vector<T>       va;
+  const bool           all = nwin <= max_windows;
+  const index_t        take = all ? nwin : max_windows;
+  for (index_t i = 0; i < take; ++i) {
+    const index_t m  = all ? i : index_t(std::int64_t(i) * nwin / take);
+    const index_t r1 = std::min<index_t>(A.nrows, (m + 1) * 12);
+    for (index_t r = m * 12; r < r1; ++r) {
+      for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+        ci.push_back(A.colidx[q]);
+        va.push_back(A.val[q]);
+      }
+      rp.push_back(index_t(ci.size()));
+    }
+  }
+  CsrView<T> S;
+  S.nrows = index_t(rp.size() - 1), S.ncols = A.ncols, S.rowptr = rp.data(), S.colidx = ci.data(), S.val = va.data();
+  ch.sampled_rows = S.nrows;
+  ch.shapes       = bccoo_shapes(S, block_size);
+  BccooParams p   = user;
+  for (const BccooShape &sh : ch.shapes)
+    if ((user.h == 0 || user.h == sh.h) && (user.w == 0 || user.w == sh.w)) {
+      p.h = sh.h, p.w = sh.w;
+      break;
+    }
+  p = bccoo_resolve(p);
+  if (user.compress_col < 0 && S.nrows > 0 && S.ncols > 0) {
+    BccooParams q   = p;
+    q.compress_col  = 1;
+    Bccoo<T> B;
+    bccoo_build(S, q, B);
+    ch.escape_share = B.nblocks ? double(B.escape.size()) / double(B.nblocks) : 0.0;
+    p.compress_col  = ch.escape_share < 0.5;
+  }
+  ch.p = p;
+  return ch;
+}
+
 #define GPUMAT_BCCOO_INSTANTIATE(T)                                                         \
   template struct Bccoo<T>;                                                                 \
   template void bccoo_build<T>(const CsrView<T> &, const BccooParams &, Bccoo<T> &);         \
   template void bccoo_refresh<T>(const CsrView<T> &, Bccoo<T> &);                           \
   template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);            \
-  template std::vector<BccooShape> bccoo_shapes<T>(const CsrView<T> &, int);
+  template std::vector<BccooShape> bccoo_shapes<T>(const CsrView<T> &, int);                \
+  template BccooChoice bccoo_model<T>(const CsrView<T> &, const BccooParams &, int, index_t);
 GPUMAT_BCCOO_INSTANTIATE(double)
 GPUMAT_BCCOO_INSTANTIATE(float)
 #undef GPUMAT_BCCOO_INSTANTIATE

@@ -24,6 +24,13 @@
 //   of a tile relative to 0, the others to the previous block; a difference outside [-32767, 32767]
 //   is the escape -32768 and the column comes from an escape array (32-bit), at escape_start[tile]
 //   plus the number of escapes before it in the tile. Uncompressed: 32-bit block columns.
+// - Offline transpose: the per-block arrays (values, column differences, columns) are stored
+//   transposed within each work-group tile of G threads x T blocks: block j of thread i's tile is
+//   at position j G + i of its work-group tile (bccoo_phys), so that the G threads of a work group
+//   read their j-th blocks from consecutive addresses (coalesced). The bit flags stay in block
+//   order: a thread's T flags are one T-bit word, and the words of consecutive threads are
+//   consecutive. Block k below always means the k-th block in (slice, block row, block column)
+//   order; its values sit at bccoo_phys(k).
 // - Auxiliary per thread tile: first_segment[t], the number of row stops before the tile (the
 //   segment of its first result); per work-group tile: no_scan[g], every thread tile of the group
 //   holds a row stop, so its parallel segmented scan can be skipped.
@@ -35,11 +42,18 @@
 
 namespace gpumat {
 
+// Position of block k in the per-block arrays (offline transpose, see above): T blocks per thread
+// tile, G threads per work group. The identity when G == 1.
+constexpr std::int64_t bccoo_phys(std::int64_t k, int T, int G) {
+  const std::int64_t gt = std::int64_t(T) * G, base = k / gt * gt, r = k - base;
+  return base + (r % T) * G + r / T;
+}
+
 struct BccooParams {
   int  h            = 0; // block height 1..4 (0 = default 1)
   int  w            = 0; // block width 1, 2, 4 (0 = default 1)
   int  slices       = 0; // vertical slices 1..32 (0 = default 1)
-  int  tile         = 0; // blocks per thread tile, T: 1..128 (0 = default 16)
+  int  tile         = 0; // blocks per thread tile, T: a multiple of 8 in 8..128 (0 = default 16)
   int  group        = 0; // threads per work group: a multiple of 32, 32..512 (0 = default 256)
   int  compress_col = -1; // 16-bit column differences: 1 yes, 0 no (-1 = default yes)
 };
@@ -61,9 +75,9 @@ struct Bccoo {
   std::int64_t         pad_blocks = 0;             // explicit zero blocks of empty segments
   std::int64_t         nnz = 0;                    // nonzeros of the CSR input
   std::vector<std::uint8_t> flags;                 // padded_blocks bits
-  std::vector<T>       val;                        // h arrays of padded_blocks * w, one after the other
-  std::vector<std::int16_t> dcol;                  // compressed: padded_blocks differences
-  std::vector<index_t> col;                        // uncompressed: padded_blocks block columns
+  std::vector<T>       val;                        // h arrays of padded_blocks * w, one after the other (at bccoo_phys)
+  std::vector<std::int16_t> dcol;                  // compressed: padded_blocks differences (at bccoo_phys)
+  std::vector<index_t> col;                        // uncompressed: padded_blocks block columns (at bccoo_phys)
   std::vector<index_t> escape;                     // compressed: the escaped block columns
   std::vector<index_t> escape_start;               // compressed: per thread tile, first escape
   std::vector<index_t> first_segment;              // per thread tile
@@ -72,6 +86,7 @@ struct Bccoo {
 
   std::int64_t thread_tiles() const { return padded_blocks / p.tile; }
   std::int64_t groups() const { return padded_blocks / (std::int64_t(p.tile) * p.group); }
+  std::int64_t phys(std::int64_t k) const { return bccoo_phys(k, p.tile, p.group); }
   bool         flag(std::int64_t k) const { return flags[std::size_t(k >> 3)] >> (k & 7) & 1u; }
   index_t      block_col(std::int64_t k) const; // decompressed column of block k
   std::size_t  bytes() const;                     // every array the product reads
@@ -102,5 +117,21 @@ struct BccooShape {
 };
 template <typename T>
 std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
+
+// The model's parameters for A, in time independent of A's size beyond a sample: the block shape
+// with the fewest bytes (bccoo_shapes) and the share of escaped column differences are measured on
+// up to `max_windows` windows of 12 consecutive rows spread evenly over A (all rows of smaller
+// matrices); columns are compressed when fewer than half of the differences escape (2 B + 4 B
+// per escape against 4 B). Slices, tile and group: the defaults (BCCOO+ and the tile sizes are
+// left to the tuner). Every parameter the user set (nonzero; compress_col >= 0) is kept, and the
+// block shape is then the best one with the user's height or width.
+struct BccooChoice {
+  BccooParams             p;             // resolved
+  std::vector<BccooShape> shapes;        // of the sample, fewest bytes first
+  double                  escape_share = 0; // escaped differences per block with 16-bit columns (sample)
+  index_t                 sampled_rows = 0;
+};
+template <typename T>
+BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size = 1, index_t max_windows = 4096);
 
 } // namespace gpumat

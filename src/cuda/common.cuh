@@ -60,40 +60,66 @@ __device__ __forceinline__ long long warp_rightmost_le(const index_t *__restrict
   return lo + (31 - __clz(m));
 }
 
-// The partial sum carried by a segmented scan: k counts segment heads (or, with max_heads, carries
-// 1 + the row of the last head, 0 for none); v is the sum since the last head.
+// H sums carried together (the rows of a block row): a value type for Seg.
+template <typename T, int H>
+struct Vec {
+  T a[H];
+  __device__ __forceinline__ T       &operator[](int i) { return a[i]; }
+  __device__ __forceinline__ const T &operator[](int i) const { return a[i]; }
+};
+template <typename T, int H>
+__device__ __forceinline__ Vec<T, H> operator+(const Vec<T, H> &x, const Vec<T, H> &y) {
+  Vec<T, H> r;
+#pragma unroll
+  for (int i = 0; i < H; ++i) r.a[i] = x.a[i] + y.a[i];
+  return r;
+}
 template <typename T>
+__device__ __forceinline__ T shfl_up(T v, int d) {
+  return __shfl_up_sync(kFull, v, d);
+}
+template <typename T, int H>
+__device__ __forceinline__ Vec<T, H> shfl_up(const Vec<T, H> &v, int d) {
+  Vec<T, H> r;
+#pragma unroll
+  for (int i = 0; i < H; ++i) r.a[i] = __shfl_up_sync(kFull, v.a[i], d);
+  return r;
+}
+
+// The partial sum carried by a segmented scan: k counts segment heads (or, with max_heads, carries
+// 1 + the row of the last head, 0 for none); v is the sum since the last head (a scalar, or a Vec).
+template <typename V>
 struct Seg {
   int k;
-  T   v;
+  V   v;
 };
 
-template <typename T>
-__device__ __forceinline__ Seg<T> seg_op(const Seg<T> &a, const Seg<T> &b, bool max_heads) {
+template <typename V>
+__device__ __forceinline__ Seg<V> seg_op(const Seg<V> &a, const Seg<V> &b, bool max_heads) {
   return {max_heads ? max(a.k, b.k) : a.k + b.k, b.k > 0 ? b.v : a.v + b.v};
 }
 
 // Block-wide exclusive segmented scan of e with the carried-in value init: warp shuffles, then the
 // warp totals through shared memory (agg, one entry per warp). excl = init (+) e_0 .. e_{t-1},
 // total = init (+) all. blockDim.x must be a multiple of 32. Contains one __syncthreads.
-template <typename T>
-__device__ __forceinline__ void block_seg_scan(Seg<T> e, const Seg<T> &init, bool max_heads, Seg<T> *agg, Seg<T> &excl,
-                                               Seg<T> &total) {
+template <typename V>
+__device__ __forceinline__ void block_seg_scan(Seg<V> e, const Seg<V> &init, bool max_heads, Seg<V> *agg, Seg<V> &excl,
+                                               Seg<V> &total) {
   const int lane = threadIdx.x & (kWarp - 1), warp = threadIdx.x / kWarp, nwarps = blockDim.x / kWarp;
 #pragma unroll
   for (int d = 1; d < kWarp; d <<= 1) {
-    const Seg<T> o{__shfl_up_sync(kFull, e.k, d), __shfl_up_sync(kFull, e.v, d)};
+    const Seg<V> o{__shfl_up_sync(kFull, e.k, d), shfl_up(e.v, d)};
     if (lane >= d) e = seg_op(o, e, max_heads);
   }
   if (lane == kWarp - 1) agg[warp] = e;
   __syncthreads();
-  Seg<T> base = init, acc = init;
+  Seg<V> base = init, acc = init;
   for (int w = 0; w < nwarps; ++w) {
     if (w == warp) base = acc;
     acc = seg_op(acc, agg[w], max_heads);
   }
   total = acc;
-  const Seg<T> up{__shfl_up_sync(kFull, e.k, 1), __shfl_up_sync(kFull, e.v, 1)};
+  const Seg<V> up{__shfl_up_sync(kFull, e.k, 1), shfl_up(e.v, 1)};
   excl = lane == 0 ? base : seg_op(base, up, max_heads);
 }
 

@@ -1,0 +1,83 @@
+// bccoo on the GPU: PETSc-free device storage, builder and kernels (raw pointers + stream).
+// Included by host C++ (the PETSc adapter, tests) and by bccoo.cu; needs only cuda_runtime.h.
+#pragma once
+#include "../core/bccoo.hpp"
+#include <cuda_runtime.h>
+#include <string>
+
+namespace gpumat {
+namespace cuda {
+
+// The device copy of a Bccoo<T> (src/core/bccoo.hpp), built on the GPU from the CSR arrays: the
+// same arrays, bit for bit, as the host builder's (download() returns them for the tests), plus
+// what the kernels and the refresh need: the slot map (CSR entry -> value position), the
+// adjacent-synchronization state, the per-slice partial sums of BCCOO+. Owns its device memory.
+// Every call returns the first CUDA error it met (cudaErrorMemoryAllocation when the device is
+// out of memory; cudaErrorInvalidValue with why() for a matrix the format cannot index), never
+// aborts. One stream at a time: concurrent products with the same object on two streams would
+// share the synchronization state.
+template <typename T>
+class BccooDevice {
+public:
+  BccooDevice() = default;
+  BccooDevice(const BccooDevice &) = delete;
+  BccooDevice &operator=(const BccooDevice &) = delete;
+  ~BccooDevice() { release(); }
+
+  // Uploads the CSR (host arrays; columns sorted or not within a row, no duplicates as in PETSc's
+  // AIJ) and builds the format with resolved parameters p (bccoo_resolve). Replaces any previous
+  // content. Synchronizes the stream twice (the block count and the escape count size arrays).
+  cudaError_t build(const CsrView<T> &A, const BccooParams &p, cudaStream_t s);
+  // New values, same pattern: one host-to-device copy of the value array, scattered through the
+  // slot map.
+  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s.
+  cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
+  // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries of d
+  // untouched.
+  cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
+  // The format's arrays as the host builder lays them out (tests; slot stays empty). Synchronous.
+  cudaError_t download(Bccoo<T> &B) const;
+
+  const BccooParams &params() const { return p_; } // as built
+  std::int64_t       blocks() const { return nblocks_; }
+  std::int64_t       pad_blocks() const { return pad_blocks_; }
+  std::int64_t       padded_blocks() const { return padded_; }
+  std::int64_t       escapes() const { return nescapes_; }
+  std::int64_t       segments() const { return nsegments_; }
+  int                cache_segments() const { return cache_; }   // result cache per work group
+  std::size_t        format_bytes() const; // the arrays a product reads (the byte model's format part)
+  std::size_t        device_bytes() const; // everything this object holds on the device
+  const std::string &why() const { return why_; }
+  void               release();
+
+private:
+  cudaError_t fail(const std::string &w) {
+    why_ = w;
+    return cudaErrorInvalidValue;
+  }
+
+  BccooParams  p_{};
+  index_t      nrows_ = 0, ncols_ = 0, nbrows_ = 0, nbcols_ = 0, slice_bcols_ = 0, nnz_ = 0;
+  std::int64_t nsegments_ = 0, nblocks_ = 0, padded_ = 0, pad_blocks_ = 0, nescapes_ = 0, ntiles_ = 0, ngroups_ = 0;
+  int          cache_ = 0;
+  std::string  why_;
+  // the format (bccoo.hpp)
+  unsigned      *flags_ = nullptr;  // padded_ bits (block k: bit k % 32 of word k / 32; read as bytes)
+  T             *val_   = nullptr;  // h planes of padded_ * w
+  std::int16_t  *dcol_  = nullptr;  // compressed columns
+  index_t       *col_   = nullptr;  // uncompressed columns
+  index_t       *escape_ = nullptr, *escape_start_ = nullptr;
+  index_t       *first_segment_ = nullptr; // ntiles_ + 1 entries, the last = nsegments_
+  unsigned char *no_scan_ = nullptr;
+  // refresh, BCCOO+ and the adjacent synchronization between work groups
+  unsigned *slot_ = nullptr;        // CSR entry -> position in val_
+  T        *part_ = nullptr;        // slices > 1: per (slice, row) segment sums, combined into y
+  T        *grp_val_ = nullptr;     // per work group: the partial sum it passes on (h values)
+  unsigned *grp_status_ = nullptr;  // per work group: the epoch of the launch that published it
+  unsigned *ticket_ = nullptr;      // [0]: launch-order work-group ticket, [1]: groups done
+  mutable unsigned epoch_ = 0;
+};
+
+} // namespace cuda
+} // namespace gpumat

@@ -1,0 +1,233 @@
+// bccoo CUDA layer: the device builder produces the host builder's arrays bit for bit (flags,
+// transposed values and column differences, escapes, first segments, no-scan groups), and the
+// device products (y = A x with the adjacent synchronization, the BCCOO+ combine, y = A^T x, the
+// diagonal) match the long-double CSR reference for every block shape and parameter set, in double
+// and float, with y poisoned (NaN) before each product; refresh equals a rebuild; two products are
+// bitwise equal; the special cases of the issue: rows spanning many work groups, every block a row
+// stop, more than 65,535 columns, unsorted columns, a matrix large enough for thousands of
+// concurrently running groups.
+#include "core/bccoo.hpp"
+#include "cuda/bccoo.cuh"
+#include "bccoo_params.hpp"
+#include "device_util.cuh"
+#include "matgen.hpp"
+#include "params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+using gpumat::Bccoo;
+using gpumat::BccooParams;
+using gpumat::index_t;
+using gpumat::Op;
+using gpumat::cuda::BccooDevice;
+using gpumat_test::bp;
+using gpumat_test::DeviceArray;
+using gpumat_test::describe;
+using gpumat_test::Stream;
+
+namespace {
+
+enum class ZMode { None, Separate, Alias };
+
+template <typename T>
+std::vector<T> device_apply(const BccooDevice<T> &D, Op op, const std::vector<T> &x, const std::vector<T> &z, ZMode zm, cudaStream_t s) {
+  const DeviceArray<T> dx(x), dz(z), dy(z.size());
+  dy.poison(s);
+  const T *zp = nullptr;
+  if (zm == ZMode::Separate) zp = dz.p;
+  if (zm == ZMode::Alias) {
+    if (dy.n) EXPECT_EQ(cudaSuccess, cudaMemcpyAsync(dy.p, dz.p, dz.n * sizeof(T), cudaMemcpyDeviceToDevice, s));
+    zp = dy.p;
+  }
+  EXPECT_EQ(cudaSuccess, D.apply(op, dx.p, zp, dy.p, s));
+  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  return dy.download();
+}
+
+// The device's arrays equal the host builder's.
+template <typename T>
+void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const BccooParams &p, const BccooDevice<T> &D) {
+  Bccoo<T> H, G;
+  gpumat::bccoo_build(M.view(vals), p, H);
+  ASSERT_EQ(cudaSuccess, D.download(G));
+  const std::string where = M.name + " " + describe(p);
+  EXPECT_EQ(G.nblocks, H.nblocks) << where;
+  EXPECT_EQ(G.padded_blocks, H.padded_blocks) << where;
+  EXPECT_EQ(G.pad_blocks, H.pad_blocks) << where;
+  EXPECT_EQ(G.nsegments, H.nsegments) << where;
+  EXPECT_EQ(G.p.slices, H.p.slices) << where;
+  if (H.nblocks == 0) return;
+  EXPECT_TRUE(G.flags == H.flags) << where << ": flags";
+  EXPECT_TRUE(G.val == H.val) << where << ": values";
+  EXPECT_TRUE(G.dcol == H.dcol) << where << ": column differences";
+  EXPECT_TRUE(G.col == H.col) << where << ": columns";
+  EXPECT_TRUE(G.escape == H.escape) << where << ": escapes";
+  EXPECT_TRUE(G.escape_start == H.escape_start) << where << ": escape starts";
+  EXPECT_TRUE(G.first_segment == H.first_segment) << where << ": first segments";
+  EXPECT_TRUE(G.no_scan == H.no_scan) << where << ": no-scan groups";
+  EXPECT_EQ(D.escapes(), std::int64_t(H.escape.size())) << where;
+}
+
+template <typename T>
+void check_matrix(const matgen::Csr &M, const BccooParams &q, cudaStream_t s, bool layout = true) {
+  const BccooParams    p    = gpumat::bccoo_resolve(q);
+  const std::vector<T> vals = M.values<T>();
+  BccooDevice<T>       D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << describe(p) << ": " << D.why();
+  if (layout) check_layout(M, vals, p, D);
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    const bool           trans = op == Op::Trans;
+    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
+    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
+    std::vector<long double> ref, scale;
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
+      const std::vector<T> y = device_apply(D, op, x, z, zm, s);
+      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "")
+          << M.name << " " << describe(p) << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+    }
+  }
+}
+
+class BccooDeviceApply : public ::testing::TestWithParam<BccooParams> {
+protected:
+  template <typename T>
+  void run() {
+    const Stream s;
+    for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<T>(M, GetParam(), s);
+  }
+};
+TEST_P(BccooDeviceApply, Double) { run<double>(); }
+TEST_P(BccooDeviceApply, Float) { run<float>(); }
+INSTANTIATE_TEST_SUITE_P(Params, BccooDeviceApply, ::testing::ValuesIn(gpumat_test::bccoo_param_sets()),
+                         [](const ::testing::TestParamInfo<BccooParams> &i) { return gpumat_test::bccoo_name(i.param); });
+
+// The diagonal, with and without a row map (a compressed block: row r of the format is row map[r]
+// of the full matrix, whose diagonal entry is at column map[r]).
+TEST(BccooDevice, Diagonal) {
+  const Stream s;
+  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1), bp(4, 4, 1, 24, 64, 0)})
+    for (const matgen::Csr &M : matgen::standard_set_cached(512)) {
+      const BccooParams   p    = gpumat::bccoo_resolve(q);
+      std::vector<double> vals = M.values<double>();
+      BccooDevice<double> D;
+      ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << D.why();
+      for (bool mapped : {false, true}) {
+        std::vector<index_t> map(std::size_t(M.nrows));
+        for (index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = mapped ? std::min<index_t>(M.ncols - 1, r + r / 3) : r;
+        if (mapped && M.ncols == 0) continue;
+        std::vector<double> expect(std::size_t(std::max(M.nrows, M.ncols)) + 1, -7.0); // untouched entries stay -7
+        for (index_t r = 0; r < M.nrows; ++r) {
+          const index_t c = map[std::size_t(r)];
+          if (c < 0 || c >= std::int64_t(expect.size())) continue;
+          expect[std::size_t(c)] = 0.0;
+          for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
+            if (M.colidx[k] == c) expect[std::size_t(c)] = vals[std::size_t(k)];
+        }
+        if (mapped) { // map must be injective: r + r/3 is, until clipped to ncols - 1
+          bool ok = true;
+          for (index_t r = 1; r < M.nrows; ++r) ok &= map[std::size_t(r)] != map[std::size_t(r - 1)];
+          if (!ok) continue;
+        }
+        const DeviceArray<index_t> dmap(map);
+        const DeviceArray<double>  dd(std::vector<double>(expect.size(), -7.0));
+        ASSERT_EQ(cudaSuccess, D.diagonal(mapped ? dmap.p : nullptr, dd.p, s));
+        ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+        EXPECT_TRUE(dd.download() == expect) << M.name << " " << describe(p) << (mapped ? " mapped" : "");
+      }
+    }
+}
+
+// New values through the slot map equal a fresh build, and give the new product.
+TEST(BccooDevice, RefreshEqualsRebuild) {
+  const Stream        s;
+  const matgen::Csr   M = matgen::random_rows("refresh", 2000, 1800, 0, 12, 0.1, 85);
+  std::vector<double> v = M.values<double>();
+  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1)}) {
+    const BccooParams   p = gpumat::bccoo_resolve(q);
+    BccooDevice<double> D, E;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s));
+    std::vector<double> w(v.size());
+    for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 - 0.5 * double(k % 7);
+    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+    ASSERT_EQ(cudaSuccess, E.build(M.view(w), p, s));
+    Bccoo<double> a, b;
+    ASSERT_EQ(cudaSuccess, D.download(a));
+    ASSERT_EQ(cudaSuccess, E.download(b));
+    EXPECT_TRUE(a.val == b.val);
+  }
+}
+
+// Two products are bitwise equal (fixed summation order; the transpose uses atomics and is not
+// part of this promise).
+TEST(BccooDevice, Deterministic) {
+  const Stream s;
+  const matgen::Csr M = matgen::power_law(200000, 200000, 1.2, 2.0, 50000, 31);
+  const std::vector<double> v = M.values<double>(), x = matgen::random_vector<double>(std::size_t(M.ncols), 5);
+  for (const BccooParams &q : {bp(0, 0, 0, 0, 0, -1), bp(2, 2, 8, 32, 128, 1)}) {
+    BccooDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), gpumat::bccoo_resolve(q), s));
+    const std::vector<double> none;
+    const std::vector<double> z(std::size_t(M.nrows), 0.0);
+    const auto y1 = device_apply(D, Op::NoTrans, x, z, ZMode::None, s), y2 = device_apply(D, Op::NoTrans, x, z, ZMode::None, s);
+    EXPECT_TRUE(y1 == y2) << describe(q);
+  }
+}
+
+// The issue's special cases.
+TEST(BccooDeviceSpecial, RowsSpanningManyGroups) {
+  const Stream         s;
+  std::vector<index_t> lengths(3000, 3);
+  lengths[150]  = 200000; // ~800 groups of 256 blocks with no row stop, chained
+  lengths[2000] = 70000;
+  const matgen::Csr M = matgen::from_lengths("rows_over_groups", 300000, lengths, 83);
+  check_matrix<double>(M, bp(1, 1, 1, 8, 32, 1), s);
+  check_matrix<double>(M, bp(4, 4, 2, 24, 64, 1), s);
+  check_matrix<float>(M, bp(1, 2, 1, 128, 512, 0), s);
+}
+
+TEST(BccooDeviceSpecial, EveryBlockARowStop) {
+  const Stream      s;
+  const matgen::Csr M = matgen::from_lengths("one_per_row", 50000, std::vector<index_t>(50000, 1), 82);
+  check_matrix<double>(M, bp(1, 1, 1, 8, 32, 1), s);
+  check_matrix<double>(M, bp(1, 1, 1, 128, 512, 1), s); // more stops per group than the result cache
+}
+
+TEST(BccooDeviceSpecial, WideMatrixEscapes) {
+  const Stream      s;
+  const matgen::Csr M = matgen::random_rows("wide_200k", 3000, 200000, 1, 40, 0.05, 81);
+  for (int compress : {1, 0}) {
+    check_matrix<double>(M, bp(1, 1, 1, 16, 32, compress), s);
+    check_matrix<double>(M, bp(2, 4, 4, 8, 32, compress), s);
+  }
+}
+
+// Columns out of order within rows: the builder sorts them (h = 1 too).
+TEST(BccooDeviceSpecial, UnsortedColumns) {
+  const Stream    s;
+  matgen::Csr     M = matgen::random_rows("unsorted", 3000, 2500, 0, 20, 0.1, 87);
+  std::mt19937_64 g(9);
+  for (index_t r = 0; r < M.nrows; ++r) {
+    std::vector<std::pair<index_t, double>> e;
+    for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k) e.push_back({M.colidx[k], M.val[k]});
+    std::shuffle(e.begin(), e.end(), g);
+    for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k) M.colidx[k] = e[std::size_t(k - M.rowptr[r])].first, M.val[k] = e[std::size_t(k - M.rowptr[r])].second;
+  }
+  check_matrix<double>(M, bp(1, 1, 1, 16, 256, 1), s);
+  check_matrix<double>(M, bp(3, 4, 2, 8, 64, 1), s);
+}
+
+// Thousands of groups running at once, chained through long rows: the adjacent synchronization
+// under load (power-law rows up to 200,000 entries over 2M rows).
+TEST(BccooDeviceSpecial, ManyConcurrentGroups) {
+  const Stream      s;
+  const matgen::Csr M = matgen::power_law(2000000, 2000000, 1.3, 2.0, 200000, 37);
+  check_matrix<double>(M, bp(1, 1, 1, 16, 256, 1), s, false);
+  check_matrix<double>(M, bp(2, 1, 4, 8, 128, 1), s, false);
+}
+
+} // namespace
