@@ -8,7 +8,9 @@
 # then run this with the device tool, carrying .carry and build-cuda:
 #   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [ranks] [mpi]
 #   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
-#   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks). floors: the power-law matrices against the floor kernels of
+#   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
+#   SANITIZE_TYPE its type (csrspec); BENCH_MATRICES a list of matrix specs for the bench step instead
+#   of its fixed set, with BENCH_TYPES, BENCH_REPS, BENCH_ARGS). floors: the power-law matrices against the floor kernels of
 #   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
 #   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
 #   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
@@ -57,7 +59,7 @@ if [[ " $steps " == *" sanitize "* ]]; then
   [ $rc = 0 ] || status=1
   # two ranks sharing the GPU: the MPI type's blocks (compressed off-diagonal rows) and ghosts
   for tool in ${SANITIZE_NP2_TOOLS:-memcheck racecheck synccheck}; do
-    timeout 200 mpiexec -n 2 --bind-to none "$san" --tool $tool --error-exitcode 9 "$BUILD/tests/petsc/test_mpi" -type csrspec > "$OUT/sanitize-$tool-np2.txt" 2>&1
+    timeout 200 mpiexec -n 2 --bind-to none "$san" --tool $tool --error-exitcode 9 "$BUILD/tests/petsc/test_mpi" -type ${SANITIZE_TYPE:-csrspec} > "$OUT/sanitize-$tool-np2.txt" 2>&1
     rc=$?
     echo "$tool on test_mpi, 2 ranks (CUDA vectors): exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool-np2.txt" | sort | uniq -c | tr '\n' ' ')"
     [ $rc = 0 ] || status=1
@@ -74,7 +76,9 @@ if [[ " $steps " == *" bench "* ]]; then
   echo "== benchmark (byte model: 12 B/nnz + 4 B/row + x once + y once, fp64) ($(date -u +%T))"
   bench="timeout 200 $BUILD/examples/bench_matmult"
   {
-    if [ "${BENCH_SET:-quick}" != sweep ]; then
+    if [ -n "${BENCH_MATRICES:-}" ]; then # one product table per matrix spec (gen:<kind>:<n> or a file)
+      for m in $BENCH_MATRICES; do $bench -matrix $m -reps ${BENCH_REPS:-100} ${BENCH_TYPES:+-types $BENCH_TYPES} ${BENCH_ARGS:-}; done
+    elif [ "${BENCH_SET:-quick}" != sweep ]; then
       $bench -kind powerlaw -n 2000000 -reps 200
       $bench -kind circuit -n 5558326 -reps 200
       $bench -kind web -n 4000000 -reps 200

@@ -4,8 +4,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -name <text>       the matrix's name in the table and the CSV (default: the spec)\n"
                      "  -class <spd|nonsym> the KSP: CG+Jacobi (spd) or GMRES+Jacobi (default: spd for stencils\n"
                      "                     and FEM kinds, nonsym otherwise); rectangular matrices skip the KSP\n"
-                     "  -types <list>      default with a CUDA PETSc: aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda,\n"
-                     "                     aij (and aijkokkos with a Kokkos PETSc); with a CPU PETSc: aij,csrspec;\n"
+                     "  -types <list>      default with a CUDA PETSc: aijcusparse:alg1,aijcusparse:alg2,csrspec,bccoo,sellcuda,\n"
+                     "                     aij (and aijkokkos with a Kokkos PETSc); with a CPU PETSc: aij,csrspec,bccoo;\n"
                      "                     max relerr is against the first type\n"
                      "                     aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
                      "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16;\n"
@@ -573,9 +573,9 @@ int main(int argc, char **argv)
 {
   char         kind[64] = "powerlaw", spec[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "", cls[16] = "", csv[PETSC_MAX_PATH_LEN] = "", layout[16] = "rows";
 #if defined(PETSC_HAVE_CUDA)
-  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,csrspec,sellcuda,aij";
+  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,csrspec,bccoo,sellcuda,aij";
 #else
-  char list[1024] = "aij,csrspec"; /* what a CPU PETSc has: host types */
+  char list[1024] = "aij,csrspec,bccoo"; /* what a CPU PETSc has: host types */
 #endif
   PetscInt     n = 2000000, reps = 100, reps_host = 10, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
@@ -663,7 +663,7 @@ int main(int argc, char **argv)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s%s\n", copy_gbs, nranks > 1 ? " (rank 0 alone)" : ""));
 #else
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec runs PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, sellcuda, csrspec on the GPU) need a CUDA PETSc\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec and bccoo run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, sellcuda, csrspec and bccoo on the GPU) need a CUDA PETSc\n"));
 #endif
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
   if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %9s %9s", "diag ms", "offd ms", "scatter ms"));
