@@ -274,7 +274,7 @@ struct SpmvArgs {
   unsigned            *grp_status, *ticket;
   unsigned             epoch;
   long long            plane; // padded blocks x w: the distance between value planes
-  long long            ntiles, ngroups;
+  long long            ntiles, ngroups, nsegments;
   index_t              nrows, ncols, nbrows;
   int                  T_, slices, cache;
   const index_t       *rowmap; // diagonal only
@@ -467,14 +467,15 @@ __global__ void bccoo_combine(const T *__restrict__ part, long long stride, int 
 }
 
 // A walk of one thread tile in block order: f(seg, c, v) for each block (c: block column, v: its
-// values), the segment advancing at row stops. For the transpose and the diagonal.
+// values), the segment advancing at row stops, up to the last segment (the padding blocks after it
+// belong to no row). For the transpose and the diagonal.
 template <typename T, int H, int W, bool COMP, typename F>
 __device__ __forceinline__ void walk_tile(const SpmvArgs<T> &a, long long t, F &&f) {
   const int       G = blockDim.x;
   const long long g = t / G, base = g * G * (long long)a.T_ + (t - g * G);
   long long       seg   = a.first_segment[t];
   index_t         c_run = 0, e = COMP ? a.escape_start[t] : 0;
-  for (int j = 0; j < a.T_; ++j) {
+  for (int j = 0; j < a.T_ && seg < a.nsegments; ++j) {
     const long long p = base + (long long)j * G;
     if (COMP) {
       const std::int16_t d = a.dcol[p];
@@ -621,9 +622,11 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = A.nnz();
   nbrows_ = (A.nrows + h - 1) / h;
   nbcols_ = (A.ncols + w - 1) / w;
+  if (nbcols_ > 0) {
+    slice_bcols_ = (nbcols_ + p_.slices - 1) / p_.slices;
+    p_.slices    = int((nbcols_ + slice_bcols_ - 1) / slice_bcols_); // slices past the last column dropped
+  }
   if (A.nrows == 0 || A.ncols == 0) return cudaSuccess; // products: y = z or 0
-  slice_bcols_ = (nbcols_ + p_.slices - 1) / p_.slices;
-  p_.slices    = int((nbcols_ + slice_bcols_ - 1) / slice_bcols_); // slices past the last column dropped
   nsegments_   = (long long)p_.slices * nbrows_;
   if (nsegments_ >= INT_MAX) return fail("bccoo: " + std::to_string(nsegments_) + " segments (slices x block rows) exceed the 32-bit segment index; use fewer slices or a taller block");
   const int       TT = p_.tile, G = p_.group;
@@ -798,7 +801,7 @@ cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStrea
   a.flags = reinterpret_cast<const unsigned char *>(flags_), a.val = val_, a.dcol = dcol_, a.col = col_, a.escape = escape_, a.escape_start = escape_start_;
   a.first_segment = first_segment_, a.no_scan = no_scan_, a.x = x, a.z = z, a.y = y, a.part = part_;
   a.grp_val = grp_val_, a.grp_status = grp_status_, a.ticket = ticket_;
-  a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_;
+  a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
   a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.T_ = p_.tile, a.slices = p_.slices, a.cache = cache_;
   const dim3 grid{unsigned(ngroups_)}, block{unsigned(p_.group)};
   if (op == Op::Trans) {
@@ -824,7 +827,7 @@ cudaError_t BccooDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s
   SpmvArgs<T> a{};
   a.flags = reinterpret_cast<const unsigned char *>(flags_), a.val = val_, a.dcol = dcol_, a.col = col_, a.escape = escape_, a.escape_start = escape_start_;
   a.first_segment = first_segment_, a.y = d, a.rowmap = rowmap;
-  a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_;
+  a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
   a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.T_ = p_.tile, a.slices = p_.slices;
   return launch<T>(p_.h, p_.w, 2, p_.compress_col, dim3(unsigned(ngroups_)), dim3(unsigned(p_.group)), 0, s, a);
 }

@@ -222,10 +222,10 @@ TEST(BccooDeviceSpecial, UnsortedColumns) {
 }
 
 // Thousands of groups running at once, chained through long rows: the adjacent synchronization
-// under load (power-law rows up to 200,000 entries over 2M rows).
+// under load (power-law rows up to 200,000 entries over 1M rows).
 TEST(BccooDeviceSpecial, ManyConcurrentGroups) {
   const Stream      s;
-  const matgen::Csr M = matgen::power_law(2000000, 2000000, 1.3, 2.0, 200000, 37);
+  const matgen::Csr M = matgen::power_law(1000000, 1000000, 1.3, 2.0, 200000, 37);
   check_matrix<double>(M, bp(1, 1, 1, 16, 256, 1), s, false);
   check_matrix<double>(M, bp(2, 1, 4, 8, 128, 1), s, false);
 }
