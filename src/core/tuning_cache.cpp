@@ -243,11 +243,11 @@ TuningLookup TuningCache::Lookup(const TuningKey &key) const noexcept {
       return invalid(s.empty() ? "empty (cut short?)" : "not a petsc-gpumat tuning entry (first line is not '" + std::string(kHeader) + "')");
     }
     // the end line and the checksum of everything before it
-    if (s.back() != '\n') return invalid("cut short (no end line)");
+    if (s.back() != '\n') return invalid("cut short or damaged (the last line is not the end line)");
     const std::size_t end_at = s.rfind('\n', s.size() - 2) + 1; // the last line's start (the header's newline at least)
     const std::string last   = s.substr(end_at, s.size() - 1 - end_at);
     std::uint64_t     sum;
-    if (last.compare(0, 4, "end ") != 0 || !parse_hex16(last.substr(4), &sum)) return invalid("cut short (no end line)");
+    if (last.compare(0, 4, "end ") != 0 || !parse_hex16(last.substr(4), &sum)) return invalid("cut short or damaged (the last line is not the end line)");
     if (sum != hash_bytes(s.data(), end_at, kSumSeed)) return invalid("checksum mismatch (corrupt or edited)");
 
     // the lines between: the key, then the values
