@@ -36,6 +36,10 @@
       -mat_gpumat_host_reference        host products with the format's host reference kernel, not SeqAIJ's
       -mat_gpumat_compressed_rows <auto|always|never>   store a block as its nonempty rows (default auto)
       -mat_gpumat_compressed_rows_ratio <r>             empty-row fraction from which auto does (0..1, 0.6)
+      -mat_gpumat_tuning_cache <dir>    where a format tunes, its decisions are cached on disk per nonzero
+                                        pattern, GPU and precision, in <dir> (default $PETSC_GPUMAT_TUNING_DIR,
+                                        else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning)
+      -mat_gpumat_tuning_cache_disable  neither read nor write that cache (decide afresh for every new pattern)
 
   -log_view events: <Format>Build (full build after a new nonzero pattern), <Format>Refresh
   (values only), e.g. CsrspecBuild / CsrspecRefresh, whenever products run through the format.

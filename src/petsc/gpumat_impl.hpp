@@ -9,15 +9,19 @@
 //   state of the values it holds, with a mask of the sides (host, device) that hold them;
 // - compressed rows (src/core/compressed.hpp) when a block's rows are mostly empty;
 // - host vectors run PETSc's own SeqAIJ kernels (the format's host reference kernel on request);
-// - events <Format>Build / <Format>Refresh, MatView statistics, options, converters.
+// - events <Format>Build / <Format>Refresh, MatView statistics, options, converters;
+// - the disk cache of tuning decisions (src/core/tuning_cache.hpp): its directory from the options,
+//   the device identity, PETSc messages for hits, misses and damaged entries (common.cxx).
 #pragma once
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include "core/csr.hpp"
+#include "core/tuning_cache.hpp"
 
 #if defined(GPUMAT_WITH_CUDA)
   #include <petscdevice_cuda.h>
@@ -75,12 +79,19 @@ public:
   void SetBlockSize(int bs) { block_size_ = bs > 0 ? bs : 1; }
   int  BlockSize() const { return block_size_; }
 
+  // The directory of the disk cache of tuning decisions (-mat_gpumat_tuning_cache, its default, or
+  // "" with -mat_gpumat_tuning_cache_disable), set before each build: a format that tunes looks its
+  // decision up with TuningCacheLookup and stores a new one with TuningCacheStore.
+  void               SetTuningCacheDir(std::string dir) { tuning_cache_dir_ = std::move(dir); }
+  const std::string &TuningCacheDir() const { return tuning_cache_dir_; }
+
   // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
   // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
 
 private:
-  int block_size_ = 1;
+  int         block_size_ = 1;
+  std::string tuning_cache_dir_;
 };
 
 struct FormatInfo {
@@ -128,6 +139,22 @@ PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, 
 
 // A CUDA error as a PETSc error; out of device memory says what did not fit and what to do.
 PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A);
+
+// The disk cache of tuning decisions (src/core/tuning_cache.hpp), for formats that tune.
+// The identity of the GPU products run on, part of every key: "<name> cc<major>.<minor> <n>sm" of
+// the current CUDA device (name, compute capability, multiprocessors: a MIG slice or a part with
+// fewer SMs is another device); "host" in builds without CUDA.
+PetscErrorCode TuningDeviceIdentity(std::string *id);
+// The key of A's pattern on this device in PetscScalar's precision, for `format` with its schema.
+PetscErrorCode TuningKeyFor(const CsrView<Scalar> &A, const char *format, int schema, TuningKey *key);
+// Looks key up in dir ("" = no cache: a miss). *values holds the stored decisions on a hit.
+// Hits and misses are PetscInfo (on obj, which may be null); a damaged or unreadable entry is
+// PetscInfo and a one-line WARNING on PETSC_COMM_SELF naming the file, and a miss: the caller
+// decides afresh and stores, which replaces the entry. A malformed key is an error (a bug).
+PetscErrorCode TuningCacheLookup(PetscObject obj, const std::string &dir, const TuningKey &key, std::optional<TuningValues> *values);
+// Stores values under key in dir (nothing when dir is ""). A failure (read-only or full file
+// system, ...) is no error: PetscInfo, plus a WARNING the first time for a directory in this process.
+PetscErrorCode TuningCacheStore(PetscObject obj, const std::string &dir, const TuningKey &key, const TuningValues &values);
 
 // seqaij.cxx / mpiaij.cxx
 PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);                                // make an (un)assembled SeqAIJ one of ours, in place

@@ -35,6 +35,9 @@ struct Options {
   PetscBool host_reference = PETSC_FALSE; // the format's host kernel instead of SeqAIJ's for host products
   PetscEnum compress       = (PetscEnum)kCompressAuto;
   PetscReal compress_ratio = 0.6; // PETSc's SeqAIJ ratio (MatCheckCompressedRow)
+  // the disk cache of tuning decisions: its directory (default_tuning_dir() unless set), off
+  std::string tuning_cache;
+  PetscBool   tuning_cache_disable = PETSC_FALSE;
 };
 
 struct SeqData {
@@ -94,6 +97,7 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
       PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
       d->fmt->SetBlockSize(!d->compressed && rbs == cbs ? (int)rbs : 1);
     }
+    PetscCallCXX(d->fmt->SetTuningCacheDir(d->opt.tuning_cache_disable ? std::string() : d->opt.tuning_cache));
     PetscCallCXX(d->hwork.assign(d->compressed ? (std::size_t)d->cr.size() : 0, Scalar(0)));
     d->built = d->current = 0;
     d->nzstate            = A->nonzerostate;
@@ -499,6 +503,19 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
   PetscCall(PetscOptionsEnum("-mat_gpumat_compressed_rows", "Store only the nonempty rows of a block: auto (when the empty-row ratio is reached), always, never", "MatMult", kCompressNames, o.compress, &o.compress, nullptr));
   PetscCall(PetscOptionsReal("-mat_gpumat_compressed_rows_ratio", "Fraction of empty rows from which auto compresses a block (0..1)", "MatMult", o.compress_ratio, &o.compress_ratio, &set));
   PetscCheck(!set || (o.compress_ratio >= 0 && o.compress_ratio <= 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpumat_compressed_rows_ratio must be in [0, 1], got %g", (double)o.compress_ratio);
+  {
+    char dir[PETSC_MAX_PATH_LEN];
+    if (o.tuning_cache.empty()) PetscCallCXX(o.tuning_cache = default_tuning_dir());
+    PetscCall(PetscStrncpy(dir, o.tuning_cache.c_str(), sizeof(dir)));
+    PetscCall(PetscOptionsString("-mat_gpumat_tuning_cache", "Directory of the disk cache of tuning decisions (default: $PETSC_GPUMAT_TUNING_DIR, else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning)", "MatMult", dir, dir, sizeof(dir), &set));
+    if (set) {
+      PetscCheck(dir[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_gpumat_tuning_cache needs a directory (-mat_gpumat_tuning_cache_disable turns the cache off)");
+      char full[PETSC_MAX_PATH_LEN];
+      PetscCall(PetscGetFullPath(dir, full, sizeof(full))); // ~ expanded, relative to the current directory now
+      PetscCallCXX(o.tuning_cache = full);
+    }
+    PetscCall(PetscOptionsBool("-mat_gpumat_tuning_cache_disable", "Neither read nor write the disk cache of tuning decisions (a format that tunes decides afresh for every new nonzero pattern)", "MatMult", o.tuning_cache_disable, &o.tuning_cache_disable, nullptr));
+  }
   PetscCall(d->fmt->SetFromOptions(PetscOptionsObject));
   PetscOptionsHeadEnd();
   // new settings: decide and build again at the next product
