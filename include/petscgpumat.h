@@ -18,6 +18,12 @@
       bccoo    = seqaijbccoo / mpiaijbccoo (also "aijbccoo")
           blocked compressed COO: h x w blocks, bit-flag row stops, 16-bit column differences,
           vertical slices (BCCOO/BCCOO+, Yan et al. 2014)
+      cusparsesell = seqaijcusparsesell / mpiaijcusparsesell (also "aijcusparsesell")
+          cuSPARSE's sliced ELL and its SpMV (CUSPARSE_SPMV_SELL_ALG1), built on the GPU from the CSR
+      cusparsebsr  = seqaijcusparsebsr / mpiaijcusparsebsr (also "aijcusparsebsr")
+          cuSPARSE's BSR and its SpMV (CUSPARSE_SPMV_BSR_ALG1), built on the GPU from the CSR
+      Transposed products of these two run on the host (cuSPARSE's BSR SpMV has none; the sliced
+      ELL one is untested).
 
   Options (read by MatSetFromOptions and when a matrix becomes one of these types):
       -mat_csrspec_w <n>                nonzeros per thread per tile (0..64, 0 = default 8; warps*W <= 256)
@@ -30,6 +36,10 @@
       -mat_bccoo_tile <n>               blocks per thread T (0 or a multiple of 8 in 8..128, 0 = default 16)
       -mat_bccoo_group <n>              threads per work group (0 or a multiple of 32 in 32..512, 0 = default 256)
       -mat_bccoo_compress_columns <auto|yes|no>  16-bit column differences (auto: unless half would escape)
+      -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
+      -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
+                                        in 2..16, else the size in 2..6 that stores the fewest bytes)
+      -mat_cusparsebsr_row_major        row-major blocks (default column-major)
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
       -mat_gpumat_host                  run products on the host even for CUDA vectors (debugging)
@@ -56,6 +66,15 @@
 #define MATAIJBCCOO    "aijbccoo"
 #define MATSEQAIJBCCOO "seqaijbccoo"
 #define MATMPIAIJBCCOO "mpiaijbccoo"
+#define MATCUSPARSESELL       "cusparsesell"
+#define MATAIJCUSPARSESELL    "aijcusparsesell"
+#define MATSEQAIJCUSPARSESELL "seqaijcusparsesell"
+#define MATMPIAIJCUSPARSESELL "mpiaijcusparsesell"
+
+#define MATCUSPARSEBSR       "cusparsebsr"
+#define MATAIJCUSPARSEBSR    "aijcusparsebsr"
+#define MATSEQAIJCUSPARSEBSR "seqaijcusparsebsr"
+#define MATMPIAIJCUSPARSEBSR "mpiaijcusparsebsr"
 
 /* Registers every type of this library with PETSc. Idempotent. Called automatically when the
    library is loaded with -dll_append; call it yourself after PetscInitialize() when you link it. */

@@ -411,6 +411,11 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   // shown only while they describe the current pattern
   const bool new_pattern = d->nzstate != A->nonzerostate, built = d->built && !new_pattern;
   PetscCall(d->csr.Get(A, new_pattern));
+  if (!built) { // the block size hint the next build of the full block gets (Ensure), so ViewInfo describes that build
+    PetscInt rbs, cbs;
+    PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
+    d->fmt->SetBlockSize(rbs == cbs ? (int)rbs : 1);
+  }
   const CsrView<Scalar> &full      = d->csr.view();
   const double           csr_bytes = (double)(full.nrows + 1 + full.nnz()) * sizeof(index_t) + (double)full.nnz() * sizeof(Scalar);
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s: %s\n", d->info->name, d->info->title));

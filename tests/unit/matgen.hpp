@@ -187,6 +187,26 @@ inline Csr stencil_2d(index_t nx, index_t ny) {
   return A;
 }
 
+// Dense d x d blocks on a random block pattern: n block rows with 1..k blocks at random block
+// columns (an n*d x n*d matrix whose block size is d).
+inline Csr dense_blocks(index_t n, index_t d, index_t k, std::uint64_t seed) {
+  const Csr P = random_rows("pattern", n, n, 1, k, 0.0, seed);
+  Csr       A;
+  A.name  = "dense_blocks_" + std::to_string(d);
+  A.nrows = A.ncols = n * d;
+  std::mt19937_64 g(seed);
+  for (index_t I = 0; I < n; ++I)
+    for (index_t i = 0; i < d; ++i) {
+      for (index_t q = P.rowptr[I]; q < P.rowptr[I + 1]; ++q)
+        for (index_t j = 0; j < d; ++j) {
+          A.colidx.push_back(P.colidx[q] * d + j);
+          A.val.push_back(signed_value(g));
+        }
+      A.rowptr.push_back(index_t(A.colidx.size()));
+    }
+  return A;
+}
+
 // The matrix set of the unit tests. `ts` adds tile_boundary(ts) for a tile size of interest.
 inline std::vector<Csr> standard_set(index_t ts) {
   std::vector<Csr> m;

@@ -9,7 +9,7 @@
 #include "core/bccoo.hpp"
 #include "cuda/bccoo.cuh"
 #include "bccoo_params.hpp"
-#include "device_util.cuh"
+#include "device_helpers.cuh"
 #include "matgen.hpp"
 #include "params.hpp"
 
@@ -31,22 +31,9 @@ using gpumat_test::Stream;
 
 namespace {
 
-enum class ZMode { None, Separate, Alias };
+using gpumat_test::ZMode;
+using gpumat_test::device_apply;
 
-template <typename T>
-std::vector<T> device_apply(const BccooDevice<T> &D, Op op, const std::vector<T> &x, const std::vector<T> &z, ZMode zm, cudaStream_t s) {
-  const DeviceArray<T> dx(x), dz(z), dy(z.size());
-  dy.poison(s);
-  const T *zp = nullptr;
-  if (zm == ZMode::Separate) zp = dz.p;
-  if (zm == ZMode::Alias) {
-    if (dy.n) EXPECT_EQ(cudaSuccess, cudaMemcpyAsync(dy.p, dz.p, dz.n * sizeof(T), cudaMemcpyDeviceToDevice, s));
-    zp = dy.p;
-  }
-  EXPECT_EQ(cudaSuccess, D.apply(op, dx.p, zp, dy.p, s));
-  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-  return dy.download();
-}
 
 // The device's arrays equal the host builder's.
 template <typename T>

@@ -6,7 +6,7 @@
 #include "cuda/csrspec.cuh"
 #include "matgen.hpp"
 #include "params.hpp"
-#include "device_util.cuh"
+#include "device_helpers.cuh"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +21,8 @@ using gpumat::cuda::CsrSpecDevice;
 
 namespace {
 
-enum class ZMode { None, Separate, Alias };
+using gpumat_test::ZMode;
+using gpumat_test::device_apply;
 
 #define CUDA_ASSERT(call) ASSERT_EQ(cudaSuccess, (call)) << #call
 
@@ -41,22 +42,6 @@ std::vector<CsrSpecParams> param_sets() {
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
 
-// One product on the device: y (poisoned, or = z when aliasing) = op(A) x (+ z), downloaded.
-template <typename T>
-std::vector<T> device_apply(const CsrSpecDevice<T> &D, Op op, const std::vector<T> &x, const std::vector<T> &z, ZMode zm,
-                            cudaStream_t s) {
-  const DeviceArray<T> dx(x), dz(z), dy(z.size());
-  dy.poison(s);
-  const T *zp = nullptr;
-  if (zm == ZMode::Separate) zp = dz.p;
-  if (zm == ZMode::Alias) {
-    if (dy.n) EXPECT_EQ(cudaSuccess, cudaMemcpyAsync(dy.p, dz.p, dz.n * sizeof(T), cudaMemcpyDeviceToDevice, s));
-    zp = dy.p;
-  }
-  EXPECT_EQ(cudaSuccess, D.apply(op, dx.p, zp, dy.p, s));
-  EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-  return dy.download();
-}
 
 template <typename T>
 void check_matrix(const matgen::Csr &M, const CsrSpecParams &p, Op op, cudaStream_t s) {

@@ -1,0 +1,164 @@
+// cuSPARSE generic SpMV wrapper and the slot scatter (see cusparse_spmv.cuh).
+#include "cusparse_spmv.cuh"
+#include "common.cuh"
+
+#include <cub/device/device_scan.cuh>
+#include <type_traits>
+
+namespace gpumat {
+namespace cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) scatter_slots_kernel(std::int64_t n, const index_t *__restrict__ slot, const T *__restrict__ src,
+                                                                 T *__restrict__ dst) {
+  const std::int64_t k = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[slot[k]] = src[k];
+}
+
+template <typename T>
+constexpr cudaDataType data_type() {
+  return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+}
+
+} // namespace
+
+cudaError_t cusparse_to_cuda(cusparseStatus_t st) {
+  switch (st) {
+  case CUSPARSE_STATUS_SUCCESS: return cudaSuccess;
+  case CUSPARSE_STATUS_ALLOC_FAILED:
+  case CUSPARSE_STATUS_INSUFFICIENT_RESOURCES: return cudaErrorMemoryAllocation;
+  case CUSPARSE_STATUS_INVALID_VALUE: return cudaErrorInvalidValue;
+  case CUSPARSE_STATUS_NOT_SUPPORTED:
+  case CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+  case CUSPARSE_STATUS_ARCH_MISMATCH: return cudaErrorNotSupported;
+  default: return cudaErrorUnknown;
+  }
+}
+
+cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  std::size_t bytes = 0;
+  cudaError_t err   = cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, s);
+  unsigned char *tmp = nullptr;
+  if (err == cudaSuccess) err = device_alloc(tmp, bytes > 0 ? bytes : 1);
+  if (err == cudaSuccess) err = cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n, s);
+  if (tmp) {
+    const cudaError_t sync = cudaStreamSynchronize(s); // the scan is done with tmp
+    if (err == cudaSuccess) err = sync;
+  }
+  device_free(tmp);
+  return err;
+}
+
+template <typename T>
+cudaError_t scatter_slots(std::int64_t n, const index_t *slot, const T *src, T *dst, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  scatter_slots_kernel<T><<<grid_for(n, kThreads), kThreads, 0, s>>>(n, slot, src, dst);
+  return launched();
+}
+
+template <typename T>
+cudaError_t CusparseSpmv<T>::record_failure(const char *call, cusparseStatus_t st) const {
+  failed_call_   = call;
+  failed_status_ = st;
+  return cusparse_to_cuda(st);
+}
+
+template <typename T>
+const char *CusparseSpmv<T>::failed_status() const {
+  return failed_call_ ? cusparseGetErrorString(failed_status_) : nullptr;
+}
+
+template <typename T>
+cudaError_t CusparseSpmv<T>::setup(cusparseSpMatDescr_t mat, std::int64_t m, std::int64_t n, cusparseSpMVAlg_t alg, cudaStream_t s) {
+  reset();
+  mat_         = mat;
+  alg_         = alg;
+  failed_call_ = nullptr;
+  cusparseStatus_t st;
+  if (!handle_ && (st = cusparseCreate(&handle_)) != CUSPARSE_STATUS_SUCCESS) {
+    handle_ = nullptr;
+    reset();
+    return record_failure("cusparseCreate", st);
+  }
+  if ((st = cusparseSetStream(handle_, s)) != CUSPARSE_STATUS_SUCCESS) {
+    reset();
+    return record_failure("cusparseSetStream", st);
+  }
+  // Temporary x and y for the descriptors of the sizing and the preprocessing; multiply points the
+  // descriptors at the caller's vectors.
+  T          *tx = nullptr, *ty = nullptr;
+  cudaError_t err = device_alloc(tx, std::size_t(n > 0 ? n : 1));
+  if (err == cudaSuccess) err = device_alloc(ty, std::size_t(m > 0 ? m : 1));
+  if (err == cudaSuccess) err = cudaMemsetAsync(tx, 0, std::size_t(n > 0 ? n : 1) * sizeof(T), s);
+  const T one = T(1), zero = T(0);
+  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vx_, n, tx, data_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
+  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vy_, m, ty, data_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
+  if (err == cudaSuccess &&
+      (st = cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, data_type<T>(), alg_, &buffer_bytes_)) !=
+        CUSPARSE_STATUS_SUCCESS)
+    err = record_failure("cusparseSpMV_bufferSize", st);
+  if (err == cudaSuccess && buffer_bytes_) {
+    unsigned char *b = nullptr;
+    err              = device_alloc(b, buffer_bytes_);
+    buffer_          = b;
+  }
+  if (err == cudaSuccess) {
+    st = cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, data_type<T>(), alg_, buffer_);
+    if (st == CUSPARSE_STATUS_SUCCESS) preprocessed_ = true;
+    else if (st != CUSPARSE_STATUS_NOT_SUPPORTED) err = record_failure("cusparseSpMV_preprocess", st);
+  }
+  const cudaError_t sync = cudaStreamSynchronize(s); // tx, ty are read on s
+  if (err == cudaSuccess) err = sync;
+  device_free(tx);
+  device_free(ty);
+  if (err != cudaSuccess) reset();
+  return err;
+}
+
+template <typename T>
+cudaError_t CusparseSpmv<T>::multiply(const T *x, T *y, bool accumulate, cudaStream_t s) const {
+  if (!mat_) return cudaErrorInvalidValue; // no pattern built
+  const T          one = T(1), beta = accumulate ? T(1) : T(0);
+  cusparseStatus_t st;
+  if ((st = cusparseSetStream(handle_, s)) != CUSPARSE_STATUS_SUCCESS) return record_failure("cusparseSetStream", st);
+  // cuSPARSE only reads through the x descriptor (passed as a const descriptor to cusparseSpMV)
+  if ((st = cusparseDnVecSetValues(vx_, const_cast<T *>(x))) != CUSPARSE_STATUS_SUCCESS) return record_failure("cusparseDnVecSetValues", st);
+  if ((st = cusparseDnVecSetValues(vy_, y)) != CUSPARSE_STATUS_SUCCESS) return record_failure("cusparseDnVecSetValues", st);
+  if ((st = cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &beta, vy_, data_type<T>(), alg_, buffer_)) !=
+      CUSPARSE_STATUS_SUCCESS)
+    return record_failure("cusparseSpMV", st);
+  return cudaSuccess;
+}
+
+template <typename T>
+void CusparseSpmv<T>::reset() {
+  if (mat_) cusparseDestroySpMat(mat_);
+  if (vx_) cusparseDestroyDnVec(vx_);
+  if (vy_) cusparseDestroyDnVec(vy_);
+  mat_ = nullptr;
+  vx_ = vy_ = nullptr;
+  if (buffer_) cudaFree(buffer_);
+  buffer_       = nullptr;
+  buffer_bytes_ = 0;
+  preprocessed_ = false;
+}
+
+template <typename T>
+void CusparseSpmv<T>::release() {
+  reset();
+  if (handle_) cusparseDestroy(handle_);
+  handle_ = nullptr;
+}
+
+template cudaError_t scatter_slots<double>(std::int64_t, const index_t *, const double *, double *, cudaStream_t);
+template cudaError_t scatter_slots<float>(std::int64_t, const index_t *, const float *, float *, cudaStream_t);
+template class CusparseSpmv<double>;
+template class CusparseSpmv<float>;
+
+} // namespace cuda
+} // namespace gpumat

@@ -1,0 +1,73 @@
+// cuSPARSE's generic SpMV for the formats that are cuSPARSE's own storage (cusparsesell,
+// cusparsebsr): one handle per object bound to the caller's stream, the matrix and vector
+// descriptors, the external buffer (sized once, preprocessed once per pattern, kept), and the
+// scatter of CSR values through a slot map and the prefix sum shared by their builders. PETSc-free;
+// included by host C++ (through the formats' headers), needs cuda_runtime.h and cusparse.h.
+#pragma once
+#include "../core/csr.hpp"
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <cstddef>
+#include <cstdint>
+
+namespace gpumat {
+namespace cuda {
+
+// cuSPARSE status as the CUDA error the formats return: out of memory as
+// cudaErrorMemoryAllocation (the machinery turns it into PETSC_ERR_MEM), invalid or unsupported
+// arguments as cudaErrorInvalidValue / cudaErrorNotSupported, anything else as cudaErrorUnknown.
+cudaError_t cusparse_to_cuda(cusparseStatus_t st);
+
+// out[i] = in[0] + ... + in[i-1], i < n (device arrays; CUB's DeviceScan with its temporary storage
+// allocated and freed here; out may not alias in). Out of memory: cudaErrorMemoryAllocation.
+cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s);
+
+// dst[slot[k]] = src[k], k < n (values of CSR entry k into the format's position).
+template <typename T>
+cudaError_t scatter_slots(std::int64_t n, const index_t *slot, const T *src, T *dst, cudaStream_t s);
+
+// y = A x (+ y) with A a cuSPARSE matrix descriptor (owned from setup on), algorithm `alg`.
+template <typename T>
+class CusparseSpmv {
+public:
+  CusparseSpmv() = default;
+  CusparseSpmv(const CusparseSpmv &)            = delete;
+  CusparseSpmv &operator=(const CusparseSpmv &) = delete;
+  ~CusparseSpmv() { release(); }
+
+  // Takes ownership of `mat` (destroyed by reset even when setup fails), an m x n matrix; creates
+  // the handle on first use, sizes and allocates the external buffer and runs
+  // cusparseSpMV_preprocess once (CUSPARSE_STATUS_NOT_SUPPORTED from it only means no
+  // preprocessing). Synchronizes s (the preprocess reads temporary vectors freed here).
+  cudaError_t setup(cusparseSpMatDescr_t mat, std::int64_t m, std::int64_t n, cusparseSpMVAlg_t alg, cudaStream_t s);
+  // y = A x, or y = A x + y with accumulate; device pointers of n and m entries; asynchronous on s.
+  cudaError_t multiply(const T *x, T *y, bool accumulate, cudaStream_t s) const;
+
+  bool        ready() const { return mat_ != nullptr; }
+  bool        preprocessed() const { return preprocessed_; }
+  std::size_t buffer_bytes() const { return buffer_bytes_; }
+  // The cuSPARSE call that failed last and its status string, or nullptr when none did.
+  const char *failed_call() const { return failed_call_; }
+  const char *failed_status() const;
+  // Records a failed cuSPARSE call (the formats' own descriptor creation) and returns its CUDA error.
+  cudaError_t record_failure(const char *call, cusparseStatus_t st) const;
+  void        clear_failure() { failed_call_ = nullptr; }
+
+  void reset();   // descriptors and buffer (the handle stays for the next pattern)
+  void release(); // everything, the handle too
+
+private:
+
+  cusparseHandle_t     handle_ = nullptr;
+  cusparseSpMatDescr_t mat_    = nullptr;
+  cusparseDnVecDescr_t vx_ = nullptr, vy_ = nullptr;
+  cusparseSpMVAlg_t    alg_          = CUSPARSE_SPMV_ALG_DEFAULT;
+  void                *buffer_       = nullptr;
+  std::size_t          buffer_bytes_ = 0;
+  bool                 preprocessed_ = false;
+  mutable const char  *failed_call_  = nullptr;
+  mutable cusparseStatus_t failed_status_ = CUSPARSE_STATUS_SUCCESS;
+};
+
+} // namespace cuda
+} // namespace gpumat

@@ -1,0 +1,182 @@
+// Adapter: cusparsebsr (src/core/cusparsebsr.hpp, src/cuda/cusparsebsr.cuh) as a petsc-gpumat
+// format: cuSPARSE's BSR and its SpMV, with the machinery's types, compressed rows, refresh and
+// events. The block size: -mat_cusparsebsr_bs, else the matrix's block size (Format::BlockSize),
+// else the fewest bytes among 2..6 (bsr_choose_bs).
+#include "gpumat_impl.hpp"
+#include "core/cusparsebsr.hpp"
+#include <stdexcept>
+#include <string>
+#if defined(GPUMAT_WITH_CUDA)
+  #include "cuda/cusparsebsr.cuh"
+#endif
+
+namespace gpumat {
+namespace {
+
+class CusparseBsrFormat final : public Format {
+public:
+  PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
+  {
+    PetscInt  v = user_bs_;
+    PetscBool set, rm = row_major_ ? PETSC_TRUE : PETSC_FALSE;
+    PetscFunctionBegin;
+    PetscCall(PetscOptionsInt("-mat_cusparsebsr_bs", "BSR block dimension: 2..16, or 0 for the matrix's block size (when in 2..16), else the size in 2..6 that stores the fewest bytes", "MATCUSPARSEBSR", v, &v, &set));
+    PetscCheck(!set || v == 0 || (v >= bsr_min_bs && v <= bsr_max_bs), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cusparsebsr_bs must be 0 (the default) or in [%d, %d], got %" PetscInt_FMT, bsr_min_bs, bsr_max_bs, v);
+    if (set) user_bs_ = (int)v;
+    PetscCall(PetscOptionsBool("-mat_cusparsebsr_row_major", "Row-major blocks instead of column-major", "MATCUSPARSEBSR", rm, &rm, nullptr));
+    row_major_ = rm == PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  std::unique_ptr<Format> CloneSettings() const override
+  {
+    auto f        = std::make_unique<CusparseBsrFormat>();
+    f->user_bs_   = user_bs_;
+    f->row_major_ = row_major_;
+    return f;
+  }
+
+  PetscErrorCode HostBuild(const CsrView<Scalar> &A) override
+  {
+    int bs;
+    PetscFunctionBegin;
+    PetscCall(Choose(A, &bs, nullptr, nullptr));
+    PetscCall(CheckStored(A, bs));
+    PetscCallCXX(host_.build(A, bs, row_major_));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(host_.refresh(A.val));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(host_.apply(op, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+#if defined(GPUMAT_WITH_CUDA)
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    int bs;
+    PetscFunctionBegin;
+    PetscCall(Choose(A, &bs, nullptr, nullptr));
+    PetscCall(CheckStored(A, bs));
+    PetscCall(Check(dev_.build(A, bs, row_major_, s), A, bs));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Check(dev_.refresh(A.val, s), A, dev_.bs()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparsebsr has no device transpose");
+    const cudaError_t err = dev_.apply(op, x, z, y, s);
+    PetscCheck(err == cudaSuccess || !dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsebsr: %s failed: %s", dev_.failed_call(), dev_.failed_status());
+    PetscCallCUDA(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // CUSPARSE_SPMV_BSR_ALG1 supports only the non-transposed product: transposes run on the host
+  // (the machinery's fallback).
+  bool           HasDeviceTranspose() const override { return false; }
+  bool           HasDeviceDiagonal() const override { return true; }
+  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  void        DeviceRelease() override { dev_.release(); }
+  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
+#endif
+
+  PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
+  {
+    int                      bs;
+    BsrChoice                why;
+    std::vector<std::size_t> cand;
+    std::int64_t             nnzb;
+    PetscFunctionBegin;
+    PetscCall(Choose(A, &bs, &why, &cand)); // as the builds choose (one pass over the nonzeros)
+    PetscCallCXX(nnzb = bsr_block_count(A, bs));
+    const char *rule = why == BsrChoice::Option ? "-mat_cusparsebsr_bs" : why == BsrChoice::Hint ? "the matrix's block size" : "the fewest bytes among 2..6";
+    PetscCall(PetscViewerASCIIPrintf(v, "cuSPARSE BSR, CUSPARSE_SPMV_BSR_ALG1: blocks %d x %d (%s), %s blocks\n", bs, bs, rule, row_major_ ? "row-major" : "column-major"));
+    if (why == BsrChoice::FewestBytes) { // one print per line: the viewer indents every print
+      std::string line = "device bytes of the candidates:";
+      for (std::size_t i = 0; i < cand.size(); i++) PetscCallCXX(line += " " + std::to_string(bsr_auto_min + (int)i) + ": " + std::to_string(cand[i]));
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line.c_str()));
+    }
+    const double stored = (double)nnzb * bs * bs, nnz = (double)A.nnz();
+    PetscCall(PetscViewerASCIIPrintf(v, "%lld blocks, %.0f stored values for %lld nonzeros (fill %.3f)%s%s\n", (long long)nnzb, stored, (long long)A.nnz(), nnz > 0 ? stored / nnz : 0.0,
+                                     A.nrows % bs ? ", rows padded (y through a padded copy)" : "", A.ncols % bs ? ", columns padded (x through a padded copy)" : ""));
+    PetscCall(PetscViewerASCIIPrintf(v, "device bytes: %zu (values, block columns, block row pointer, slot map, staged values, padded vectors)%s\n", bsr_bytes(A.nrows, A.ncols, A.nnz(), nnzb, bs, sizeof(Scalar)), BufferNote().c_str()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+private:
+  // cuSPARSE's buffer and preprocessing, once the device holds the format
+  std::string BufferNote() const
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) return ", cuSPARSE buffer " + std::to_string(dev_.buffer_bytes()) + "; SpMV preprocessed: " + (dev_.preprocessed() ? "yes" : "no (not supported)");
+#endif
+    return "";
+  }
+
+  PetscErrorCode Choose(const CsrView<Scalar> &A, int *bs, BsrChoice *why, std::vector<std::size_t> *cand) const
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(*bs = bsr_choose_bs(A, user_bs_, BlockSize(), why, cand));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // The stored values must fit the 32-bit positions of the layout: a clear error before any build.
+  PetscErrorCode CheckStored(const CsrView<Scalar> &A, int bs) const
+  {
+    std::int64_t nnzb;
+    PetscFunctionBegin;
+    PetscCallCXX(nnzb = bsr_block_count(A, bs));
+    PetscCheck(nnzb * bs * bs <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "cusparsebsr: a block of %d rows with %d nonzeros has %lld blocks of %d x %d, %lld values beyond 32-bit positions; use more MPI ranks or a smaller -mat_cusparsebsr_bs", (int)A.nrows, (int)A.nnz(),
+               (long long)nnzb, bs, bs, (long long)(nnzb * bs * bs));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+#if defined(GPUMAT_WITH_CUDA)
+  // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
+  // failed cuSPARSE call by its name and status.
+  PetscErrorCode Check(cudaError_t err, const CsrView<Scalar> &A, int bs) const
+  {
+    PetscFunctionBegin;
+    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && dev_.failed_call())
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsebsr: %s failed: %s (blocks %d x %d)", dev_.failed_call(), dev_.failed_status(), bs, bs);
+    PetscCall(CheckDevice(err, "cusparsebsr", A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
+  int             user_bs_   = 0;     // 0: the matrix's block size, else the fewest bytes
+  bool            row_major_ = false; // column-major blocks by default (src/core/cusparsebsr.hpp)
+  BsrHost<Scalar> host_;
+#if defined(GPUMAT_WITH_CUDA)
+  cuda::BsrDevice<Scalar> dev_;
+#endif
+};
+
+} // namespace
+
+std::unique_ptr<Format> CreateCusparseBsr() { return std::make_unique<CusparseBsrFormat>(); }
+
+} // namespace gpumat
