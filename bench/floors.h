@@ -1,5 +1,7 @@
 /* Lower bounds for y = A x on this GPU and this matrix (bench/floors.cu): kernels that move the
-   bytes of a fp64 CSR product with 32-bit indices but skip its row structure. PETSc-free. */
+   bytes of a fp64 product, CSR with 32-bit indices or bccoo, but skip its row structure.
+   PETSc-free. BenchFloors and BenchFloorsBccoo need the CUDA library gpumat_floors; the bccoo
+   parameter helpers (BenchBccooParse, BenchBccooDescribe) are host code (gpumat_floors_host). */
 #pragma once
 #ifdef __cplusplus
 extern "C" {
@@ -14,6 +16,48 @@ typedef struct {
    runs every floor kernel warmup + reps times (CUDA events) and fills res[0..*nres). Returns 0,
    or a nonzero CUDA error code with a message in err. */
 int BenchFloors(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, char *err, int errlen);
+
+/* The bccoo (src/core/bccoo.hpp) whose floors are timed. h = w = 0: the block shape bccoo's byte
+   model ranks first (gpumat::bccoo_shapes(A, block_size)[0]); otherwise h and w as given (0: 1).
+   0 (compress: -1) elsewhere: bccoo's defaults (slices 1, tile 16, group 256, compressed columns).
+   model = 1: the parameters the bccoo type chooses by default, gpumat::bccoo_model(A, the others
+   as user parameters, block_size) (sampled block shape; columns compressed unless half escape). */
+typedef struct {
+  int h, w, slices, tile, group, compress;
+  int block_size; /* the matrix's block size, the byte model's tie-break (<= 1: none) */
+  int model;
+} BenchBccooParams;
+
+/* The bccoo as built and the bytes its floors move. */
+typedef struct {
+  BenchBccooParams p;    /* as built: defaults resolved, slices past the last block column dropped */
+  int       chosen;      /* 0: h x w as given; 1: the byte model's first shape (h = w = 0); 2: bccoo_model's */
+  long long blocks;      /* nonzero blocks */
+  long long stored;      /* blocks stored: + one zero block per empty (slice, block row) */
+  long long padded;      /* stored, rounded up to whole work-group tiles (the arrays' length) */
+  long long escapes;     /* escaped 16-bit column differences */
+  long long tiles;       /* thread tiles */
+  double    fill;        /* nonzeros / (blocks h w) */
+  double    format_bytes; /* Bccoo::bytes(): every array the product reads, padding included */
+  double    bytes;       /* format_bytes + 8 ncols (x once) + 8 nrows (y once): what each floor moves */
+} BenchBccooInfo;
+
+/* spec: "" (the defaults), "off", "model", or "h,w[,slices[,tile[,group[,compress]]]]" (integers,
+   0 or an omitted field: the default as above), "model," followed by the same fields (the user
+   parameters of bccoo_model). *on = 0 for "off". Checks the ranges with gpumat::bccoo_resolve
+   (h = w = 0 allowed). Returns 0, or 1 with a message in err. */
+int BenchBccooParse(const char *spec, BenchBccooParams *p, int *on, char *err, int errlen);
+
+/* One line: the parameters, the blocks and the bytes of info. */
+void BenchBccooDescribe(const BenchBccooInfo *info, char *buf, int len);
+
+/* Builds the bccoo of the host CSR with p (gpumat::bccoo_build), copies the arrays its product
+   reads to the device and times floor:bccoo-stream and floor:bccoo-gather as BenchFloors does
+   (bench/floors.cu says what they read); before timing, checks the gather kernel's decompressed
+   block columns against the host layout's (bccoo_columns, bench/floors_bccoo.hpp). Fills *info and res[0..*nres). Returns 0, or nonzero
+   (a CUDA error code, or -1 for a host error: bad parameters, no memory, a wrong column) with a
+   message in err. */
+int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchBccooInfo *info, char *err, int errlen);
 
 #ifdef __cplusplus
 }

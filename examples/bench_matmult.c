@@ -19,10 +19,23 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     of about equal nonzeros (nnz; square matrices: the same column ranges)\n"
                      "  -csv <file>        append one row per type (bench/plot.py reads it)\n"
                      "  -floors <1>        also time the floors of bench/floors.cu (GPU builds, one rank): the CSR\n"
-                     "                     bytes streamed (floor:stream) and with x gathered in CSR order (floor:gather*)\n"
+                     "                     bytes streamed (floor:stream) and with x gathered in CSR order (floor:gather*);\n"
+                     "                     bccoo's arrays streamed (floor:bccoo-stream) and read as its product reads\n"
+                     "                     them, one thread per thread tile, the 16-bit column differences decompressed\n"
+                     "                     in sequence and x gathered through L1 (floor:bccoo-gather), their parameters\n"
+                     "                     and bytes on their rows; a bccoo type's row adds its speed in percent of these\n"
+                     "                     two floors (100: at the floor; the floors' parameters are -floor_bccoo's, not\n"
+                     "                     necessarily the type's)\n"
+                     "  -floor_bccoo <h,w,slices,tile,group,compress>  the bccoo of the bccoo floors (default: the\n"
+                     "                     block shape bccoo's byte model ranks first for the matrix and its block size,\n"
+                     "                     1 slice, tile 16, group 256, 16-bit columns; 0 or a field left out: that\n"
+                     "                     default; -floor_bccoo 3,1 or 0,0,4); model[,...]: the parameters the bccoo\n"
+                     "                     type chooses by default (bccoo_model; the fields as -mat_bccoo_* options);\n"
+                     "                     off: no bccoo floors\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
-                     "other peers: 12 B per allocated entry + 4 B per row). GPU times: CUDA events on PETSc's\n"
+                     "other peers: 12 B per allocated entry + 4 B per row; the bccoo floors: every array the\n"
+                     "bccoo product reads, padding included, + x + y). GPU times: CUDA events on PETSc's\n"
                      "stream; host times: PetscTime. Build cost = first product after assembly minus a steady\n"
                      "one; refresh cost = (all values rewritten on the host + product) minus a steady product\n"
                      "('<noise' in the table, nan in the CSV, when within the spread of the steady products):\n"
@@ -41,9 +54,9 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #include <petscgpumat.h>
 #include "gen.h"
 #include "mmio.h"
+#include "floors.h" /* -floor_bccoo is checked in every build; the floor kernels need a CUDA PETSc */
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
-  #include "floors.h"
 #endif
 
 static PetscMPIInt nranks = 1, myrank = 0; /* of PETSC_COMM_WORLD */
@@ -277,16 +290,18 @@ static PetscErrorCode SplitDestroy(BenchOps *o)
 }
 
 #if defined(PETSC_HAVE_CUDA)
-/* The floors of bench/floors.cu for the assembled AIJ A0 (32-bit PetscInt only), one line each. */
-static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs)
+/* The floors of bench/floors.cu for the assembled AIJ A0 (32-bit PetscInt only), one line each;
+   with bccoo != NULL also the bccoo floors (their medians into bccoo_ms: stream, gather). */
+static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs, const BenchBccooParams *bccoo, double *bccoo_ms)
 {
   const PetscInt    *ia, *ja;
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8];
-  int                nfl = 0, rc;
-  char               err[256] = "";
+  BenchFloor         fl[8], fb[2];
+  BenchBccooInfo     info;
+  int                nfl = 0, nfb = 0, rc, rcb = 0;
+  char               err[256] = "", errb[256] = "", desc[512];
   PetscFunctionBegin;
   if (sizeof(PetscInt) != sizeof(int) || sizeof(PetscScalar) != sizeof(double)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetSize(A0, NULL, &N));
@@ -294,12 +309,23 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed for the floors");
   PetscCall(MatSeqAIJGetArrayRead(A0, &va));
   rc = BenchFloors((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fl, (int)PETSC_STATIC_ARRAY_LENGTH(fl), &nfl, err, (int)sizeof(err));
+  if (rc == 0 && bccoo) rcb = BenchFloorsBccoo((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, bccoo, (int)reps, warmup, fb, (int)PETSC_STATIC_ARRAY_LENGTH(fb), &nfb, &info, errb, (int)sizeof(errb));
   PetscCall(MatSeqAIJRestoreArrayRead(A0, &va));
   PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", err);
+  PetscCheck(rcb == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", errb);
   for (int i = 0; i < nfl; i++) {
     double gbs = csr_bytes / (fl[i].median_ms * 1e-3) / 1e9;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f   (no row sums: a lower bound)\n", fl[i].name, fl[i].median_ms, fl[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0));
+  }
+  /* bccoo: the CSR columns as for every row, then the bccoo bytes (fmt GB/s) and its format MB */
+  if (nfb) BenchBccooDescribe(&info, desc, (int)sizeof(desc));
+  for (int i = 0; i < nfb; i++) {
+    double gbs = csr_bytes / (fb[i].median_ms * 1e-3) / 1e9, fmt_gbs = info.bytes / (fb[i].median_ms * 1e-3) / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s)\n", fb[i].name, fb[i].median_ms, fb[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs,
+                          1e-6 * info.format_bytes, desc));
+    if (!strcmp(fb[i].name, "floor:bccoo-stream")) bccoo_ms[0] = fb[i].median_ms;
+    if (!strcmp(fb[i].name, "floor:bccoo-gather")) bccoo_ms[1] = fb[i].median_ms;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -562,6 +588,14 @@ static void FormatMs(char *buf, size_t len, double ms)
   else snprintf(buf, len, "%9.4f", ms);
 }
 
+/* A bccoo type (the base name before any ':' variant ends in "bccoo": bccoo, aijbccoo, ...), by name:
+   this benchmark does not need the type to exist. */
+static PetscBool IsBccoo(const char *type)
+{
+  size_t n = strcspn(type, ":");
+  return n >= 5 && !strncmp(type + n - 5, "bccoo", 5) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* One table cell: the value in `fmt`, or `otherwise` (right-aligned to the same width) when it does not apply. */
 static void Cell(char *buf, size_t len, const char *fmt, double v, int applies, const char *otherwise)
 {
@@ -580,7 +614,10 @@ int main(int argc, char **argv)
   PetscInt     n = 2000000, reps = 100, reps_host = 10, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
   Vec          x0, b0, yref = NULL;
-  double       copy_gbs = 0, csr_bytes, *t;
+  double       copy_gbs = 0, csr_bytes, *t, bccoo_ms[2] = {NAN, NAN}; /* the bccoo floors: stream, gather */
+  char         fb_spec[128] = "", fb_err[256] = "";
+  BenchBccooParams fb_params;
+  int          fb_on = 1;
   MatInfo      info;
   PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE;
   Result       res[32];
@@ -610,6 +647,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_its", &ksp_its, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_host", &ksp_host, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
+  PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
   PetscCheck(reps >= 1 && reps_host >= 1 && warmup >= 0 && ksp_its >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -reps_host must be >= 1, -warmup and -ksp_its >= 0");
   PetscCheck(!strcmp(layout, "rows") || !strcmp(layout, "nnz"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-layout must be rows or nnz, not %s", layout);
@@ -670,9 +709,15 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
 #if defined(PETSC_HAVE_CUDA)
-  if (floors && nranks == 1) PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs));
+  if (floors && nranks == 1) {
+    PetscInt rbs, cbs;
+    PetscCall(MatGetBlockSizes(A0, &rbs, &cbs)); /* the byte model's tie-break, as the machinery's hint */
+    fb_params.block_size = rbs == cbs ? (int)rbs : 1;
+    PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms));
+  }
 #else
   (void)floors;
+  (void)fb_on;
 #endif
 
   char *type = list, *next;
@@ -839,6 +884,8 @@ int main(int argc, char **argv)
       FormatMs(s, sizeof(s), r->scatter);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %s %s %s", d, o, s));
     }
+    if (IsBccoo(r->type) && !PetscIsNanReal(bccoo_ms[1]) && r->median > 0) /* its speed against its floors */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bccoo-gather, %.1f %% of floor:bccoo-stream", 100.0 * bccoo_ms[1] / r->median, 100.0 * bccoo_ms[0] / r->median));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     if (f)
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
