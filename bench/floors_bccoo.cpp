@@ -102,7 +102,10 @@ extern "C" int BenchBccooParse(const char *spec, BenchBccooParams *p, int *on, c
   *p          = BenchBccooParams{};
   p->compress = -1;
   *on         = 1;
-  if (!spec || !spec[0]) return 0;
+  if (!spec || !spec[0]) { // the default: the parameters the bccoo type chooses (sampled model, fast)
+    p->model = 1;
+    return 0;
+  }
   if (!std::strcmp(spec, "off")) {
     *on = 0;
     return 0;

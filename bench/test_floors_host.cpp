@@ -153,6 +153,7 @@ TEST(FloorsBccoo, Option) {
   char             err[256] = "";
   ASSERT_EQ(BenchBccooParse("", &p, &on, err, sizeof(err)), 0) << err;
   EXPECT_EQ(on, 1);
+  EXPECT_EQ(p.model, 1); // the default: the type's own choice
   EXPECT_EQ(p.h, 0);
   EXPECT_EQ(p.w, 0);
   EXPECT_EQ(p.compress, -1);
