@@ -27,7 +27,8 @@
 //                         entries and value planes at the transposed positions, so that the threads
 //                         of a work-group tile read consecutive addresses), the columns decompressed
 //                         in sequence as the product does (first block of the tile relative to 0,
-//                         the others to the previous column, an escape -32768 taking the tile's next
+//                         the others to the previous column (the first to the tile's base,
+//                         bccoo_tile_base), an escape -32768 taking the tile's next
 //                         escape from escape_start[tile] on), and x[w c .. w c + w - 1] gathered
 //                         through L1 (ld.global.nc) for each block's column c; the tile's T flag
 //                         bits, first_segment and escape_start once per tile, no_scan once per
@@ -122,7 +123,7 @@ struct BccooDev {
   int       tile;  // blocks per thread tile, T (a multiple of 8)
   int       group; // threads per work-group tile, G
   int       compress;
-  int       nrows, ncols;
+  int       nrows, ncols, nbrows, nbcols;
 };
 
 // Blocks per thread per step: about 8 values in flight (up to umax blocks of 1 x 1, one of 4 x 4);
@@ -232,9 +233,9 @@ __global__ void __launch_bounds__(256) bccoo_gather_floor_kernel(BccooDev a, con
   for (long long t = t0; t < a.ntiles; t += stride) {
     const long long g = t / a.group, base = gpumat_floors::bccoo_floor_pos(t, 0, a.tile, a.group); // block j at base + j G
     live ^= tile_flags(a, t);
-    live += (unsigned)__ldcs(a.first_segment + t);
     if (t == g * a.group) live += __ldcs(a.no_scan + g);
-    int e = a.compress ? __ldcs(a.escape_start + t) : 0, c = 0;
+    const int fs = __ldcs(a.first_segment + t);
+    int e = a.compress ? __ldcs(a.escape_start + t) : 0, c = a.compress ? gpumat::bccoo_tile_base(fs, a.nbrows, H, W, a.nbcols) : 0;
     const std::int16_t *dp = a.dcol + base;
     const int          *cp = a.col + base;
     const double       *vp = a.val + base * W;
@@ -253,7 +254,7 @@ __global__ void __launch_bounds__(256) bccoo_gather_floor_kernel(BccooDev a, con
       for (int u = 0; u < U; ++u) {
         if (!a.compress) c = d[u];
         else if (d[u] == -32768) c = __ldg(a.escape + e++);
-        else c = j0 + u == 0 ? d[u] : c + d[u];
+        else c = c + d[u];
         cu[u] = c;
       }
       if constexpr (M == kCheck)
@@ -450,6 +451,8 @@ extern "C" int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *
     a.nflagwords    = B.padded_blocks / 32;
     a.nescapes      = (long long)B.escape.size();
     a.ntiles        = B.thread_tiles();
+    a.nbrows        = B.nbrows;
+    a.nbcols        = B.nbcols;
     a.ngroups       = (long long)B.no_scan.size();
     a.tile          = B.p.tile;
     a.group         = B.p.group;

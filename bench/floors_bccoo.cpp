@@ -86,10 +86,10 @@ std::vector<gpumat::index_t> bccoo_columns(const gpumat::Bccoo<double> &B) {
   std::vector<gpumat::index_t> c(std::size_t(B.padded_blocks));
   const int                    T = B.p.tile, G = B.p.group;
   for (std::int64_t t = 0; t < B.thread_tiles(); ++t) {
-    gpumat::index_t prev = 0, e = B.escape_start[std::size_t(t)];
+    gpumat::index_t prev = gpumat::bccoo_tile_base(B.first_segment[std::size_t(t)], B.nbrows, B.p.h, B.p.w, B.nbcols), e = B.escape_start[std::size_t(t)];
     for (int j = 0; j < T; ++j) {
       const std::int16_t d = B.dcol[std::size_t(bccoo_floor_pos(t, j, T, G))];
-      prev = d == -32768 ? B.escape[std::size_t(e++)] : gpumat::index_t(j == 0 ? d : prev + d);
+      prev = d == -32768 ? B.escape[std::size_t(e++)] : gpumat::index_t(prev + d);
       c[std::size_t(t * T + j)] = prev;
     }
   }

@@ -21,9 +21,13 @@
 //   the entry (row i, column j) of block k.
 // - Column indices: the block column in the original matrix (slices change the order, not the
 //   columns). Compressed as 16-bit differences within each thread tile of T blocks: the first block
-//   of a tile relative to 0, the others to the previous block; a difference outside [-32767, 32767]
-//   is the escape -32768 and the column comes from an escape array (32-bit), at escape_start[tile]
-//   plus the number of escapes before it in the tile. Uncompressed: 32-bit block columns.
+//   of a tile relative to the tile's base (bccoo_tile_base: the block column of the diagonal of the
+//   block row the tile starts in, so that the first difference is small wherever the columns lie
+//   near the diagonal: stencils, FEM; relative to 0 it would escape in every tile of a matrix wider
+//   than 32,767 block columns), the others to the previous block; a difference outside
+//   [-32767, 32767] is the escape -32768 and the column comes from an escape array (32-bit), at
+//   escape_start[tile] plus the number of escapes before it in the tile. Uncompressed: 32-bit
+//   block columns.
 // - Offline transpose: the per-block arrays (values, column differences, columns) are stored
 //   transposed within each work-group tile of G threads x T blocks: block j of thread i's tile is
 //   at position j G + i of its work-group tile (bccoo_phys), so that the G threads of a work group
@@ -47,6 +51,15 @@ namespace gpumat {
 constexpr std::int64_t bccoo_phys(std::int64_t k, int T, int G) {
   const std::int64_t gt = std::int64_t(T) * G, base = k / gt * gt, r = k - base;
   return base + (r % T) * G + r / T;
+}
+
+// The column the first difference of a thread tile is relative to: the block column holding
+// column br h, the diagonal of block row br = first_segment % nbrows (the block row of the tile's
+// first block), clipped to the matrix.
+constexpr index_t bccoo_tile_base(std::int64_t first_segment, index_t nbrows, int h, int w, index_t nbcols) {
+  if (nbrows <= 0 || nbcols <= 0) return 0;
+  const std::int64_t bc = std::int64_t(first_segment % nbrows) * h / w;
+  return index_t(bc < nbcols ? bc : nbcols - 1);
 }
 
 struct BccooParams {
@@ -121,10 +134,12 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 // The model's parameters for A, in time independent of A's size beyond a sample: the block shape
 // with the fewest bytes (bccoo_shapes) and the share of escaped column differences are measured on
 // up to `max_windows` windows of 12 consecutive rows spread evenly over A (all rows of smaller
-// matrices); columns are compressed when fewer than half of the differences escape (2 B + 4 B
-// per escape against 4 B). Slices, tile and group: the defaults (BCCOO+ and the tile sizes are
-// left to the tuner). Every parameter the user set (nonzero; compress_col >= 0) is kept, and the
-// block shape is then the best one with the user's height or width.
+// matrices); columns are compressed when fewer than a quarter of the differences escape (2 B +
+// 4 B per escape against 4 B, an escape being a dependent load outside the coalesced stream).
+// Tile and group: 32 blocks per thread in groups of 128 for block rows of 20 blocks or more, else
+// the defaults; slices: 1 (BCCOO+ is left to the user and the tuner). Every parameter the user
+// set (nonzero; compress_col >= 0) is kept, and the block shape is then the best one with the
+// user's height or width.
 struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first

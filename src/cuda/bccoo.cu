@@ -7,7 +7,8 @@
 //      resets), so that a group only ever waits for a group that is already running;
 //   2. each thread reads its T blocks (offline-transposed: the G threads read consecutive
 //      addresses), U at a time with all their loads in flight: the T flag bits, the 16-bit
-//      column differences (decompressed in sequence, escapes from the escape array), h planes of
+//      column differences (decompressed in sequence from the tile's base, bccoo_tile_base;
+//      escapes from the escape array), h planes of
 //      w values, and gathers x; a sequential segmented sum over the tile with the row stops
 //      ending segments. The m-th stop of a thread ends segment first_segment[t] + m; from the
 //      second stop on, the sum is complete and goes to the group's result cache (strategy 2 of
@@ -193,11 +194,12 @@ __global__ void segment_ends(BuildGeo g, const int *__restrict__ count, const in
 
 // per thread tile: 16-bit differences (at the transposed positions) and the escape count; or the
 // uncompressed columns
-__global__ void compress_columns(const index_t *__restrict__ bcol, long long ntiles, int T, int G, std::int16_t *__restrict__ dcol,
-                                 index_t *__restrict__ nesc, index_t *__restrict__ col) {
+__global__ void compress_columns(BuildGeo g, const index_t *__restrict__ bcol, const index_t *__restrict__ fs, long long ntiles,
+                                 std::int16_t *__restrict__ dcol, index_t *__restrict__ nesc, index_t *__restrict__ col) {
   const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (t >= ntiles) return;
-  index_t prev = 0, n = 0;
+  const int T = g.T, G = g.G;
+  index_t   prev = bccoo_tile_base(fs[t], g.nbrows, g.h, g.w, g.nbcols), n = 0;
   for (long long k = t * T; k < (t + 1) * T; ++k) {
     const index_t   c = bcol[k];
     const long long p = bccoo_phys(k, T, G);
@@ -215,11 +217,12 @@ __global__ void compress_columns(const index_t *__restrict__ bcol, long long nti
   if (!col) nesc[t] = n;
 }
 
-__global__ void write_escapes(const index_t *__restrict__ bcol, long long ntiles, int T, const index_t *__restrict__ escape_start,
-                              index_t *__restrict__ escape) {
+__global__ void write_escapes(BuildGeo g, const index_t *__restrict__ bcol, const index_t *__restrict__ fs, long long ntiles,
+                              const index_t *__restrict__ escape_start, index_t *__restrict__ escape) {
   const long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (t >= ntiles) return;
-  index_t prev = 0, e = escape_start[t];
+  const int T = g.T;
+  index_t   prev = bccoo_tile_base(fs[t], g.nbrows, g.h, g.w, g.nbcols), e = escape_start[t];
   for (long long k = t * T; k < (t + 1) * T; ++k) {
     const index_t   c = bcol[k];
     const long long d = (long long)c - prev;
@@ -275,7 +278,7 @@ struct SpmvArgs {
   unsigned             epoch;
   long long            plane; // padded blocks x w: the distance between value planes
   long long            ntiles, ngroups, nsegments;
-  index_t              nrows, ncols, nbrows;
+  index_t              nrows, ncols, nbrows, nbcols;
   int                  T_, slices, cache;
   const index_t       *rowmap; // diagonal only
 };
@@ -324,10 +327,8 @@ struct Chunk {
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      if (COMP) {
-        if (d[u] == kEscape) c_run = __ldg(a.escape + e++);
-        else c_run = (j0 + u == 0) ? index_t(d[u]) : c_run + d[u];
-      } else c_run = cc[u];
+      if (COMP) c_run = d[u] == kEscape ? __ldg(a.escape + e++) : c_run + d[u];
+      else c_run = cc[u];
       c[u] = c_run;
     }
 #pragma unroll
@@ -384,7 +385,7 @@ __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
 #pragma unroll
   for (int i = 0; i < H; ++i) acc[i] = head[i] = T(0);
   int                  nstop = 0;
-  index_t              c_run = 0, e = COMP ? a.escape_start[t] : 0;
+  index_t              c_run = COMP ? bccoo_tile_base(fs, a.nbrows, H, W, a.nbcols) : 0, e = COMP ? a.escape_start[t] : 0;
   const long long      base  = g * G * (long long)a.T_ + tid;
   const unsigned char *fl    = a.flags + t * (a.T_ / 8);
   for (int j0 = 0; j0 < a.T_; j0 += U) {
@@ -474,12 +475,12 @@ __device__ __forceinline__ void walk_tile(const SpmvArgs<T> &a, long long t, F &
   const int       G = blockDim.x;
   const long long g = t / G, base = g * G * (long long)a.T_ + (t - g * G);
   long long       seg   = a.first_segment[t];
-  index_t         c_run = 0, e = COMP ? a.escape_start[t] : 0;
+  index_t         c_run = COMP ? bccoo_tile_base(seg, a.nbrows, H, W, a.nbcols) : 0, e = COMP ? a.escape_start[t] : 0;
   for (int j = 0; j < a.T_ && seg < a.nsegments; ++j) {
     const long long p = base + (long long)j * G;
     if (COMP) {
       const std::int16_t d = a.dcol[p];
-      c_run                = d == kEscape ? a.escape[e++] : (j == 0 ? index_t(d) : c_run + d);
+      c_run                = d == kEscape ? a.escape[e++] : c_run + d;
     } else c_run = a.col[p];
     T v[H][W];
 #pragma unroll
@@ -735,8 +736,8 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
     BCCOO_TRY(launched());
   }
   segment_ends<<<grid_for(nsegments_, nt), nt, 0, s>>>(geo, count, seg_start, bcol, flags_);
-  compress_columns<<<grid_for(ntiles_, nt), nt, 0, s>>>(bcol, ntiles_, TT, G, dcol_, nesc, col_);
   first_segments<<<grid_for(ntiles_ + 1, nt), nt, 0, s>>>(seg_start, nsegments_, ntiles_, TT, first_segment_);
+  compress_columns<<<grid_for(ntiles_, nt), nt, 0, s>>>(geo, bcol, first_segment_, ntiles_, dcol_, nesc, col_);
   group_info<<<grid_for(ngroups_, nt), nt, 0, s>>>(first_segment_, ngroups_, G, no_scan_, gseg);
   BCCOO_TRY(launched());
   {
@@ -763,7 +764,7 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   cache_    = std::min<int>(maxseg, kCacheBytes / int(h * sizeof(T)));
   if (nescapes_ > 0) {
     BCCOO_TRY(device_alloc(escape_, std::size_t(nescapes_)));
-    write_escapes<<<grid_for(ntiles_, nt), nt, 0, s>>>(bcol, ntiles_, TT, escape_start_, escape_);
+    write_escapes<<<grid_for(ntiles_, nt), nt, 0, s>>>(geo, bcol, first_segment_, ntiles_, escape_start_, escape_);
     BCCOO_TRY(launched());
   }
   return tmp.err;
@@ -802,7 +803,7 @@ cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStrea
   a.first_segment = first_segment_, a.no_scan = no_scan_, a.x = x, a.z = z, a.y = y, a.part = part_;
   a.grp_val = grp_val_, a.grp_status = grp_status_, a.ticket = ticket_;
   a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
-  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.T_ = p_.tile, a.slices = p_.slices, a.cache = cache_;
+  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices, a.cache = cache_;
   const dim3 grid{unsigned(ngroups_)}, block{unsigned(p_.group)};
   if (op == Op::Trans) {
     BCCOO_TRY(init());
@@ -828,7 +829,7 @@ cudaError_t BccooDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s
   a.flags = reinterpret_cast<const unsigned char *>(flags_), a.val = val_, a.dcol = dcol_, a.col = col_, a.escape = escape_, a.escape_start = escape_start_;
   a.first_segment = first_segment_, a.y = d, a.rowmap = rowmap;
   a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
-  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.T_ = p_.tile, a.slices = p_.slices;
+  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices;
   return launch<T>(p_.h, p_.w, 2, p_.compress_col, dim3(unsigned(ngroups_)), dim3(unsigned(p_.group)), 0, s, a);
 }
 

@@ -21,8 +21,8 @@ public:
       {"-mat_bccoo_block_height", "Block height h: 1..4 (0 = chosen by the model: the block shape with the fewest bytes)", &user_.h, 0, 4, 1},
       {"-mat_bccoo_block_width", "Block width w: 1, 2 or 4 (0 = chosen by the model)", &user_.w, 0, 4, 1},
       {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the default, 1)", &user_.slices, 0, 32, 1},
-      {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the default, 16)", &user_.tile, 0, 128, 8},
-      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the default, 256)", &user_.group, 0, 512, 32},
+      {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
+      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 128 with tiles of 32, else 256)", &user_.group, 0, 512, 32},
     };
     for (auto &o : opts) {
       PetscInt  v = *o.value;
@@ -33,7 +33,7 @@ public:
     }
     const char *const compress_names[] = {"auto", "yes", "no", "BccooCompress", "BCCOO_COMPRESS_", nullptr};
     PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
-    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless half of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
+    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless a quarter of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
     BccooParams check = user_;
     PetscCall(Resolve(check, &check)); // report a bad value now, not at the first product
