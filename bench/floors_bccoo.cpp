@@ -77,22 +77,8 @@ std::vector<BccooArray> bccoo_arrays(const gpumat::Bccoo<double> &B) {
 }
 
 std::vector<gpumat::index_t> bccoo_columns(const gpumat::Bccoo<double> &B) {
-  if (!B.p.compress_col) {
-    std::vector<gpumat::index_t> c(B.col.size());
-    for (std::int64_t k = 0; k < std::int64_t(c.size()); ++k)
-      c[std::size_t(k)] = B.col[std::size_t(bccoo_floor_pos(k / B.p.tile, int(k % B.p.tile), B.p.tile, B.p.group))];
-    return c;
-  }
   std::vector<gpumat::index_t> c(std::size_t(B.padded_blocks));
-  const int                    T = B.p.tile, G = B.p.group;
-  for (std::int64_t t = 0; t < B.thread_tiles(); ++t) {
-    gpumat::index_t prev = gpumat::bccoo_tile_base(B.first_segment[std::size_t(t)], B.nbrows, B.p.h, B.p.w, B.nbcols), e = B.escape_start[std::size_t(t)];
-    for (int j = 0; j < T; ++j) {
-      const std::int16_t d = B.dcol[std::size_t(bccoo_floor_pos(t, j, T, G))];
-      prev = d == -32768 ? B.escape[std::size_t(e++)] : gpumat::index_t(prev + d);
-      c[std::size_t(t * T + j)] = prev;
-    }
-  }
+  for (std::int64_t t = 0; t < B.thread_tiles(); ++t) B.tile_columns(t, c.data() + t * B.p.tile);
   return c;
 }
 

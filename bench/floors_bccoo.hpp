@@ -27,11 +27,9 @@ struct BccooArray {
 };
 std::vector<BccooArray> bccoo_arrays(const gpumat::Bccoo<double> &B);
 
-// The block column of every stored block (B.padded_blocks, in block order), decompressed as
-// floor:bccoo-gather does, thread tile by thread tile in one pass, reading each block at
-// bccoo_floor_pos: the first difference of a tile relative to 0, the others relative to the
-// previous column (the first to the tile's base, gpumat::bccoo_tile_base), an escape (-32768) taking the tile's next entry of the escape array from
-// escape_start[tile] on. Uncompressed: the columns as stored.
+// The block column of every stored block (B.padded_blocks, in block order), decompressed by the
+// format's own decoder (Bccoo::tile_columns), tile by tile: what floor:bccoo-gather's decoding is
+// checked against before timing.
 std::vector<gpumat::index_t> bccoo_columns(const gpumat::Bccoo<double> &B);
 
 #if defined(__CUDACC__)

@@ -42,15 +42,24 @@ BccooParams bccoo_resolve(BccooParams p) {
 }
 
 template <typename T>
-index_t Bccoo<T>::block_col(std::int64_t k) const {
-  if (!p.compress_col) return col[std::size_t(phys(k))];
-  const std::int64_t t = k / p.tile, k0 = t * p.tile;
-  index_t c = bccoo_tile_base(first_segment[std::size_t(t)], nbrows, p.h, p.w, nbcols), e = escape_start[std::size_t(t)];
-  for (std::int64_t q = k0; q <= k; ++q) {
-    const std::int16_t d = dcol[std::size_t(phys(q))];
-    c = d == kEscape ? escape[std::size_t(e++)] : index_t(c + d);
+void Bccoo<T>::tile_columns(std::int64_t t, index_t *out) const {
+  const std::int64_t k0 = t * p.tile;
+  if (!p.compress_col) {
+    for (int j = 0; j < p.tile; ++j) out[j] = col[std::size_t(phys(k0 + j))];
+    return;
   }
-  return c;
+  index_t c = bccoo_tile_base(first_segment[std::size_t(t)], nbrows, p.h, p.w, nbcols), e = escape_start[std::size_t(t)];
+  for (int j = 0; j < p.tile; ++j) {
+    const std::int16_t d = dcol[std::size_t(phys(k0 + j))];
+    out[j] = c = d == kEscape ? escape[std::size_t(e++)] : index_t(c + d);
+  }
+}
+
+template <typename T>
+index_t Bccoo<T>::block_col(std::int64_t k) const {
+  index_t cols[kMaxTile];
+  tile_columns(k / p.tile, cols);
+  return cols[k % p.tile];
 }
 
 template <typename T>
@@ -202,12 +211,10 @@ void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
   const std::int64_t ntiles = B.thread_tiles();
   for (std::int64_t t = 0; t < ntiles; ++t) {
     if (B.first_segment[std::size_t(t)] != seg) throw std::logic_error("bccoo: first_segment disagrees with the row stops");
-    index_t c = bccoo_tile_base(B.first_segment[std::size_t(t)], B.nbrows, h, w, B.nbcols), e = B.p.compress_col ? B.escape_start[std::size_t(t)] : 0;
+    index_t cols[kMaxTile];
+    B.tile_columns(t, cols);
     for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) {
-      if (B.p.compress_col) {
-        const std::int16_t d = B.dcol[std::size_t(B.phys(k))];
-        c = d == -32768 ? B.escape[std::size_t(e++)] : index_t(c + d);
-      } else c = B.col[std::size_t(B.phys(k))];
+      const index_t c = cols[k - t * B.p.tile];
       if (k >= B.nblocks) break; // padding: all flags 1, nothing to add
       const index_t br = index_t(seg % B.nbrows);
       for (int i = 0; i < h; ++i) {

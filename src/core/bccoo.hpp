@@ -101,6 +101,9 @@ struct Bccoo {
   std::int64_t groups() const { return padded_blocks / (std::int64_t(p.tile) * p.group); }
   std::int64_t phys(std::int64_t k) const { return bccoo_phys(k, p.tile, p.group); }
   bool         flag(std::int64_t k) const { return flags[std::size_t(k >> 3)] >> (k & 7) & 1u; }
+  // The decompressed block columns of thread tile t (out: p.tile entries, block order): the one
+  // decoder of the host side (block_col, the host product, the benchmark's floor check).
+  void         tile_columns(std::int64_t t, index_t *out) const;
   index_t      block_col(std::int64_t k) const; // decompressed column of block k
   std::size_t  bytes() const;                     // every array the product reads
 };

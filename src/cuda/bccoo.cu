@@ -33,6 +33,8 @@
 // distinct column from L2) + y once (slices: + 2 x 8 B per row and slice for the partial sums).
 #include "bccoo.cuh"
 #include "common.cuh"
+#include "primitives.cuh"
+#include "rowmap.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -254,12 +256,6 @@ __global__ void group_info(const index_t *__restrict__ fs, long long ngroups, in
   for (long long t = g * G; t < (g + 1) * G; ++t) all &= fs[t + 1] > fs[t];
   no_scan[g] = all;
   gseg[g]    = fs[(g + 1) * G] - fs[g * G];
-}
-
-template <typename T>
-__global__ void scatter_values(const T *__restrict__ in, const unsigned *__restrict__ slot, long long n, T *__restrict__ val) {
-  const long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (q < n) val[slot[q]] = in[q];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -687,13 +683,7 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   }
   segment_lengths<<<grid_for(nsegments_ + 1, nt), nt, 0, s>>>(count, nsegments_, len);
   BCCOO_TRY(launched());
-  {
-    std::size_t bytes = 0;
-    BCCOO_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len, seg_start, nsegments_ + 1, s));
-    void *work = tmp.get<unsigned char>(bytes);
-    BCCOO_TRY(tmp.err);
-    BCCOO_TRY(cub::DeviceScan::ExclusiveSum(work, bytes, len, seg_start, nsegments_ + 1, s));
-  }
+  BCCOO_TRY(exclusive_sum(len, seg_start, nsegments_ + 1, s));
   index_t nb = 0, real = 0;
   BCCOO_TRY(cudaMemcpyAsync(&nb, seg_start + nsegments_, sizeof(index_t), cudaMemcpyDeviceToHost, s));
   if (nnz > 0) BCCOO_TRY(cudaMemcpyAsync(&real, rank + nnz - 1, sizeof(index_t), cudaMemcpyDeviceToHost, s));
@@ -751,11 +741,7 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   int     maxseg   = 0;
   if (p_.compress_col) {
     BCCOO_TRY(cudaMemsetAsync(nesc + ntiles_, 0, sizeof(index_t), s));
-    std::size_t bytes = 0;
-    BCCOO_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, nesc, escape_start_, ntiles_ + 1, s));
-    void *work = tmp.get<unsigned char>(bytes);
-    BCCOO_TRY(tmp.err);
-    BCCOO_TRY(cub::DeviceScan::ExclusiveSum(work, bytes, nesc, escape_start_, ntiles_ + 1, s));
+    BCCOO_TRY(exclusive_sum(nesc, escape_start_, ntiles_ + 1, s));
     BCCOO_TRY(cudaMemcpyAsync(&nescapes, escape_start_ + ntiles_, sizeof(index_t), cudaMemcpyDeviceToHost, s));
   }
   BCCOO_TRY(cudaMemcpyAsync(&maxseg, gmax, sizeof(int), cudaMemcpyDeviceToHost, s));
@@ -780,10 +766,7 @@ cudaError_t BccooDevice<T>::refresh(const T *host_val, cudaStream_t s) {
     return err;
   }
   err = cudaMemcpyAsync(in, host_val, sizeof(T) * nnz_, cudaMemcpyHostToDevice, s);
-  if (err == cudaSuccess) {
-    scatter_values<T><<<grid_for(nnz_, kThreads), kThreads, 0, s>>>(in, slot_, nnz_, val_);
-    err = launched();
-  }
+  if (err == cudaSuccess) err = scatter_slots(nnz_, slot_, in, val_, s);
   cudaFreeAsync(in, s);
   return err;
 }
@@ -791,13 +774,7 @@ cudaError_t BccooDevice<T>::refresh(const T *host_val, cudaStream_t s) {
 template <typename T>
 cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
   const index_t nout = op == Op::Trans ? ncols_ : nrows_;
-  auto          init = [&]() -> cudaError_t { // y = z or 0
-    if (nout == 0) return cudaSuccess;
-    if (!z) return cudaMemsetAsync(y, 0, sizeof(T) * nout, s);
-    if (z != y) return cudaMemcpyAsync(y, z, sizeof(T) * nout, cudaMemcpyDeviceToDevice, s);
-    return cudaSuccess;
-  };
-  if (nblocks_ == 0) return init();
+  if (nblocks_ == 0) return init_output(y, z, nout, s);
   SpmvArgs<T> a{};
   a.flags = reinterpret_cast<const unsigned char *>(flags_), a.val = val_, a.dcol = dcol_, a.col = col_, a.escape = escape_, a.escape_start = escape_start_;
   a.first_segment = first_segment_, a.no_scan = no_scan_, a.x = x, a.z = z, a.y = y, a.part = part_;
@@ -806,7 +783,7 @@ cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStrea
   a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices, a.cache = cache_;
   const dim3 grid{unsigned(ngroups_)}, block{unsigned(p_.group)};
   if (op == Op::Trans) {
-    BCCOO_TRY(init());
+    BCCOO_TRY(init_output(y, z, nout, s));
     return launch<T>(p_.h, p_.w, 1, p_.compress_col, grid, block, 0, s, a);
   }
   a.epoch = ++epoch_;

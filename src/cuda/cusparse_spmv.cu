@@ -1,23 +1,13 @@
-// cuSPARSE generic SpMV wrapper and the slot scatter (see cusparse_spmv.cuh).
+// cuSPARSE generic SpMV wrapper (see cusparse_spmv.cuh).
 #include "cusparse_spmv.cuh"
 #include "common.cuh"
 
-#include <cub/device/device_scan.cuh>
 #include <type_traits>
 
 namespace gpumat {
 namespace cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-template <typename T>
-__global__ void __launch_bounds__(kThreads) scatter_slots_kernel(std::int64_t n, const index_t *__restrict__ slot, const T *__restrict__ src,
-                                                                 T *__restrict__ dst) {
-  const std::int64_t k = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) dst[slot[k]] = src[k];
-}
 
 template <typename T>
 constexpr cudaDataType data_type() {
@@ -37,28 +27,6 @@ cudaError_t cusparse_to_cuda(cusparseStatus_t st) {
   case CUSPARSE_STATUS_ARCH_MISMATCH: return cudaErrorNotSupported;
   default: return cudaErrorUnknown;
   }
-}
-
-cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  std::size_t bytes = 0;
-  cudaError_t err   = cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, s);
-  unsigned char *tmp = nullptr;
-  if (err == cudaSuccess) err = device_alloc(tmp, bytes > 0 ? bytes : 1);
-  if (err == cudaSuccess) err = cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n, s);
-  if (tmp) {
-    const cudaError_t sync = cudaStreamSynchronize(s); // the scan is done with tmp
-    if (err == cudaSuccess) err = sync;
-  }
-  device_free(tmp);
-  return err;
-}
-
-template <typename T>
-cudaError_t scatter_slots(std::int64_t n, const index_t *slot, const T *src, T *dst, cudaStream_t s) {
-  if (n == 0) return cudaSuccess;
-  scatter_slots_kernel<T><<<grid_for(n, kThreads), kThreads, 0, s>>>(n, slot, src, dst);
-  return launched();
 }
 
 template <typename T>
@@ -155,8 +123,6 @@ void CusparseSpmv<T>::release() {
   handle_ = nullptr;
 }
 
-template cudaError_t scatter_slots<double>(std::int64_t, const index_t *, const double *, double *, cudaStream_t);
-template cudaError_t scatter_slots<float>(std::int64_t, const index_t *, const float *, float *, cudaStream_t);
 template class CusparseSpmv<double>;
 template class CusparseSpmv<float>;
 

@@ -1,10 +1,10 @@
 // cuSPARSE's generic SpMV for the formats that are cuSPARSE's own storage (cusparsesell,
 // cusparsebsr): one handle per object bound to the caller's stream, the matrix and vector
-// descriptors, the external buffer (sized once, preprocessed once per pattern, kept), and the
-// scatter of CSR values through a slot map and the prefix sum shared by their builders. PETSc-free;
+// descriptors, the external buffer (sized once, preprocessed once per pattern, kept). PETSc-free;
 // included by host C++ (through the formats' headers), needs cuda_runtime.h and cusparse.h.
 #pragma once
 #include "../core/csr.hpp"
+#include "primitives.cuh" // exclusive_sum, scatter_slots: the builders' shared primitives
 #include <cuda_runtime.h>
 #include <cusparse.h>
 #include <cstddef>
@@ -17,14 +17,6 @@ namespace cuda {
 // cudaErrorMemoryAllocation (the machinery turns it into PETSC_ERR_MEM), invalid or unsupported
 // arguments as cudaErrorInvalidValue / cudaErrorNotSupported, anything else as cudaErrorUnknown.
 cudaError_t cusparse_to_cuda(cusparseStatus_t st);
-
-// out[i] = in[0] + ... + in[i-1], i < n (device arrays; CUB's DeviceScan with its temporary storage
-// allocated and freed here; out may not alias in). Out of memory: cudaErrorMemoryAllocation.
-cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s);
-
-// dst[slot[k]] = src[k], k < n (values of CSR entry k into the format's position).
-template <typename T>
-cudaError_t scatter_slots(std::int64_t n, const index_t *slot, const T *src, T *dst, cudaStream_t s);
 
 // y = A x (+ y) with A a cuSPARSE matrix descriptor (owned from setup on), algorithm `alg`.
 template <typename T>
