@@ -18,6 +18,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -layout <rows|nnz> P > 1: PETSc's default row distribution (rows), or contiguous row ranges\n"
                      "                     of about equal nonzeros (nnz; square matrices: the same column ranges)\n"
                      "  -csv <file>        append one row per type (bench/plot.py reads it)\n"
+                     "  -view_types <0>    after each type's first product, its MatView (ascii info: a format's\n"
+                     "                     parameters, bytes and, for bccoo, the time of each build phase)\n"
                      "  -floors <1>        also time the floors of bench/floors.cu (GPU builds, one rank): the CSR\n"
                      "                     bytes streamed (floor:stream) and with x gathered in CSR order (floor:gather*);\n"
                      "                     bccoo's arrays streamed (floor:bccoo-stream) and read as its product reads\n"
@@ -619,7 +621,7 @@ int main(int argc, char **argv)
   BenchBccooParams fb_params;
   int          fb_on = 1;
   MatInfo      info;
-  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE;
+  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE;
   Result       res[32];
   Distribution dist;
 
@@ -647,6 +649,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_its", &ksp_its, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_host", &ksp_host, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_types", &view_types, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
@@ -754,6 +757,11 @@ int main(int argc, char **argv)
       PetscCall(Now(&t1));
       r->first = 1e3 * (t1 - t0);
       PetscCall(MaxOverRanks(&r->first, 1));
+    }
+    if (view_types) {
+      PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_WORLD, PETSC_VIEWER_ASCII_INFO));
+      PetscCall(MatView(A, PETSC_VIEWER_STDOUT_WORLD));
+      PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
     }
     const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
     PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max));

@@ -255,10 +255,18 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
       std::int64_t empty = 0;
       for (index_t br = 0; br * h < A.nrows; ++br) {
         bcs.clear();
-        const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * h);
-        for (index_t r = br * h; r < r1; ++r)
-          for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) bcs.push_back(A.colidx[q] / w);
-        std::sort(bcs.begin(), bcs.end());
+        const index_t r1     = std::min<index_t>(A.nrows, (br + 1) * h);
+        bool          sorted = true;
+        for (index_t r = br * h; r < r1; ++r) {
+          const std::size_t mid = bcs.size();
+          for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+            bcs.push_back(A.colidx[q] / w);
+            sorted = sorted && (q == A.rowptr[r] || A.colidx[q - 1] < A.colidx[q]);
+          }
+          // the rows of PETSc's AIJ are sorted: merge them in linear time; sort only the others
+          if (sorted) std::inplace_merge(bcs.begin(), bcs.begin() + (std::ptrdiff_t)mid, bcs.end());
+        }
+        if (!sorted) std::sort(bcs.begin(), bcs.end());
         const std::int64_t n = std::unique(bcs.begin(), bcs.end()) - bcs.begin();
         s.blocks += n;
         empty += n == 0;
@@ -279,15 +287,20 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
 template <typename T>
 BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size, index_t max_windows) {
   BccooChoice ch;
-  // the sample: windows of 12 rows (every block height divides 12), evenly spread
+  // the sample: windows of 12 rows (every block height divides 12), evenly spread, at most
+  // max_windows of them and about kModelSampleEntries nonzeros (the model's time is bounded by the
+  // sample: 49,152 rows of a 3-dof FEM matrix, 4M nonzeros, took 550 ms on one core)
   const index_t        nwin = (A.nrows + 11) / 12;
-  std::vector<index_t> rp(1, 0), ci;
+  const double         per_window = A.nrows ? 12.0 * double(A.nnz()) / double(A.nrows) : 0.0;
+  if (per_window > 0) max_windows = std::min<index_t>(max_windows, std::max<index_t>(kModelMinWindows, index_t(kModelSampleEntries / per_window)));
+  std::vector<index_t> rp(1, 0), ci, wstart; // the sample's CSR; the first row of each window in A
   std::vector<T>       va;
   const bool           all = nwin <= max_windows;
   const index_t        take = all ? nwin : max_windows;
   for (index_t i = 0; i < take; ++i) {
     const index_t m  = all ? i : index_t(std::int64_t(i) * nwin / take);
     const index_t r1 = std::min<index_t>(A.nrows, (m + 1) * 12);
+    wstart.push_back(m * 12);
     for (index_t r = m * 12; r < r1; ++r) {
       for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
         ci.push_back(A.colidx[q]);
@@ -315,11 +328,48 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
   if (blocks_per_row >= 20 && user.tile == 0 && user.group == 0) p.tile = 32, p.group = 128;
   p = bccoo_resolve(p);
   if (user.compress_col < 0 && S.nrows > 0 && S.ncols > 0) {
-    BccooParams q   = p;
-    q.compress_col  = 1;
-    Bccoo<T> B;
-    bccoo_build(S, q, B);
-    ch.escape_share = B.nblocks ? double(B.escape.size()) / double(B.nblocks) : 0.0;
+    // The escapes the builder would make, counted on the sample's block rows in the builder's order
+    // (slice by slice, block rows in order, block columns ascending; an empty segment holds one
+    // padding block at its slice's first column), each thread tile's first difference taken from
+    // the diagonal of the block row it starts in (A's row numbers: the windows are whole block rows
+    // of A, 12 being a multiple of every height). The tiles' alignment is the sample's, not A's.
+    const int     h = p.h, w = p.w;
+    const index_t nbcols = (A.ncols + w - 1) / w, nbrows = (A.nrows + h - 1) / h;
+    const index_t sb     = (nbcols + p.slices - 1) / p.slices;
+    const int     nsl    = int((nbcols + sb - 1) / sb);
+    std::vector<index_t>      bcs;     // distinct block columns of every sampled block row, ascending
+    std::vector<std::size_t>  bstart;  // their start per sampled block row
+    std::vector<index_t>      bdiag;   // A's block row of every sampled block row
+    for (std::size_t wi = 0; wi < wstart.size(); ++wi) {
+      const index_t s0 = index_t(wi * 12), s1 = std::min<index_t>(S.nrows, s0 + 12); // the window's rows in S
+      for (index_t r = s0; r < s1; r += h) {
+        const std::size_t b0 = bcs.size();
+        for (index_t rr = r; rr < std::min<index_t>(s1, r + h); ++rr)
+          for (index_t q = S.rowptr[rr]; q < S.rowptr[rr + 1]; ++q) bcs.push_back(S.colidx[q] / w);
+        std::sort(bcs.begin() + (std::ptrdiff_t)b0, bcs.end());
+        bcs.erase(std::unique(bcs.begin() + (std::ptrdiff_t)b0, bcs.end()), bcs.end());
+        bstart.push_back(b0);
+        bdiag.push_back((wstart[wi] + (r - s0)) / h);
+      }
+    }
+    bstart.push_back(bcs.size());
+    std::int64_t k = 0, blocks = 0, escapes = 0;
+    index_t      prev = 0;
+    auto         visit = [&](index_t bc, index_t br) {
+      if (k % p.tile == 0) prev = bccoo_tile_base(br, nbrows, h, w, nbcols);
+      const std::int64_t d = std::int64_t(bc) - prev;
+      escapes += d < -32767 || d > 32767;
+      prev = bc;
+      ++k, ++blocks;
+    };
+    for (int sl = 0; sl < nsl; ++sl)
+      for (std::size_t b = 0; b + 1 < bstart.size(); ++b) {
+        const auto first = bcs.begin() + (std::ptrdiff_t)bstart[b], last = bcs.begin() + (std::ptrdiff_t)bstart[b + 1];
+        const auto lo = std::lower_bound(first, last, index_t(std::int64_t(sl) * sb)), hi = std::lower_bound(lo, last, index_t(std::min<std::int64_t>(nbcols, std::int64_t(sl + 1) * sb)));
+        if (lo == hi) visit(std::min<index_t>(index_t(std::int64_t(sl) * sb), nbcols - 1), bdiag[b]);
+        for (auto it = lo; it != hi; ++it) visit(*it, bdiag[b]);
+      }
+    ch.escape_share = blocks ? double(escapes) / double(blocks) : 0.0;
     // 2 B + 4 B per escape against 4 B, and an escape is a dependent load outside the coalesced
     // stream: compress while fewer than a quarter escape
     p.compress_col  = ch.escape_share < 0.25;

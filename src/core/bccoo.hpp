@@ -137,12 +137,15 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 // The model's parameters for A, in time independent of A's size beyond a sample: the block shape
 // with the fewest bytes (bccoo_shapes) and the share of escaped column differences are measured on
 // up to `max_windows` windows of 12 consecutive rows spread evenly over A (all rows of smaller
-// matrices); columns are compressed when fewer than a quarter of the differences escape (2 B +
+// matrices), fewer where the windows would hold more than about kModelSampleEntries nonzeros
+// (but at least kModelMinWindows); columns are compressed when fewer than a quarter of the differences escape (2 B +
 // 4 B per escape against 4 B, an escape being a dependent load outside the coalesced stream).
 // Tile and group: 32 blocks per thread in groups of 128 for block rows of 20 blocks or more, else
 // the defaults; slices: 1 (BCCOO+ is left to the user and the tuner). Every parameter the user
 // set (nonzero; compress_col >= 0) is kept, and the block shape is then the best one with the
 // user's height or width.
+constexpr double  kModelSampleEntries = 131072;
+constexpr index_t kModelMinWindows    = 256;
 struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first

@@ -93,12 +93,6 @@ struct BuildGeo {
   long long nnz, nsegments;
 };
 
-// row[q] = the row of CSR entry q
-__global__ void rows_of_entries(const index_t *__restrict__ rowptr, index_t nrows, index_t *__restrict__ row) {
-  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < nrows; r += (long long)gridDim.x * blockDim.x)
-    for (index_t q = rowptr[r]; q < rowptr[r + 1]; ++q) row[q] = index_t(r);
-}
-
 // unsorted = 1 when some row has a column after a larger one
 __global__ void check_sorted(const index_t *__restrict__ row, const index_t *__restrict__ col, long long nnz, int *unsorted) {
   const long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -108,6 +102,32 @@ __global__ void check_sorted(const index_t *__restrict__ row, const index_t *__r
 __global__ void block_row_offsets(const index_t *__restrict__ rowptr, BuildGeo g, index_t *__restrict__ off) {
   const long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (b <= g.nbrows) off[b] = rowptr[min((long long)g.nrows, b * g.h)];
+}
+
+// The positions of the block rows when their h rows are sorted: the rows merged by column (a
+// column present in several rows: the upper row first). One thread per CSR entry q: its position is
+// the start of its block row + its rank in its own row + the entries of the block row's other rows
+// before it (a binary search in each). O(nnz (h - 1) log(row length)), no sort.
+__global__ void merge_block_rows(const index_t *__restrict__ rowptr, const index_t *__restrict__ row, const index_t *__restrict__ col, BuildGeo g,
+                                 index_t *__restrict__ order, index_t *__restrict__ scol) {
+  const long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (q >= g.nnz) return;
+  const index_t r = row[q], c = col[q], r0 = r - r % g.h, r1 = min(g.nrows, r0 + g.h);
+  long long     pos = (long long)rowptr[r0] + (q - rowptr[r]);
+  for (index_t o = r0; o < r1; ++o) {
+    if (o == r) continue;
+    const index_t key = o < r ? c + 1 : c; // entries of row o before (r, c): columns < key
+    index_t       lo = rowptr[o], hi = rowptr[o + 1];
+    const index_t start = lo;
+    while (lo < hi) {
+      const index_t mid = lo + (hi - lo) / 2;
+      if (col[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    pos += lo - start;
+  }
+  order[pos] = index_t(q);
+  scol[pos]  = c;
 }
 
 __global__ void fill_iota(index_t *__restrict__ a, long long n) {
@@ -631,6 +651,7 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   BuildGeo        geo{nrows_, ncols_, nbrows_, nbcols_, slice_bcols_, h, w, TT, G, p_.slices, nnz, nsegments_};
   const int       nt = kThreads;
   Tmp             tmp{s, {}};
+  PhaseTimer      clock(s);
 
   // the CSR on the device
   index_t *rowptr = tmp.get<index_t>(nrows_ + 1), *colidx = tmp.get<index_t>(nnz), *row = tmp.get<index_t>(nnz);
@@ -641,17 +662,23 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   BCCOO_TRY(cudaMemcpyAsync(colidx, A.colidx, sizeof(index_t) * nnz, cudaMemcpyHostToDevice, s));
   BCCOO_TRY(cudaMemcpyAsync(aval, A.val, sizeof(T) * nnz, cudaMemcpyHostToDevice, s));
   BCCOO_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s));
-  rows_of_entries<<<grid_for(nrows_, nt), nt, 0, s>>>(rowptr, nrows_, row);
-  BCCOO_TRY(launched());
+  clock.mark("upload");
+  BCCOO_TRY(entry_rows(rowptr, nrows_, nnz, row, s));
   if (nnz > 1) check_sorted<<<grid_for(nnz, nt), nt, 0, s>>>(row, colidx, nnz, flag);
   BCCOO_TRY(launched());
   int unsorted = 0;
   BCCOO_TRY(cudaMemcpyAsync(&unsorted, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
   BCCOO_TRY(cudaStreamSynchronize(s));
 
-  // block order: within each block row by column (a segmented sort unless h == 1 and sorted)
+  // block order: within each block row by column (sorted rows merged when h > 1, a segmented sort
+  // of the block rows when some row is unsorted)
   index_t *order = nullptr, *scol = colidx;
-  if (nnz > 0 && (h > 1 || unsorted)) {
+  if (nnz > 0 && h > 1 && !unsorted) {
+    order = tmp.get<index_t>(nnz), scol = tmp.get<index_t>(nnz);
+    BCCOO_TRY(tmp.err);
+    merge_block_rows<<<grid_for(nnz, nt), nt, 0, s>>>(rowptr, row, colidx, geo, order, scol);
+    BCCOO_TRY(launched());
+  } else if (nnz > 0 && unsorted) {
     index_t *off = tmp.get<index_t>(nbrows_ + 1), *iv = tmp.get<index_t>(nnz);
     order = tmp.get<index_t>(nnz), scol = tmp.get<index_t>(nnz);
     BCCOO_TRY(tmp.err);
@@ -664,6 +691,8 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
     BCCOO_TRY(tmp.err);
     BCCOO_TRY(cub::DeviceSegmentedSort::SortPairs(work, bytes, colidx, scol, iv, order, nnz, nbrows_, off, off + 1, s));
   }
+
+  clock.mark("order");
 
   // blocks: heads, their ranks, blocks per segment
   int     *head = tmp.get<int>(nnz), *rank = tmp.get<int>(nnz), *count = tmp.get<int>(nsegments_);
@@ -687,6 +716,7 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   index_t nb = 0, real = 0;
   BCCOO_TRY(cudaMemcpyAsync(&nb, seg_start + nsegments_, sizeof(index_t), cudaMemcpyDeviceToHost, s));
   if (nnz > 0) BCCOO_TRY(cudaMemcpyAsync(&real, rank + nnz - 1, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+  clock.mark("blocks");
   BCCOO_TRY(cudaStreamSynchronize(s));
   nblocks_    = nb;
   pad_blocks_ = nb - real;
@@ -721,10 +751,12 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   BCCOO_TRY(cudaMemsetAsync(grp_status_, 0, sizeof(unsigned) * ngroups_, s));
   BCCOO_TRY(cudaMemsetAsync(ticket_, 0, 2 * sizeof(unsigned), s));
   epoch_ = 0;
+  clock.mark("allocate");
   if (nnz > 0) {
     place<T><<<grid_for(nnz, nt), nt, 0, s>>>(geo, row, scol, order, rank, gfirst, seg_start, aval, plane, val_, slot_, bcol);
     BCCOO_TRY(launched());
   }
+  clock.mark("place");
   segment_ends<<<grid_for(nsegments_, nt), nt, 0, s>>>(geo, count, seg_start, bcol, flags_);
   first_segments<<<grid_for(ntiles_ + 1, nt), nt, 0, s>>>(seg_start, nsegments_, ntiles_, TT, first_segment_);
   compress_columns<<<grid_for(ntiles_, nt), nt, 0, s>>>(geo, bcol, first_segment_, ntiles_, dcol_, nesc, col_);
@@ -753,7 +785,11 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
     write_escapes<<<grid_for(ntiles_, nt), nt, 0, s>>>(geo, bcol, first_segment_, ntiles_, escape_start_, escape_);
     BCCOO_TRY(launched());
   }
-  return tmp.err;
+  clock.mark("columns");
+  BCCOO_TRY(tmp.err);
+  BCCOO_TRY(cudaStreamSynchronize(s)); // the temporaries' frees follow; the times are read now
+  build_phases_ = clock.times();
+  return cudaSuccess;
 }
 
 template <typename T>

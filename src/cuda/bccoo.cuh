@@ -4,6 +4,8 @@
 #include "../core/bccoo.hpp"
 #include <cuda_runtime.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gpumat {
 namespace cuda {
@@ -26,7 +28,8 @@ public:
 
   // Uploads the CSR (host arrays; columns sorted or not within a row, no duplicates as in PETSc's
   // AIJ) and builds the format with resolved parameters p (bccoo_resolve). Replaces any previous
-  // content. Synchronizes the stream twice (the block count and the escape count size arrays).
+  // content. Synchronizes the stream four times: the sortedness flag, the block count and the escape
+  // count size what follows; the last ends the build (build_phases() reads its events).
   cudaError_t build(const CsrView<T> &A, const BccooParams &p, cudaStream_t s);
   // New values, same pattern: one host-to-device copy of the value array, scattered through the
   // slot map.
@@ -49,6 +52,9 @@ public:
   std::size_t        format_bytes() const; // the arrays a product reads (the byte model's format part)
   std::size_t        device_bytes() const; // everything this object holds on the device
   const std::string &why() const { return why_; }
+  // The device time of the last build's phases (ms): upload, order, blocks, allocate, place,
+  // columns (see build); empty when the events failed or before a build.
+  const std::vector<std::pair<const char *, float>> &build_phases() const { return build_phases_; }
   void               release();
 
 private:
@@ -62,6 +68,7 @@ private:
   std::int64_t nsegments_ = 0, nblocks_ = 0, padded_ = 0, pad_blocks_ = 0, nescapes_ = 0, ntiles_ = 0, ngroups_ = 0;
   int          cache_ = 0;
   std::string  why_;
+  std::vector<std::pair<const char *, float>> build_phases_;
   // the format (bccoo.hpp)
   unsigned      *flags_ = nullptr;  // padded_ bits (block k: bit k % 32 of word k / 32; read as bytes)
   T             *val_   = nullptr;  // h planes of padded_ * w

@@ -3,6 +3,7 @@
 #include "common.cuh"
 
 #include <cub/device/device_scan.cuh>
+#include <cuda/functional>
 
 namespace gpumat {
 namespace cuda {
@@ -18,7 +19,67 @@ __global__ void __launch_bounds__(kThreads) scatter_slots_kernel(std::int64_t n,
   if (k < n) dst[slot[k]] = src[k];
 }
 
+// row[rowptr[r]] = r for every nonempty row r (distinct starts: no two writers)
+__global__ void __launch_bounds__(kThreads) mark_row_starts(const index_t *__restrict__ rowptr, index_t nrows, index_t *__restrict__ row) {
+  const std::int64_t r = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < nrows && rowptr[r] < rowptr[r + 1]) row[rowptr[r]] = index_t(r);
+}
+
 } // namespace
+
+cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, index_t *row, cudaStream_t s) {
+  if (nnz == 0) return cudaSuccess;
+  cudaError_t err = cudaMemsetAsync(row, 0, sizeof(index_t) * nnz, s);
+  if (err != cudaSuccess) return err;
+  mark_row_starts<<<grid_for(nrows, kThreads), kThreads, 0, s>>>(rowptr, nrows, row);
+  if ((err = launched()) != cudaSuccess) return err;
+  std::size_t bytes = 0;
+  void       *tmp   = nullptr;
+  err               = cub::DeviceScan::InclusiveScan(nullptr, bytes, row, row, ::cuda::maximum<index_t>(), nnz, s);
+  if (err == cudaSuccess && (err = cudaMallocAsync(&tmp, bytes > 0 ? bytes : 1, s)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  if (err == cudaSuccess) err = cub::DeviceScan::InclusiveScan(tmp, bytes, row, row, ::cuda::maximum<index_t>(), nnz, s);
+  if (tmp) {
+    const cudaError_t fr = cudaFreeAsync(tmp, s);
+    if (err == cudaSuccess) err = fr;
+  }
+  return err;
+}
+
+PhaseTimer::PhaseTimer(cudaStream_t s) : s_(s) { mark(nullptr); }
+
+PhaseTimer::~PhaseTimer() {
+  for (cudaEvent_t e : ev_) cudaEventDestroy(e);
+}
+
+void PhaseTimer::mark(const char *name) {
+  if (!ok_) return;
+  cudaEvent_t e = nullptr;
+  if (cudaEventCreate(&e) != cudaSuccess || cudaEventRecord(e, s_) != cudaSuccess) {
+    (void)cudaGetLastError(); // timing is best-effort: the work goes on without it
+    if (e) cudaEventDestroy(e);
+    ok_ = false;
+    return;
+  }
+  ev_.push_back(e);
+  names_.push_back(name);
+}
+
+std::vector<std::pair<const char *, float>> PhaseTimer::times() const {
+  std::vector<std::pair<const char *, float>> t;
+  if (!ok_) return t;
+  for (std::size_t k = 1; k < ev_.size(); ++k) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, ev_[k - 1], ev_[k]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return {};
+    }
+    t.emplace_back(names_[k], ms);
+  }
+  return t;
+}
 
 cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;

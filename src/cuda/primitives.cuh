@@ -6,6 +6,8 @@
 #include "../core/csr.hpp"
 #include <cuda_runtime.h>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace gpumat {
 namespace cuda {
@@ -18,6 +20,32 @@ cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaS
 // slot type (index_t, or unsigned where a format's value array may exceed 2^31 entries).
 template <typename T, typename S>
 cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, cudaStream_t s);
+
+// row[q] = the row of CSR entry q, q < nnz (device arrays): the start of every nonempty row marked
+// with its row number, then an inclusive max-scan (CUB): three passes of 4 B per entry, whatever
+// the row lengths (one thread per row would serialize on a hub row). Asynchronous.
+cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, index_t *row, cudaStream_t s);
+
+// The device time of the phases of a stream's work (a build's upload, sort, scans, ...): mark(name)
+// ends the phase `name` with an event on the stream, times() reads them once the stream has been
+// synchronized. Costs one event record per phase; a failure to create or record an event only
+// loses the timing (times() is then empty), never the work.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(cudaStream_t s);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer &)            = delete;
+  PhaseTimer &operator=(const PhaseTimer &) = delete;
+  void mark(const char *name);
+  // (name, ms since the previous mark or the construction), in order; the stream must be idle
+  std::vector<std::pair<const char *, float>> times() const;
+
+private:
+  cudaStream_t               s_;
+  std::vector<cudaEvent_t>   ev_;
+  std::vector<const char *>  names_;
+  bool                       ok_ = true;
+};
 
 } // namespace cuda
 } // namespace gpumat

@@ -1,6 +1,7 @@
 // Adapter: bccoo (src/core/bccoo.hpp, src/cuda/bccoo.cuh) as a petsc-gpumat format.
 #include "gpumat_impl.hpp"
 #include "core/bccoo.hpp"
+#include <cstdio>
 #include <stdexcept>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/bccoo.cuh"
@@ -131,6 +132,17 @@ public:
                                      (long long)esc));
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)%s\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0, cache ? "" : ""));
     if (cache) PetscCall(PetscViewerASCIIPrintf(v, "result cache: %d segments per group\n", cache));
+    if (choice_.p.h > 0) { // built at least once
+      char        line[512];
+      std::size_t n = (std::size_t)snprintf(line, sizeof(line), "last build (ms): model %.2f (host)", model_ms_);
+#if defined(GPUMAT_WITH_CUDA)
+      for (const auto &ph : dev_.build_phases())
+        if (n < sizeof(line)) n += (std::size_t)snprintf(line + n, sizeof(line) - n, ", %s %.2f", ph.first, (double)ph.second);
+#else
+      (void)n;
+#endif
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -152,17 +164,22 @@ private:
   // The parameters for A: the user's, the rest from the model (bccoo_model).
   PetscErrorCode Choose(const CsrView<Scalar> &A)
   {
+    PetscLogDouble t0, t1;
     PetscFunctionBegin;
+    PetscCall(PetscTime(&t0));
     try {
       choice_ = bccoo_model(A, user_, BlockSize());
     } catch (const std::invalid_argument &e) {
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s (options -mat_bccoo_*)", e.what());
     }
+    PetscCall(PetscTime(&t1));
+    model_ms_ = 1e3 * (t1 - t0);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
   BccooParams   user_{};
   BccooChoice   choice_{};
+  double        model_ms_ = 0; // host time of the last bccoo_model
   Bccoo<Scalar> host_;
 #if defined(GPUMAT_WITH_CUDA)
   cuda::BccooDevice<Scalar> dev_;
