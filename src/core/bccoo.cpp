@@ -245,37 +245,49 @@ void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
 template <typename T>
 std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
   std::vector<BccooShape> shapes;
-  std::vector<index_t>    bcs;
+  std::vector<index_t>    cols, merged; // the columns of a block row's rows, ascending (repeats kept)
   const double            nnz = double(A.nnz());
-  for (int h = 1; h <= 4; ++h)
-    for (int w : {1, 2, 4}) {
-      BccooShape s;
-      s.h = h;
-      s.w = w;
-      std::int64_t empty = 0;
-      for (index_t br = 0; br * h < A.nrows; ++br) {
-        bcs.clear();
-        const index_t r1     = std::min<index_t>(A.nrows, (br + 1) * h);
-        bool          sorted = true;
-        for (index_t r = br * h; r < r1; ++r) {
-          const std::size_t mid = bcs.size();
-          for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
-            bcs.push_back(A.colidx[q] / w);
-            sorted = sorted && (q == A.rowptr[r] || A.colidx[q - 1] < A.colidx[q]);
-          }
-          // the rows of PETSc's AIJ are sorted: merge them in linear time; sort only the others
-          if (sorted) std::inplace_merge(bcs.begin(), bcs.begin() + (std::ptrdiff_t)mid, bcs.end());
-        }
-        if (!sorted) std::sort(bcs.begin(), bcs.end());
-        const std::int64_t n = std::unique(bcs.begin(), bcs.end()) - bcs.begin();
-        s.blocks += n;
-        empty += n == 0;
+  constexpr int           widths[3] = {1, 2, 4};
+  // One pass per height: a block row's rows merged by column (sorted rows, PETSc's AIJ: linear
+  // merges into reused buffers; others sorted), then its distinct block columns for the three
+  // widths counted on the same merged list (c / w is ascending with c).
+  for (int h = 1; h <= 4; ++h) {
+    std::int64_t blocks[3] = {0, 0, 0}, empty = 0;
+    for (index_t br = 0; br * h < A.nrows; ++br) {
+      const index_t r1     = std::min<index_t>(A.nrows, (br + 1) * h);
+      bool          sorted = true;
+      merged.clear();
+      for (index_t r = br * h; r < r1; ++r) {
+        const index_t *b = A.colidx + A.rowptr[r], *e = A.colidx + A.rowptr[r + 1];
+        sorted           = sorted && std::is_sorted(b, e);
+        if (sorted && !merged.empty()) {
+          cols.swap(merged);
+          merged.resize(cols.size() + std::size_t(e - b));
+          std::merge(cols.begin(), cols.end(), b, e, merged.begin());
+        } else merged.insert(merged.end(), b, e);
       }
+      if (!sorted) std::sort(merged.begin(), merged.end());
+      empty += merged.empty();
+      for (int k = 0; k < 3; ++k) {
+        const index_t w    = widths[k];
+        index_t       prev = -1;
+        for (const index_t c : merged) {
+          blocks[k] += c / w != prev;
+          prev = c / w;
+        }
+      }
+    }
+    for (int k = 0; k < 3; ++k) {
+      BccooShape s;
+      s.h                 = h;
+      s.w                 = widths[k];
+      s.blocks            = blocks[k];
       const double stored = double(s.blocks + empty); // an empty block row stores one zero block
-      s.fill              = s.blocks ? nnz / (double(s.blocks) * h * w) : 0.0;
-      s.bytes             = stored * (double(h) * w * sizeof(T) + sizeof(std::int16_t) + 1.0 / 8.0);
+      s.fill              = s.blocks ? nnz / (double(s.blocks) * h * s.w) : 0.0;
+      s.bytes             = stored * (double(h) * s.w * sizeof(T) + sizeof(std::int16_t) + 1.0 / 8.0);
       shapes.push_back(s);
     }
+  }
   auto tiles_blocks = [block_size](const BccooShape &s) { return block_size > 1 && block_size % s.h == 0 && block_size % s.w == 0; };
   std::stable_sort(shapes.begin(), shapes.end(), [&](const BccooShape &a, const BccooShape &b) {
     if (a.bytes != b.bytes) return a.bytes < b.bytes;
@@ -346,7 +358,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
         const std::size_t b0 = bcs.size();
         for (index_t rr = r; rr < std::min<index_t>(s1, r + h); ++rr)
           for (index_t q = S.rowptr[rr]; q < S.rowptr[rr + 1]; ++q) bcs.push_back(S.colidx[q] / w);
-        std::sort(bcs.begin() + (std::ptrdiff_t)b0, bcs.end());
+        if (!std::is_sorted(bcs.begin() + (std::ptrdiff_t)b0, bcs.end())) std::sort(bcs.begin() + (std::ptrdiff_t)b0, bcs.end());
         bcs.erase(std::unique(bcs.begin() + (std::ptrdiff_t)b0, bcs.end()), bcs.end());
         bstart.push_back(b0);
         bdiag.push_back((wstart[wi] + (r - s0)) / h);
@@ -371,8 +383,11 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
       }
     ch.escape_share = blocks ? double(escapes) / double(blocks) : 0.0;
     // 2 B + 4 B per escape against 4 B, and an escape is a dependent load outside the coalesced
-    // stream: compress while fewer than a quarter escape
-    p.compress_col  = ch.escape_share < 0.25;
+    // stream (x's gather waits for it). Measured on an H100 (docs/results/h100-2026-11-23-build):
+    // the web matrix with 0.249 of its differences escaping took 0.136 ms compressed against 0.115
+    // ms with 32-bit columns; the 27-point stencil (0.036) and the 3-dof FEM matrix (0.016) gain
+    // from compression. Compress while fewer than a tenth escape.
+    p.compress_col  = ch.escape_share < 0.1;
   }
   ch.p = p;
   return ch;

@@ -34,7 +34,7 @@ public:
     }
     const char *const compress_names[] = {"auto", "yes", "no", "BccooCompress", "BCCOO_COMPRESS_", nullptr};
     PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
-    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless a quarter of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
+    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless a tenth of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
     BccooParams check = user_;
     PetscCall(Resolve(check, &check)); // report a bad value now, not at the first product
