@@ -10,7 +10,7 @@
 namespace gpumat {
 namespace {
 
-class BccooFormat final : public Format {
+class BccooFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BccooDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -96,16 +96,6 @@ public:
   }
 
   bool           HasDeviceTranspose() const override { return true; }
-  bool           HasDeviceDiagonal() const override { return true; }
-  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  void        DeviceRelease() override { dev_.release(); }
-  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -181,9 +171,6 @@ private:
   BccooChoice   choice_{};
   double        model_ms_ = 0; // host time of the last bccoo_model
   Bccoo<Scalar> host_;
-#if defined(GPUMAT_WITH_CUDA)
-  cuda::BccooDevice<Scalar> dev_;
-#endif
 };
 
 } // namespace

@@ -9,7 +9,7 @@
 namespace gpumat {
 namespace {
 
-class CsrSpecFormat final : public Format {
+class CsrSpecFormat final : public GPUMAT_DEVICE_FORMAT(cuda::CsrSpecDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -104,16 +104,6 @@ public:
   }
 
   bool           HasDeviceTranspose() const override { return true; }
-  bool           HasDeviceDiagonal() const override { return true; }
-  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  void        DeviceRelease() override { dev_.release(); }
-  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -152,9 +142,6 @@ private:
 
   CsrSpecParams       user_{}, params_{};
   CsrSpecHost<Scalar> host_;
-#if defined(GPUMAT_WITH_CUDA)
-  cuda::CsrSpecDevice<Scalar> dev_;
-#endif
 };
 
 } // namespace

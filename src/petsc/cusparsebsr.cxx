@@ -13,7 +13,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseBsrFormat final : public Format {
+class CusparseBsrFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BsrDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -91,16 +91,6 @@ public:
   // CUSPARSE_SPMV_BSR_ALG1 supports only the non-transposed product: transposes run on the host
   // (the machinery's fallback).
   bool           HasDeviceTranspose() const override { return false; }
-  bool           HasDeviceDiagonal() const override { return true; }
-  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  void        DeviceRelease() override { dev_.release(); }
-  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -170,9 +160,6 @@ private:
   int             user_bs_   = 0;     // 0: the matrix's block size, else the fewest bytes
   bool            row_major_ = false; // column-major blocks by default (src/core/cusparsebsr.hpp)
   BsrHost<Scalar> host_;
-#if defined(GPUMAT_WITH_CUDA)
-  cuda::BsrDevice<Scalar> dev_;
-#endif
 };
 
 } // namespace

@@ -13,7 +13,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseSellFormat final : public Format {
+class CusparseSellFormat final : public GPUMAT_DEVICE_FORMAT(cuda::SellDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -84,16 +84,6 @@ public:
   // cuSPARSE documents no transposed product restriction for CUSPARSE_SPMV_SELL_ALG1, but none was
   // tested; transposes run on the host (the machinery's fallback).
   bool           HasDeviceTranspose() const override { return false; }
-  bool           HasDeviceDiagonal() const override { return true; }
-  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  void        DeviceRelease() override { dev_.release(); }
-  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -140,9 +130,6 @@ private:
 
   int                  slice_ = sell_default_slice;
   SellHost<Scalar>     host_;
-#if defined(GPUMAT_WITH_CUDA)
-  cuda::SellDevice<Scalar> dev_;
-#endif
 };
 
 } // namespace

@@ -94,6 +94,32 @@ private:
   std::string tuning_cache_dir_;
 };
 
+// A format whose device storage is one PETSc-free object Dev (src/cuda/) with diagonal(rowmap, d,
+// s), release() and device_bytes(): the forwarding of those device operations, written once. A
+// format derives from GPUMAT_DEVICE_FORMAT(its device class), which is plain Format in builds
+// without CUDA (the device class is then never named).
+#if defined(GPUMAT_WITH_CUDA)
+template <class Dev>
+class DeviceFormat : public Format {
+public:
+  bool           HasDeviceDiagonal() const override { return true; }
+  PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCallCUDA(dev_.diagonal(rowmap, d, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  void        DeviceRelease() override { dev_.release(); }
+  std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
+
+protected:
+  Dev dev_;
+};
+  #define GPUMAT_DEVICE_FORMAT(Dev) gpumat::DeviceFormat<Dev>
+#else
+  #define GPUMAT_DEVICE_FORMAT(Dev) gpumat::Format
+#endif
+
 struct FormatInfo {
   const char *name;                    // the root type name, e.g. "csrspec"
   const char *title;                   // one line for MatView and help
