@@ -14,6 +14,7 @@
 #   LAYOUT     the benchmark's -layout (rows or nnz; default: the benchmark's, rows)
 #   TYPES      the benchmark's -types (default: the benchmark's default list)
 #   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
+#   ARGS       more benchmark arguments, e.g. "-view_types" (each type's MatView: bccoo's build phases)
 # The PETSc tutorial matrices (ex*.bin) are written first by bench/tutorial_matrices.sh (large),
 # before any timing, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
 set -uo pipefail
@@ -25,6 +26,7 @@ REPS=${REPS:-100}
 KSP_ITS=${KSP_ITS:-50}
 TYPES=${TYPES:-}
 LAYOUT=${LAYOUT:-}
+ARGS=${ARGS:-}
 
 # the arguments and settings first: nothing long starts before they are known to be good
 die() { echo "conf/suite.sh: $*" >&2; exit 2; }
@@ -73,6 +75,7 @@ fi
 args=(-reps "$REPS" -ksp_its "$KSP_ITS")
 [ -n "$TYPES" ] && args+=(-types "$TYPES")
 [ -n "$LAYOUT" ] && args+=(-layout "$LAYOUT")
+[ -n "$ARGS" ] && read -r -a extra <<< "$ARGS" && args+=("${extra[@]}")
 echo "== $(date -u +%T) suite: ${#sel[@]} matrices, NP=$NP, ${args[*]}"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader || true
 for l in "${sel[@]}"; do
