@@ -1,7 +1,12 @@
-// bccoo parameter sets shared by the host and CUDA unit tests.
+// bccoo parameter sets and fuzz matrices shared by the host and CUDA unit tests.
 #pragma once
 #include "core/bccoo.hpp"
+#include "core/bccoo_tune.hpp"
+#include "matgen.hpp"
 
+#include <cstdint>
+#include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,42 @@ inline std::vector<gpumat::BccooParams> bccoo_param_sets() {
       for (const auto &r : rest) v.push_back(bp(h, w, r[0], r[1], r[2], r[3]));
   v.push_back(gpumat::BccooParams{}); // the defaults
   return v;
+}
+
+// Every parameter set the tuner can pick (src/core/bccoo_tune.hpp): the full cross product of the
+// 12 block shapes (h 1..4 x w 1, 2, 4), column compression yes/no and the tuner's lists of slices,
+// tiles and groups: 12 x 2 x 6 x 8 x 4 = 4608 sets, no covering design.
+inline std::vector<gpumat::BccooParams> bccoo_tune_space() {
+  std::vector<gpumat::BccooParams> v;
+  for (int h = 1; h <= 4; ++h)
+    for (int w : {1, 2, 4})
+      for (int c : {1, 0})
+        for (int s : gpumat::kBccooTuneSlices)
+          for (int t : gpumat::kBccooTuneTiles)
+            for (int g : gpumat::kBccooTuneGroups) v.push_back(bp(h, w, s, t, g, c));
+  return v;
+}
+
+// A random sparse matrix of the fuzz tests (seeded, deterministic): 1..300 rows and one of three
+// kinds: one matrix in four has 65,536..100,000 columns, so that 16-bit column differences escape;
+// one in five has 8000..12000 columns and one row of 1000..8000 entries, spanning many thread tiles
+// and chained over work groups; the others have 1..300 columns. Row lengths 1..L (L random in
+// 1..40) with a random share (0..60 %) of empty rows, distinct random columns per row. Sizes are
+// random, so most are no multiple of the block shape.
+inline matgen::Csr bccoo_fuzz_matrix(std::uint64_t seed) {
+  using gpumat::index_t;
+  std::mt19937_64                        g(seed);
+  auto                                   uni = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); };
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const index_t                          nrows = uni(1, 300);
+  const int                              kind  = int(g() % 20); // 0..4: wide, 5..8: a long row, else small
+  const index_t                          ncols = kind < 5 ? uni(65536, 100000) : kind < 9 ? uni(8000, 12000) : uni(1, 300);
+  const double                           empty = 0.6 * u(g);
+  const index_t                          L     = uni(1, 40);
+  std::vector<index_t>                   len(std::size_t(nrows), 0);
+  for (auto &l : len) l = u(g) < empty ? 0 : uni(1, L);
+  if (kind >= 5 && kind < 9) len[std::size_t(uni(0, nrows - 1))] = uni(1000, 8000);
+  return matgen::from_lengths("fuzz" + std::to_string(seed) + "_" + std::to_string(nrows) + "x" + std::to_string(ncols), ncols, len, g());
 }
 
 } // namespace gpumat_test
