@@ -6,9 +6,11 @@
 // bitwise equal; the special cases of the issue: rows spanning many work groups, every block a row
 // stop, more than 65,535 columns, unsorted columns, a matrix large enough for thousands of
 // concurrently running groups; a fuzz test of every parameter set the tuner can pick on random
-// matrices.
+// matrices; the tuner's timing of one candidate and a whole search on the device.
 #include "core/bccoo.hpp"
+#include "core/bccoo_tune.hpp"
 #include "cuda/bccoo.cuh"
+#include "cuda/bccoo_tune.cuh"
 #include "bccoo_params.hpp"
 #include "device_helpers.cuh"
 #include "matgen.hpp"
@@ -17,6 +19,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -271,6 +275,75 @@ TEST(BccooDeviceFuzz, EveryTunerCandidate) {
     }
   }
   EXPECT_GT(escapes, 100);
+}
+
+// One candidate of the tuner timed on the device: a positive median, the candidate left in D with
+// a right product, any count of timed products (odd, even, one), arguments out of range refused.
+TEST(BccooDeviceTune, TimeACandidate) {
+  const Stream              s;
+  const matgen::Csr         M = matgen::power_law(50000, 50000, 1.3, 2.0, 5000, 41);
+  const std::vector<double> v = M.values<double>();
+  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(2, 4, 8, 40, 64, 0), bp(4, 1, 32, 128, 512, 1)}) {
+    const BccooParams   p = gpumat::bccoo_resolve(q);
+    BccooDevice<double> D;
+    for (int reps : {1, 4, 11}) {
+      double ms = -1;
+      ASSERT_EQ(cudaSuccess, gpumat::cuda::bccoo_time_candidate(D, M.view(v), p, 2, reps, s, &ms)) << describe(p) << ": " << D.why();
+      EXPECT_GT(ms, 0.0) << describe(p);
+      EXPECT_LT(ms, 1e3) << describe(p);
+    }
+    EXPECT_EQ(D.params().tile, p.tile);
+    EXPECT_EQ(D.params().group, p.group);
+    EXPECT_EQ(D.params().h, p.h);
+    const std::vector<double> x = matgen::random_vector<double>(std::size_t(M.ncols), 3), z(std::size_t(M.nrows), 0.0);
+    std::vector<long double>  ref, scale;
+    matgen::reference(M, v, false, x.data(), static_cast<const double *>(nullptr), ref, scale);
+    EXPECT_EQ(matgen::mismatch(device_apply(D, Op::NoTrans, x, z, ZMode::None, s), ref, scale, 1e-12), "") << describe(p);
+  }
+  BccooDevice<double> D;
+  double              ms = 0;
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), 2, 0, s, &ms));
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), -1, 5, s, &ms));
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), 2, gpumat::kBccooTuneMaxReps + 1, s, &ms));
+  EXPECT_EQ(cudaSuccess, cudaGetLastError());
+  EXPECT_TRUE(gpumat::cuda::bccoo_candidate_skippable(cudaErrorMemoryAllocation));
+  EXPECT_FALSE(gpumat::cuda::bccoo_candidate_skippable(cudaErrorIllegalAddress));
+}
+
+// The whole search on the device, as the PETSc adapter runs it (PETSc-free): every candidate timed
+// or skipped, the model's choice timed, the winner no slower than it, and the winner's product
+// right.
+TEST(BccooDeviceTune, SearchOnTheDevice) {
+  const Stream s;
+  for (const matgen::Csr &M : {matgen::power_law(200000, 200000, 1.2, 2.0, 50000, 31), matgen::stencil_2d(300, 300)}) {
+    const std::vector<double> v     = M.values<double>();
+    const BccooParams         user  = BccooParams{};
+    const gpumat::BccooChoice model = gpumat::bccoo_model(M.view(v), user, 1);
+    BccooDevice<double>       D;
+    cudaError_t               last = cudaSuccess;
+    const gpumat::BccooTuneResult r = gpumat::bccoo_tune(model, user, [&](const BccooParams &p) {
+      gpumat::BccooTiming t;
+      const cudaError_t   e = gpumat::cuda::bccoo_time_candidate(D, M.view(v), p, gpumat::kBccooTuneWarmup, gpumat::kBccooTuneDefaultReps, s, &t.ms);
+      if (e != cudaSuccess) {
+        last     = e;
+        t.status = gpumat::cuda::bccoo_candidate_skippable(e) ? gpumat::BccooTiming::Skip : gpumat::BccooTiming::Abort;
+        t.why    = cudaGetErrorString(e);
+      }
+      return t;
+    });
+    ASSERT_TRUE(r.ok()) << M.name << ": " << r.failure() << " (" << cudaGetErrorString(last) << ")";
+    EXPECT_EQ(r.skipped, 0) << M.name;
+    EXPECT_GE(r.timed, 20) << M.name;
+    ASSERT_FALSE(std::isnan(r.model_ms)) << M.name;
+    EXPECT_LE(r.best_ms, r.model_ms) << M.name;
+    std::printf("[ tuner    ] %s: %d candidates in %.0f ms; winner %s %.4f ms, the model's %s %.4f ms (%.3fx)\n", M.name.c_str(), r.timed, 1e3 * r.seconds,
+                gpumat::bccoo_describe(r.best).c_str(), r.best_ms, gpumat::bccoo_describe(r.model).c_str(), r.model_ms, r.model_ms / r.best_ms);
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), r.best, s));
+    const std::vector<double> x = matgen::random_vector<double>(std::size_t(M.ncols), 3), z(std::size_t(M.nrows), 0.0);
+    std::vector<long double>  ref, scale;
+    matgen::reference(M, v, false, x.data(), static_cast<const double *>(nullptr), ref, scale);
+    EXPECT_EQ(matgen::mismatch(device_apply(D, Op::NoTrans, x, z, ZMode::None, s), ref, scale, 1e-12), "") << M.name;
+  }
 }
 
 } // namespace
