@@ -36,6 +36,13 @@
       -mat_bccoo_tile <n>               blocks per thread T (0 or a multiple of 8 in 8..128; 0 = the model: 32 for long block rows, else 16)
       -mat_bccoo_group <n>              threads per work group (0 or a multiple of 32 in 32..512; 0 = the model: 128 or 256)
       -mat_bccoo_compress_columns <auto|yes|no>  16-bit column differences (auto: unless a tenth would escape)
+      -mat_bccoo_tune                   choose the parameters not set above by timing candidates on the GPU at the
+                                        device build (the paper's pruned auto-tuner: the 4 block shapes of fewest
+                                        bytes x compression, then tile x group, then slices; at most 44 candidates,
+                                        the model's choice among them), cached on disk per pattern (tuning cache
+                                        below); -mat_view ::ascii_info reports it. CPU builds (no CUDA): accepted,
+                                        the model's choice is used; host builds use the model's choice too
+      -mat_bccoo_tune_reps <n>          timed products per candidate of the tuner, median (1..1000, default 10)
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)

@@ -1,10 +1,13 @@
 // Adapter: bccoo (src/core/bccoo.hpp, src/cuda/bccoo.cuh) as a petsc-gpumat format.
 #include "gpumat_impl.hpp"
 #include "core/bccoo.hpp"
+#include "core/bccoo_tune.hpp"
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/bccoo.cuh"
+  #include "cuda/bccoo_tune.cuh"
 #endif
 
 namespace gpumat {
@@ -36,6 +39,13 @@ public:
     PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
     PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless a tenth of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
+    PetscBool tune = tune_ ? PETSC_TRUE : PETSC_FALSE, set;
+    PetscCall(PetscOptionsBool("-mat_bccoo_tune", "Choose the parameters left to the model by timing candidates on the GPU at the device build (the paper's auto-tuner, pruned; cached on disk); CPU builds use the model's", "MATBCCOO", tune, &tune, nullptr));
+    tune_        = tune == PETSC_TRUE;
+    PetscInt reps = tune_reps_;
+    PetscCall(PetscOptionsInt("-mat_bccoo_tune_reps", "Timed products per candidate of -mat_bccoo_tune (their median counts): 1..1000", "MATBCCOO", reps, &reps, &set));
+    PetscCheck(!set || (reps >= 1 && reps <= kBccooTuneMaxReps), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bccoo_tune_reps: timed products per candidate of the tuner must be in [1, %d]; got %" PetscInt_FMT, kBccooTuneMaxReps, reps);
+    tune_reps_        = (int)reps;
     BccooParams check = user_;
     PetscCall(Resolve(check, &check)); // report a bad value now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -43,8 +53,10 @@ public:
 
   std::unique_ptr<Format> CloneSettings() const override
   {
-    auto f   = std::make_unique<BccooFormat>();
-    f->user_ = user_;
+    auto f        = std::make_unique<BccooFormat>();
+    f->user_      = user_;
+    f->tune_      = tune_;
+    f->tune_reps_ = tune_reps_;
     return f;
   }
 
@@ -75,6 +87,8 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(Choose(A));
+    if (tune_) PetscCall(Tune(A, s)); // choice_.p = the tuner's winner, built below
+    else report_.source = TuneSource::None;
     const int err = dev_.build(A, choice_.p, s);
     PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
     PetscCall(CheckDevice(err, "bccoo", A));
@@ -101,10 +115,11 @@ public:
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
   {
     const BccooParams &p = choice_.p;
-    auto               src = [](int user) { return user ? "set" : "model"; };
+    const bool         tuned = Tuned();
+    auto               src = [tuned](int user) { return user ? "set" : tuned ? "tuner" : "model"; };
     PetscFunctionBegin;
     PetscCall(PetscViewerASCIIPrintf(v, "blocks %d x %d (%s), %d slice(s), tile %d blocks per thread, %d threads per group, 16-bit column differences: %s (%s)\n", p.h, p.w, src(user_.h || user_.w), p.slices, p.tile, p.group,
-                                     p.compress_col ? "yes" : "no", user_.compress_col >= 0 ? "set" : "model"));
+                                     p.compress_col ? "yes" : "no", src(user_.compress_col >= 0)));
     if (!choice_.shapes.empty()) {
       const BccooShape &b = choice_.shapes.front();
       PetscCall(PetscViewerASCIIPrintf(v, "model (%d sampled rows): fewest bytes %d x %d at fill %.3f; escapes per block %.4f\n", (int)choice_.sampled_rows, b.h, b.w, b.fill, choice_.escape_share));
@@ -133,6 +148,7 @@ public:
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
     }
+    PetscCall(ViewTune(v));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -167,7 +183,138 @@ private:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // -mat_bccoo_tune: what the tuner did at the last device build.
+  enum class TuneSource { None, Empty, Searched, Cached };
+  struct TuneReport {
+    TuneSource      source   = TuneSource::None;
+    bool            cache_on = false; // a tuning cache directory was given
+    BccooTuneResult r;                // best, model and the figures (trials when searched)
+  };
+
+  // The parameters in use are the tuner's (not the model's after a later host build).
+  bool Tuned() const
+  {
+    const BccooParams &a = report_.r.best, &b = choice_.p;
+    return (report_.source == TuneSource::Searched || report_.source == TuneSource::Cached) && a.h == b.h && a.w == b.w && a.slices == b.slices && a.tile == b.tile && a.group == b.group &&
+           a.compress_col == b.compress_col;
+  }
+
+  // The tuner's lines of ViewInfo (the benchmark prints the lines that start with "tuner").
+  PetscErrorCode ViewTune(PetscViewer v) const
+  {
+    PetscFunctionBegin;
+    if (!tune_) PetscFunctionReturn(PETSC_SUCCESS);
+#if !defined(GPUMAT_WITH_CUDA)
+    PetscCall(PetscViewerASCIIPrintf(v, "tuner (-mat_bccoo_tune): not run: this build has no CUDA, so no GPU to time candidates on; the model's choice is used\n"));
+#else
+    const BccooTuneResult &r = report_.r;
+    switch (report_.source) {
+    case TuneSource::None:
+      PetscCall(PetscViewerASCIIPrintf(v, "tuner (-mat_bccoo_tune): not run yet: it runs at the device build (the first product with CUDA vectors); host builds use the model's choice\n"));
+      break;
+    case TuneSource::Empty:
+      PetscCall(PetscViewerASCIIPrintf(v, "tuner (-mat_bccoo_tune): not run: the block has no nonzeros; the model's choice is used\n"));
+      break;
+    default: {
+      const char *how = report_.source == TuneSource::Cached ? "tuning cache hit (searched in an earlier run; the figures are that search's)" : report_.cache_on ? "searched (tuning cache miss)" : "searched (tuning cache off)";
+      const double units = r.best_ms > 0 ? 1e3 * r.seconds / r.best_ms : 0.0;
+      PetscCall(PetscViewerASCIIPrintf(v, "tuner (-mat_bccoo_tune), device build: %s; %d candidates timed, %d could not be built; tuning cost %.1f ms = %.0f products of the winner\n", how, r.timed, r.skipped, 1e3 * r.seconds, units));
+      std::string best, model;
+      PetscCallCXX(best = bccoo_describe(r.best));
+      PetscCallCXX(model = bccoo_describe(r.model));
+      if (std::isnan(r.model_ms))
+        PetscCall(PetscViewerASCIIPrintf(v, "tuner winner %s: %.4f ms per product; the model's choice %s could not be built\n", best.c_str(), r.best_ms, model.c_str()));
+      else
+        PetscCall(PetscViewerASCIIPrintf(v, "tuner winner %s: %.4f ms per product; the model's choice %s: %.4f ms (%.3f x the winner's time)\n", best.c_str(), r.best_ms, model.c_str(), r.model_ms,
+                                         r.best_ms > 0 ? r.model_ms / r.best_ms : 0.0));
+    }
+    }
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+#if defined(GPUMAT_WITH_CUDA)
+  // The tuner (src/core/bccoo_tune.hpp): choice_.p becomes the decision cached for A's pattern on
+  // this GPU, or the winner of a search whose candidates are built into dev_ and timed on s
+  // (src/cuda/bccoo_tune.cuh); the caller builds the winner. A candidate that cannot be built is
+  // skipped; an error that leaves the GPU unusable, or every candidate failing, is a PETSc error.
+  PetscErrorCode Tune(const CsrView<Scalar> &A, cudaStream_t s)
+  {
+    constexpr int               schema = 1; // raise when the meaning of the stored values changes
+    TuningKey                   key;
+    std::optional<TuningValues> cached;
+    PetscFunctionBegin;
+    PetscCallCXX(report_ = TuneReport());
+    report_.cache_on = !TuningCacheDir().empty();
+    if (A.nnz() == 0) { // nothing to time: every candidate's product is y = 0
+      report_.source = TuneSource::Empty;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(TuningKeyFor(A, "bccoo", schema, &key));
+    PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
+    if (cached) {
+      BccooTuneResult r;
+      std::string     why, path;
+      BccooCached     use;
+      PetscCallCXX(use = bccoo_tune_from_values(*cached, user_, &r, &why));
+      if (use == BccooCached::Use) {
+        report_.source = TuneSource::Cached;
+        PetscCallCXX(report_.r = std::move(r));
+        choice_.p = report_.r.best;
+        PetscCallCXX(why = bccoo_describe(choice_.p));
+        PetscCall(PetscInfo(nullptr, "bccoo tuner: parameters from the tuning cache: %s\n", why.c_str()));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      PetscCallCXX(path = TuningCache(TuningCacheDir()).path(key));
+      PetscCall(PetscInfo(nullptr, "bccoo tuner: the cached decision %s is not used: %s; tuning afresh\n", path.c_str(), why.c_str()));
+      if (use == BccooCached::Invalid) PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat bccoo: the tuning cache entry %s is unusable (%s); ignored, tuning afresh (the file will be replaced)\n", path.c_str(), why.c_str()));
+    }
+    // Each candidate is built into dev_ (the previous one released first: one candidate on the GPU
+    // at a time) and timed. Non-sticky errors skip it; others end the search.
+    cudaError_t last = cudaSuccess; // the last candidate's error
+    auto        time = [&](const BccooParams &p) {
+      BccooTiming       t;
+      const cudaError_t e = cuda::bccoo_time_candidate(dev_, A, p, kBccooTuneWarmup, tune_reps_, s, &t.ms);
+      if (e == cudaSuccess) return t;
+      last     = e;
+      t.status = cuda::bccoo_candidate_skippable(e) ? BccooTiming::Skip : BccooTiming::Abort;
+      t.why    = e == cudaErrorInvalidValue && !dev_.why().empty() ? dev_.why() : std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); // may throw: caught below
+      return t;
+    };
+    BccooTuneResult r;
+    PetscCallCXX(r = bccoo_tune(choice_, user_, time));
+    dev_.release(); // the last candidate's memory, before the winner is built
+    for (const BccooTrial &t : r.trials) {
+      if (t.t.status == BccooTiming::Ok) continue;
+      std::string what;
+      PetscCallCXX(what = bccoo_describe(t.p));
+      PetscCall(PetscInfo(nullptr, "bccoo tuner: candidate %s skipped: %s\n", what.c_str(), t.t.why.c_str()));
+    }
+    if (!r.ok()) {
+      std::string failure;
+      PetscCallCXX(failure = r.failure());
+      PetscCheck(!r.aborted, PETSC_COMM_SELF, PETSC_ERR_GPU, "bccoo tuner (-mat_bccoo_tune): %s", failure.c_str());
+      PetscCall(CheckDevice(last == cudaErrorMemoryAllocation ? (int)last : 0, "bccoo tuner: no candidate fits", A));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "bccoo tuner (-mat_bccoo_tune): %s; set the parameters with -mat_bccoo_* and turn the tuner off", failure.c_str());
+    }
+    TuningValues values;
+    std::string  best, model;
+    PetscCallCXX(values = bccoo_tune_values(r, user_));
+    PetscCallCXX(best = bccoo_describe(r.best));
+    PetscCallCXX(model = bccoo_describe(r.model));
+    PetscCall(PetscInfo(nullptr, "bccoo tuner: %d candidates (%d skipped) in %.1f ms: %s at %.4f ms (the model's %s: %.4f ms)\n", r.timed, r.skipped, 1e3 * r.seconds, best.c_str(), r.best_ms, model.c_str(), r.model_ms));
+    PetscCall(TuningCacheStore(nullptr, TuningCacheDir(), key, values));
+    report_.source = TuneSource::Searched;
+    PetscCallCXX(report_.r = std::move(r));
+    choice_.p = report_.r.best;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
   BccooParams   user_{};
+  bool          tune_      = false;                 // -mat_bccoo_tune
+  int           tune_reps_ = kBccooTuneDefaultReps; // -mat_bccoo_tune_reps
+  TuneReport    report_;
   BccooChoice   choice_{};
   double        model_ms_ = 0; // host time of the last bccoo_model
   Bccoo<Scalar> host_;
