@@ -9,6 +9,9 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     max relerr is against the first type\n"
                      "                     aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
                      "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16;\n"
+                     "                     bccoo:tune=1 sets -mat_bccoo_tune: the tuner's report (MatView lines\n"
+                     "                     'tuner ...': candidates, cost, the winner's and the model's time per\n"
+                     "                     product) follows the type's row; its build cost includes the search\n"
                      "                     a type that cannot be made from the AIJ matrix is reported and skipped\n"
                      "  -reps <100>        timed products per GPU type (median, min, max reported)\n"
                      "  -reps_host <10>    timed products for host (CPU) types, which are 100x slower\n"
@@ -60,6 +63,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
+#include <unistd.h> /* mkstemp's file: close */
 
 static PetscMPIInt nranks = 1, myrank = 0; /* of PETSC_COMM_WORLD */
 
@@ -510,6 +514,7 @@ static PetscErrorCode TryConvertTo(Mat A0, const char *spec, int variant, Mat *A
 
 typedef struct {
   char   type[96];
+  char   tuner[1024]; /* bccoo with -mat_bccoo_tune: its tuner's report (TunerLines), printed under its row */
   double median, min, max, first, refresh, err, format_bytes;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
   double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
@@ -596,6 +601,43 @@ static PetscBool IsBccoo(const char *type)
 {
   size_t n = strcspn(type, ":");
   return n >= 5 && !strncmp(type + n - 5, "bccoo", 5) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* bccoo's tuner report (-mat_bccoo_tune): the lines of A's MatView(::ascii_info) that start with
+   "tuner" (on P ranks rank 0's diagonal block), indented, into buf on rank 0; "" on the other ranks
+   and without the tuner. Through a temporary file: an ASCII viewer writes to a file or a stream. */
+static PetscErrorCode TunerLines(Mat A, char *buf, size_t len)
+{
+  Mat       B = A;
+  PetscBool mpi;
+  PetscFunctionBegin;
+  buf[0] = 0;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &B, NULL, NULL));
+  if (myrank == 0) { /* B lives on rank 0 alone: a sequential block, or A on one rank */
+    char        name[PETSC_MAX_PATH_LEN] = "/tmp/bench-tuner-XXXXXX", line[1024];
+    PetscViewer v;
+    FILE       *f;
+    const int   fd = mkstemp(name);
+    PetscCheck(fd >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create a temporary file in /tmp for the tuner's report");
+    close(fd);
+    PetscCall(PetscViewerASCIIOpen(PetscObjectComm((PetscObject)B), name, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(B, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscViewerDestroy(&v));
+    f = fopen(name, "r");
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot read back %s", name);
+    while (fgets(line, sizeof(line), f)) {
+      const char *l = line + strspn(line, " ");
+      if (strncmp(l, "tuner", 5)) continue;
+      PetscCall(PetscStrlcat(buf, "   ", len));
+      PetscCall(PetscStrlcat(buf, l, len));
+    }
+    fclose(f);
+    (void)remove(name);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* One table cell: the value in `fmt`, or `otherwise` (right-aligned to the same width) when it does not apply. */
@@ -765,6 +807,7 @@ int main(int argc, char **argv)
     }
     const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
     PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max));
+    if (IsBccoo(type)) PetscCall(TunerLines(A, r->tuner, sizeof(r->tuner)));
     /* agreement with the first type's product, through host arrays */
     if (!yref) {
       PetscCall(VecDuplicate(y, &yref));
@@ -895,6 +938,7 @@ int main(int argc, char **argv)
     if (IsBccoo(r->type) && !PetscIsNanReal(bccoo_ms[1]) && r->median > 0) /* its speed against its floors */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bccoo-gather, %.1f %% of floor:bccoo-stream", 100.0 * bccoo_ms[1] / r->median, 100.0 * bccoo_ms[0] / r->median));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+    if (r->tuner[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", r->tuner)); /* rank 0's */
     if (f)
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
                              build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN, strcmp(be, "never") ? be : "inf", nranks, layout,
