@@ -32,12 +32,14 @@ BccooParams bccoo_resolve(BccooParams p) {
   if (p.tile == 0) p.tile = kDefaultTile;
   if (p.group == 0) p.group = kDefaultGroup;
   if (p.compress_col < 0) p.compress_col = 1;
+  if (p.strategy == 0) p.strategy = 2;
   check(p.h >= 1 && p.h <= 4, "block height must be in [1,4] (or 0 for the default), got " + std::to_string(p.h));
   check(p.w == 1 || p.w == 2 || p.w == 4, "block width must be 1, 2 or 4 (or 0 for the default), got " + std::to_string(p.w));
   check(p.slices >= 1 && p.slices <= kMaxSlices, "slices must be in [1,32] (or 0 for the default), got " + std::to_string(p.slices));
   check(p.tile >= 8 && p.tile <= kMaxTile && p.tile % 8 == 0, "tile must be a multiple of 8 in [8,128] blocks per thread (or 0 for the default), got " + std::to_string(p.tile));
   check(p.group >= 32 && p.group <= 512 && p.group % 32 == 0, "group must be a multiple of 32 in [32,512] threads (or 0 for the default), got " + std::to_string(p.group));
   check(p.compress_col == 0 || p.compress_col == 1, "compress_col must be 0 or 1, got " + std::to_string(p.compress_col));
+  check(p.strategy == 1 || p.strategy == 2, "strategy must be 1 (no result cache) or 2 (result cache) (or 0 for the default), got " + std::to_string(p.strategy));
   return p;
 }
 

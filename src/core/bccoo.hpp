@@ -69,6 +69,13 @@ struct BccooParams {
   int  tile         = 0; // blocks per thread tile, T: a multiple of 8 in 8..128 (0 = default 16)
   int  group        = 0; // threads per work group: a multiple of 32, 32..512 (0 = default 256)
   int  compress_col = -1; // 16-bit column differences: 1 yes, 0 no (-1 = default yes)
+  // How a work group's complete segment sums reach y (the paper's section 3.2.2): 2, through the
+  // group's result cache in shared memory, stored to y coalesced at the end of the group (sums past
+  // the cache go straight to y); 1, no result cache: every sum goes straight to y from the thread
+  // that forms it (strategy 1 without its per-thread array of intermediate sums: a sum is stored
+  // when it is complete, which is what that array's later pass stores), no shared memory for it.
+  // 0 = default 2. The products' values are the same; the host product ignores it.
+  int  strategy     = 0;
 };
 
 // The one place where parameters are validated and defaults chosen; throws std::invalid_argument
@@ -141,9 +148,9 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 // (but at least kModelMinWindows); columns are compressed when fewer than a tenth of the differences escape (2 B +
 // 4 B per escape against 4 B, an escape being a dependent load outside the coalesced stream).
 // Tile and group: 32 blocks per thread in groups of 128 for block rows of 20 blocks or more, else
-// the defaults; slices: 1 (BCCOO+ is left to the user and the tuner). Every parameter the user
-// set (nonzero; compress_col >= 0) is kept, and the block shape is then the best one with the
-// user's height or width.
+// the defaults; slices: 1 (BCCOO+ is left to the user and the tuner); strategy: 2 (the result
+// cache; 1 is left to the user). Every parameter the user set (nonzero; compress_col >= 0) is
+// kept, and the block shape is then the best one with the user's height or width.
 constexpr double  kModelSampleEntries = 131072;
 constexpr index_t kModelMinWindows    = 256;
 struct BccooChoice {

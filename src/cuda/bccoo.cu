@@ -367,7 +367,13 @@ __device__ __forceinline__ void store_sum(const SpmvArgs<T> &a, long long seg, i
   if (r < a.nrows) a.y[r] = a.z ? a.z[r] + s : s;
 }
 
-template <typename T, int H, int W, bool COMP>
+// SYNC and SKIP: the production product (true, true) or a step of the ablation (BccooStage,
+// bccoo.cuh): SKIP = false runs the group scan even where no_scan says it can be skipped;
+// SYNC = false takes the group id from blockIdx.x (nothing waits, so no ticket), publishes the
+// group's carry-out in grp_val without waiting for its predecessor, and leaves the carries across
+// groups to bccoo_group_carry. Compile-time flags: the production instantiation is the code it
+// was before them.
+template <typename T, int H, int W, bool COMP, bool SYNC = true, bool SKIP = true>
 __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
   using V                 = Vec<T, H>;
   constexpr int U         = chunk<H, W>();
@@ -375,9 +381,9 @@ __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
   __shared__ unsigned s_group;
   __shared__ V        s_carry;
   const int           tid = threadIdx.x, G = blockDim.x;
-  if (tid == 0) s_group = atomicAdd(a.ticket, 1u);
-  __syncthreads();
-  const long long g      = s_group;
+  if (SYNC && tid == 0) s_group = atomicAdd(a.ticket, 1u);
+  if (SYNC) __syncthreads();
+  const long long g      = SYNC ? (long long)s_group : (long long)blockIdx.x;
   const long long t      = g * G + tid;
   const index_t   fs     = a.first_segment[t];
   const index_t   seg_lo = a.first_segment[g * G];
@@ -429,7 +435,7 @@ __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
 #pragma unroll
   for (int i = 0; i < H; ++i) zero[i] = T(0);
   Seg<V> excl, total;
-  if (a.no_scan[g]) {
+  if (SKIP && a.no_scan[g]) {
     tails[tid] = acc;
     __syncthreads();
     excl  = tid ? Seg<V>{1, tails[tid - 1]} : Seg<V>{0, zero};
@@ -437,7 +443,11 @@ __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
   } else block_seg_scan(Seg<V>{nstop > 0, acc}, Seg<V>{0, zero}, false, agg, excl, total);
 
   // 4. adjacent synchronization
-  if (tid == 0) {
+  if (!SYNC && tid == 0) { // the carry-out for bccoo_group_carry, nothing awaited
+#pragma unroll
+    for (int i = 0; i < H; ++i) a.grp_val[g * H + i] = total.v[i];
+  }
+  if (SYNC && tid == 0) {
     auto publish = [&](const V &v) {
       volatile T *gv = a.grp_val + g * H;
 #pragma unroll
@@ -462,14 +472,42 @@ __global__ void __launch_bounds__(512) bccoo_spmv(SpmvArgs<T> a) {
   __syncthreads();
 
   // 5. the first stop of each thread, then the result cache to y
-  if (nstop > 0) emit(fs, excl.k == 0 ? head + excl.v + s_carry : head + excl.v);
+  if (nstop > 0) emit(fs, SYNC && excl.k == 0 ? head + excl.v + s_carry : head + excl.v);
   __syncthreads();
   const long long seg_hi = a.first_segment[min((g + 1) * G, a.ntiles)];
   const long long n      = min(seg_hi - seg_lo, (long long)a.cache) * H;
   for (long long q = tid; q < n; q += G) store_sum(a, seg_lo + q / H, H, int(q % H), cache[q]);
-  if (tid == 0 && atomicAdd(a.ticket + 1, 1u) == unsigned(a.ngroups - 1)) { // the last group resets the tickets
+  if (SYNC && tid == 0 && atomicAdd(a.ticket + 1, 1u) == unsigned(a.ngroups - 1)) { // the last group resets the tickets
     a.ticket[0] = 0;
     a.ticket[1] = 0;
+  }
+}
+
+// The separate_carry step of the ablation: the carries across work groups by a second kernel
+// instead of the adjacent synchronization. One thread per group g that holds a row stop: its first
+// stop ended segment first_segment[g G] without the partial sums of the groups before it, which
+// are the carry-outs (grp_val) of the groups back to the previous one with a row stop (or group
+// 0), added in the order the adjacent synchronization chains them (earliest first). Each group
+// walks back alone: a row spanning k groups costs its ending group k loads; O(groups) in all.
+template <typename T, int H>
+__global__ void bccoo_group_carry(SpmvArgs<T> a, int G) {
+  const long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (g == 0 || g >= a.ngroups) return;
+  const long long seg = a.first_segment[g * G];
+  if (a.first_segment[(g + 1) * G] == seg) return; // no row stop: g's sum is carried on
+  long long d = g - 1;
+  while (d > 0 && a.first_segment[d * G] == a.first_segment[(d + 1) * G]) --d;
+  T c[H];
+#pragma unroll
+  for (int i = 0; i < H; ++i) c[i] = a.grp_val[d * H + i];
+  for (long long e = d + 1; e < g; ++e)
+#pragma unroll
+    for (int i = 0; i < H; ++i) c[i] += a.grp_val[e * H + i];
+#pragma unroll
+  for (int i = 0; i < H; ++i) {
+    const long long r = seg * H + i; // slices: the segment's partial sums; one slice: segment = block row
+    if (a.slices > 1) a.part[r] += c[i];
+    else if (r < a.nrows) a.y[r] += c[i];
   }
 }
 
@@ -550,18 +588,27 @@ __global__ void bccoo_diag(SpmvArgs<T> a) {
 }
 
 // One launcher per kernel family, dispatching (h, w, compressed) to the instantiation.
+enum Kind { kSpmv, kTrans, kDiag, kSpmvNoSkip, kSpmvSeparateCarry }; // the last two: the ablation's steps
 template <typename T, int H, int W>
 cudaError_t launch_hw(int kind, bool comp, dim3 grid, dim3 block, std::size_t smem, cudaStream_t s, const SpmvArgs<T> &a) {
   switch (kind) {
-  case 0:
+  case kSpmv:
     if (comp) bccoo_spmv<T, H, W, true><<<grid, block, smem, s>>>(a);
     else bccoo_spmv<T, H, W, false><<<grid, block, smem, s>>>(a);
     break;
-  case 1:
+  case kSpmvNoSkip:
+    if (comp) bccoo_spmv<T, H, W, true, true, false><<<grid, block, smem, s>>>(a);
+    else bccoo_spmv<T, H, W, false, true, false><<<grid, block, smem, s>>>(a);
+    break;
+  case kSpmvSeparateCarry:
+    if (comp) bccoo_spmv<T, H, W, true, false, false><<<grid, block, smem, s>>>(a);
+    else bccoo_spmv<T, H, W, false, false, false><<<grid, block, smem, s>>>(a);
+    break;
+  case kTrans:
     if (comp) bccoo_trans<T, H, W, true><<<grid, block, 0, s>>>(a);
     else bccoo_trans<T, H, W, false><<<grid, block, 0, s>>>(a);
     break;
-  default:
+  default: // kDiag
     if (comp) bccoo_diag<T, H, W, true><<<grid, block, 0, s>>>(a);
     else bccoo_diag<T, H, W, false><<<grid, block, 0, s>>>(a);
   }
@@ -809,6 +856,17 @@ cudaError_t BccooDevice<T>::refresh(const T *host_val, cudaStream_t s) {
 
 template <typename T>
 cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
+  return product(op, BccooVariant{}, x, z, y, s);
+}
+
+template <typename T>
+cudaError_t BccooDevice<T>::apply_variant(const BccooVariant &v, const T *x, const T *z, T *y, cudaStream_t s) const {
+  if (v.strategy < 0 || v.strategy > 2) return cudaErrorInvalidValue;
+  return product(Op::NoTrans, v, x, z, y, s);
+}
+
+template <typename T>
+cudaError_t BccooDevice<T>::product(Op op, const BccooVariant &v, const T *x, const T *z, T *y, cudaStream_t s) const {
   const index_t nout = op == Op::Trans ? ncols_ : nrows_;
   if (nblocks_ == 0) return init_output(y, z, nout, s);
   SpmvArgs<T> a{};
@@ -816,20 +874,44 @@ cudaError_t BccooDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStrea
   a.first_segment = first_segment_, a.no_scan = no_scan_, a.x = x, a.z = z, a.y = y, a.part = part_;
   a.grp_val = grp_val_, a.grp_status = grp_status_, a.ticket = ticket_;
   a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
-  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices, a.cache = cache_;
+  a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices;
+  a.cache = (v.strategy ? v.strategy : p_.strategy) == 1 ? 0 : cache_; // strategy 1: no result cache
   const dim3 grid{unsigned(ngroups_)}, block{unsigned(p_.group)};
   if (op == Op::Trans) {
     BCCOO_TRY(init_output(y, z, nout, s));
-    return launch<T>(p_.h, p_.w, 1, p_.compress_col, grid, block, 0, s, a);
+    return launch<T>(p_.h, p_.w, kTrans, p_.compress_col, grid, block, 0, s, a);
   }
-  a.epoch = ++epoch_;
-  if (a.epoch == 0) a.epoch = ++epoch_; // 0 marks "never published"
-  BCCOO_TRY(launch<T>(p_.h, p_.w, 0, p_.compress_col, grid, block, spmv_smem<T>(p_.h, p_.group, cache_), s, a));
+  const int kind = v.stage == BccooStage::production ? kSpmv : v.stage == BccooStage::adjacent_sync ? kSpmvNoSkip : kSpmvSeparateCarry;
+  if (kind != kSpmvSeparateCarry) { // the adjacent synchronization's epoch
+    a.epoch = ++epoch_;
+    if (a.epoch == 0) a.epoch = ++epoch_; // 0 marks "never published"
+  }
+  BCCOO_TRY(launch<T>(p_.h, p_.w, kind, p_.compress_col, grid, block, spmv_smem<T>(p_.h, p_.group, a.cache), s, a));
+  if (kind == kSpmvSeparateCarry && ngroups_ > 1) { // the second kernel: carries across groups
+    const unsigned cg = grid_for(ngroups_, kThreads);
+    switch (p_.h) {
+    case 1: bccoo_group_carry<T, 1><<<cg, kThreads, 0, s>>>(a, p_.group); break;
+    case 2: bccoo_group_carry<T, 2><<<cg, kThreads, 0, s>>>(a, p_.group); break;
+    case 3: bccoo_group_carry<T, 3><<<cg, kThreads, 0, s>>>(a, p_.group); break;
+    default: bccoo_group_carry<T, 4><<<cg, kThreads, 0, s>>>(a, p_.group);
+    }
+    BCCOO_TRY(launched());
+  }
   if (p_.slices > 1) {
     bccoo_combine<T><<<grid_for(nrows_, kThreads), kThreads, 0, s>>>(part_, (long long)nbrows_ * p_.h, p_.slices, nrows_, z, y);
     return launched();
   }
   return cudaSuccess;
+}
+
+template <typename T>
+BccooDeviceView<T> BccooDevice<T>::view() const {
+  BccooDeviceView<T> v{};
+  v.flags = reinterpret_cast<const unsigned char *>(flags_), v.val = val_, v.dcol = dcol_, v.col = col_, v.escape = escape_, v.escape_start = escape_start_;
+  v.first_segment = first_segment_, v.no_scan = no_scan_;
+  v.plane = padded_ * p_.w, v.padded_blocks = padded_, v.thread_tiles = ntiles_, v.groups = ngroups_, v.segments = nsegments_;
+  v.nrows = nrows_, v.ncols = ncols_, v.nbrows = nbrows_, v.nbcols = nbcols_;
+  return v;
 }
 
 template <typename T>
@@ -843,7 +925,7 @@ cudaError_t BccooDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s
   a.first_segment = first_segment_, a.y = d, a.rowmap = rowmap;
   a.plane = padded_ * p_.w, a.ntiles = ntiles_, a.ngroups = ngroups_, a.nsegments = nsegments_;
   a.nrows = nrows_, a.ncols = ncols_, a.nbrows = nbrows_, a.nbcols = nbcols_, a.T_ = p_.tile, a.slices = p_.slices;
-  return launch<T>(p_.h, p_.w, 2, p_.compress_col, dim3(unsigned(ngroups_)), dim3(unsigned(p_.group)), 0, s, a);
+  return launch<T>(p_.h, p_.w, kDiag, p_.compress_col, dim3(unsigned(ngroups_)), dim3(unsigned(p_.group)), 0, s, a);
 }
 
 template <typename T>

@@ -10,6 +10,39 @@
 namespace gpumat {
 namespace cuda {
 
+// The steps of the ablation of the product (the paper's Figure 14; bench/ablation_bccoo.cu times
+// them), each the production kernel with the optimizations of the later steps switched off:
+//   separate_carry  the per-thread sequential tile sums and the work group's segmented scan, run in
+//                   every group (no no_scan skip), with no waiting between groups: each group stores
+//                   its carry-out and a second kernel adds the carries into the first segment sum
+//                   of every group that holds a row stop (walking back to the previous such group);
+//   adjacent_sync   one kernel: the adjacent synchronization between groups, still no no_scan skip;
+//   production      + the no_scan skip: the product of apply().
+// The 16-bit column differences, the other fine-grain optimization of the paper, belong to the
+// format: the ablation builds its separate_carry and adjacent_sync steps with compress_col = 0.
+enum class BccooStage { separate_carry, adjacent_sync, production };
+
+struct BccooVariant {
+  BccooStage stage    = BccooStage::production;
+  int        strategy = 0; // 0: the parameters' (BccooParams::strategy); 1: no result cache; 2: the result cache
+};
+
+// The arrays of a built BccooDevice and its geometry (device pointers; the layout of
+// src/core/bccoo.hpp): for kernels outside this layer that read the format (the benchmark's
+// ablation). Valid until the next build or release.
+template <typename T>
+struct BccooDeviceView {
+  const unsigned char *flags;          // padded_blocks bits, block k at bit k % 8 of byte k / 8
+  const T             *val;            // h planes of plane values
+  const std::int16_t  *dcol;           // compressed columns (null when uncompressed)
+  const index_t       *col;            // uncompressed block columns (null when compressed)
+  const index_t       *escape, *escape_start;
+  const index_t       *first_segment;  // thread_tiles + 1 entries, the last = segments
+  const unsigned char *no_scan;        // per group
+  long long            plane, padded_blocks, thread_tiles, groups, segments;
+  index_t              nrows, ncols, nbrows, nbcols;
+};
+
 // The device copy of a Bccoo<T> (src/core/bccoo.hpp), built on the GPU from the CSR arrays: the
 // same arrays, bit for bit, as the host builder's (download() returns them for the tests), plus
 // what the kernels and the refresh need: the slot map (CSR entry -> value position), the
@@ -36,6 +69,9 @@ public:
   cudaError_t refresh(const T *host_val, cudaStream_t s);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
+  // y = A x (+ z) by a step of the ablation (BccooVariant above; the default one is apply's
+  // product), same arguments. cudaErrorInvalidValue for a strategy out of 0..2.
+  cudaError_t apply_variant(const BccooVariant &v, const T *x, const T *z, T *y, cudaStream_t s) const;
   // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries of d
   // untouched.
   cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
@@ -48,7 +84,8 @@ public:
   std::int64_t       padded_blocks() const { return padded_; }
   std::int64_t       escapes() const { return nescapes_; }
   std::int64_t       segments() const { return nsegments_; }
-  int                cache_segments() const { return cache_; }   // result cache per work group
+  int                cache_segments() const { return p_.strategy == 1 ? 0 : cache_; } // result cache per work group
+  BccooDeviceView<T> view() const;
   std::size_t        format_bytes() const; // the arrays a product reads (the byte model's format part)
   std::size_t        device_bytes() const; // everything this object holds on the device
   const std::string &why() const { return why_; }
@@ -58,6 +95,8 @@ public:
   void               release();
 
 private:
+  // apply and apply_variant: y = op(A) x (+ z), the variant for Op::NoTrans
+  cudaError_t product(Op op, const BccooVariant &v, const T *x, const T *z, T *y, cudaStream_t s) const;
   cudaError_t fail(const std::string &w) {
     why_ = w;
     return cudaErrorInvalidValue;
@@ -66,7 +105,7 @@ private:
   BccooParams  p_{};
   index_t      nrows_ = 0, ncols_ = 0, nbrows_ = 0, nbcols_ = 0, slice_bcols_ = 0, nnz_ = 0;
   std::int64_t nsegments_ = 0, nblocks_ = 0, padded_ = 0, pad_blocks_ = 0, nescapes_ = 0, ntiles_ = 0, ngroups_ = 0;
-  int          cache_ = 0;
+  int          cache_ = 0; // segments of the result cache (strategy 2)
   std::string  why_;
   std::vector<std::pair<const char *, float>> build_phases_;
   // the format (bccoo.hpp)

@@ -6,7 +6,9 @@
 // bitwise equal; the special cases of the issue: rows spanning many work groups, every block a row
 // stop, more than 65,535 columns, unsorted columns, a matrix large enough for thousands of
 // concurrently running groups; a fuzz test of every parameter set the tuner can pick on random
-// matrices; the tuner's timing of one candidate and a whole search on the device.
+// matrices; the tuner's timing of one candidate and a whole search on the device. The ablation's
+// steps (apply_variant) and strategy 1 give the production product: bitwise where they add in its
+// order, else within the reference's tolerance.
 #include "core/bccoo.hpp"
 #include "core/bccoo_tune.hpp"
 #include "cuda/bccoo.cuh"
@@ -29,6 +31,8 @@ using gpumat::BccooParams;
 using gpumat::index_t;
 using gpumat::Op;
 using gpumat::cuda::BccooDevice;
+using gpumat::cuda::BccooStage;
+using gpumat::cuda::BccooVariant;
 using gpumat_test::bp;
 using gpumat_test::DeviceArray;
 using gpumat_test::describe;
@@ -168,6 +172,79 @@ TEST(BccooDevice, Deterministic) {
     const auto y1 = device_apply(D, Op::NoTrans, x, z, ZMode::None, s), y2 = device_apply(D, Op::NoTrans, x, z, ZMode::None, s);
     EXPECT_TRUE(y1 == y2) << describe(q);
   }
+}
+
+// A step of the ablation as a device for device_apply.
+template <typename T>
+struct VariantOf {
+  const BccooDevice<T> &D;
+  BccooVariant          v;
+  cudaError_t apply(Op, const T *x, const T *z, T *y, cudaStream_t s) const { return D.apply_variant(v, x, z, y, s); }
+};
+
+// Every step and strategy against the production product of the same device. Strategy 1 and the
+// adjacent_sync step (the scan that no_scan skips gives the same sums) add in the production
+// order: bitwise equal. separate_carry adds the carry across groups to the stored first sum of a
+// group instead of before the store: bitwise equal without z (and with slices: the partial sums),
+// y = (z + s) + c instead of z + (s + c) with z.
+template <typename T>
+void check_variants(const matgen::Csr &M, const BccooParams &q, cudaStream_t s) {
+  const BccooParams    p    = gpumat::bccoo_resolve(q);
+  const std::vector<T> vals = M.values<T>();
+  BccooDevice<T>       D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << describe(p) << ": " << D.why();
+  const std::vector<T> x = matgen::random_vector<T>(std::size_t(M.ncols), 103), z = matgen::random_vector<T>(std::size_t(M.nrows), 204);
+  std::vector<long double> ref, scale;
+  for (ZMode zm : {ZMode::None, ZMode::Alias}) { // y = A x; y = A x + y (z aliased, the harder case of z)
+    const std::vector<T> y0 = device_apply(D, Op::NoTrans, x, z, zm, s);
+    matgen::reference(M, vals, false, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
+    ASSERT_EQ(matgen::mismatch(y0, ref, scale, gpumat_test::tolerance<T>()), "") << M.name << " " << describe(p) << " production, z mode " << int(zm);
+    for (BccooStage st : {BccooStage::production, BccooStage::adjacent_sync, BccooStage::separate_carry})
+      for (int strategy : {0, 1}) { // 0: the parameters' (2)
+        const std::string    where = M.name + " " + describe(p) + " stage " + std::to_string(int(st)) + " strategy " + std::to_string(strategy) + " z mode " + std::to_string(int(zm));
+        const std::vector<T> y     = device_apply(VariantOf<T>{D, BccooVariant{st, strategy}}, Op::NoTrans, x, z, zm, s);
+        if (st != BccooStage::separate_carry || zm == ZMode::None) EXPECT_TRUE(y == y0) << where << ": not bitwise the production product";
+        else EXPECT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "") << where;
+      }
+  }
+  T *none = nullptr;
+  EXPECT_EQ(cudaErrorInvalidValue, D.apply_variant(BccooVariant{BccooStage::production, 3}, none, none, none, s)) << "strategy 3";
+}
+
+TEST(BccooDeviceVariants, StepsAndStrategies) {
+  const Stream s;
+  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1), bp(2, 2, 1, 32, 128, 0), bp(4, 4, 2, 24, 64, 1)})
+    for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_variants<double>(M, q, s);
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_variants<float>(M, bp(2, 1, 1, 16, 64, 1), s);
+}
+
+// Rows spanning hundreds of groups (long carry chains for separate_carry), and every block a row
+// stop (no_scan in every group: the scan the adjacent_sync step does not skip).
+TEST(BccooDeviceVariants, LongChainsAndEveryBlockAStop) {
+  const Stream         s;
+  std::vector<index_t> lengths(3000, 3);
+  lengths[150]  = 200000;
+  lengths[2000] = 70000;
+  check_variants<double>(matgen::from_lengths("rows_over_groups", 300000, lengths, 83), bp(1, 1, 1, 8, 32, 1), s);
+  check_variants<double>(matgen::from_lengths("one_per_row", 50000, std::vector<index_t>(50000, 1), 82), bp(1, 1, 1, 16, 256, 1), s);
+}
+
+// The strategy as a parameter: products equal strategy 2's bitwise, no result cache.
+TEST(BccooDeviceVariants, StrategyParameter) {
+  const Stream        s;
+  const matgen::Csr   M = matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 23);
+  const auto          v = M.values<double>(), x = matgen::random_vector<double>(std::size_t(M.ncols), 5);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  BccooParams         q1 = bp(1, 1, 1, 16, 256, 1), q2 = q1;
+  q1.strategy = 1;
+  BccooDevice<double> D1, D2;
+  ASSERT_EQ(cudaSuccess, D1.build(M.view(v), gpumat::bccoo_resolve(q1), s));
+  ASSERT_EQ(cudaSuccess, D2.build(M.view(v), gpumat::bccoo_resolve(q2), s));
+  EXPECT_EQ(D1.params().strategy, 1);
+  EXPECT_EQ(D2.params().strategy, 2);
+  EXPECT_EQ(D1.cache_segments(), 0);
+  EXPECT_GT(D2.cache_segments(), 0);
+  EXPECT_TRUE(device_apply(D1, Op::NoTrans, x, z, ZMode::None, s) == device_apply(D2, Op::NoTrans, x, z, ZMode::None, s));
 }
 
 // The issue's special cases.

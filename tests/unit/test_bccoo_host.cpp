@@ -309,9 +309,28 @@ TEST(BccooResolve, DefaultsAndRanges) {
   EXPECT_EQ(d.tile, 16);
   EXPECT_EQ(d.group, 256);
   EXPECT_EQ(d.compress_col, 1);
+  EXPECT_EQ(d.strategy, 2);
+  BccooParams s1;
+  s1.strategy = 1;
+  EXPECT_EQ(gpumat::bccoo_resolve(s1).strategy, 1);
+  for (int bad_strategy : {-1, 3}) {
+    BccooParams bad;
+    bad.strategy = bad_strategy;
+    EXPECT_THROW(gpumat::bccoo_resolve(bad), std::invalid_argument) << "strategy " << bad_strategy;
+  }
   for (const BccooParams &bad : {bp(5, 1, 1, 16, 256, 1), bp(1, 3, 1, 16, 256, 1), bp(1, 1, 33, 16, 256, 1), bp(1, 1, 1, 129, 256, 1), bp(1, 1, 1, 12, 256, 1), bp(1, 1, 1, 16, 48, 1),
                                  bp(1, 1, 1, 16, 1024, 1), bp(1, 1, 1, 16, 256, 2)})
     EXPECT_THROW(gpumat::bccoo_resolve(bad), std::invalid_argument) << describe(bad);
 }
 
 } // namespace
+
+// The model takes strategy 2 (the result cache) unless the user set one.
+TEST(BccooModelStrategy, KeepsTheUsers) {
+  const matgen::Csr M = matgen::stencil_2d(40, 30);
+  const auto        v = M.values<double>();
+  BccooParams       user;
+  EXPECT_EQ(gpumat::bccoo_model(M.view(v), user).p.strategy, 2);
+  user.strategy = 1;
+  EXPECT_EQ(gpumat::bccoo_model(M.view(v), user).p.strategy, 1);
+}
