@@ -27,6 +27,7 @@ public:
       {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the default, 1)", &user_.slices, 0, 32, 1},
       {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
       {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 128 with tiles of 32, else 256)", &user_.group, 0, 512, 32},
+      {"-mat_bccoo_strategy", "Segment sums to y through the group's result cache in shared memory (2) or straight from the threads (1), the paper's strategies 2 and 1 (0 = the model: 2)", &user_.strategy, 0, 2, 1},
     };
     for (auto &o : opts) {
       PetscInt  v = *o.value;
@@ -136,6 +137,8 @@ public:
     PetscCall(PetscViewerASCIIPrintf(v, "%lld blocks (fill %.3f), %lld padding blocks of empty segments, %lld padded to whole groups, %lld escapes\n", (long long)blocks, blocks ? nnz / ((double)(blocks - pad) * p.h * p.w) : 0.0, (long long)pad, (long long)padded,
                                      (long long)esc));
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)%s\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0, cache ? "" : ""));
+    const int strategy = p.strategy ? p.strategy : (user_.strategy ? user_.strategy : 2); // as built, or as the build will choose
+    PetscCall(PetscViewerASCIIPrintf(v, "segment sums: strategy %d, %s (%s)\n", strategy, strategy == 1 ? "straight to y, no result cache" : "through the result cache", user_.strategy ? "set" : "model"));
     if (cache) PetscCall(PetscViewerASCIIPrintf(v, "result cache: %d segments per group\n", cache));
     if (choice_.p.h > 0) { // built at least once
       char        line[512];
