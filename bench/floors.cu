@@ -42,6 +42,7 @@
 // products' sums are kept live by a data-dependent store.
 #include "floors.h"
 #include "floors_bccoo.hpp"
+#include "timing.cuh"
 
 #include <cuda_runtime.h>
 
@@ -314,21 +315,8 @@ cudaError_t wave(F f, int *grid) {
 // warmup + reps launches, each between two events on s; median and min of the reps into r.
 template <typename L>
 cudaError_t time_reps(L launch, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int warmup, int reps, const char *name, BenchFloor &r) {
-  std::vector<float> t((size_t)std::max(reps, 1));
-  cudaError_t rc;
-  for (int i = 0; i < warmup + reps; ++i) {
-    if ((rc = cudaEventRecord(e0, s)) != cudaSuccess) return rc;
-    launch();
-    if ((rc = cudaGetLastError()) != cudaSuccess) return rc;
-    if ((rc = cudaEventRecord(e1, s)) != cudaSuccess) return rc;
-    if ((rc = cudaEventSynchronize(e1)) != cudaSuccess) return rc;
-    if (i >= warmup && (rc = cudaEventElapsedTime(&t[(size_t)(i - warmup)], e0, e1)) != cudaSuccess) return rc;
-  }
-  std::sort(t.begin(), t.begin() + reps);
   snprintf(r.name, sizeof(r.name), "%s", name);
-  r.median_ms = t[(size_t)reps / 2];
-  r.min_ms    = t[0];
-  return cudaSuccess;
+  return gpumat_bench::time_reps([&] { launch(); return cudaSuccess; }, s, e0, e1, warmup, reps, &r.median_ms, &r.min_ms);
 }
 
 } // namespace
