@@ -1,13 +1,16 @@
 // The host side of the bccoo floors (bench/floors_bccoo.hpp, bench/floors.cu): what they build, the
 // bytes they move (Bccoo::bytes() + x + y, the uploaded arrays adding up to Bccoo::bytes()), the
 // positions their kernels read (the offline transpose) and the block columns their gather kernel
-// must decompress (the reference of its device check) against the layout's, and -floor_bccoo.
-// PETSc-free, no GPU.
+// must decompress (the reference of its device check) against the layout's, and -floor_bccoo; the
+// footprint per format (-footprint, bench/footprint.cpp) on matrices counted by hand. PETSc-free,
+// no GPU.
+#include "ablation.h"
 #include "floors_bccoo.hpp"
 #include "matgen.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -197,4 +200,95 @@ TEST(FloorsBccoo, Describe) {
   const std::string s = buf;
   EXPECT_NE(s.find("bccoo 2x2, slices 1, tile 16, group 256, 16-bit columns"), std::string::npos) << s;
   EXPECT_NE(s.find(" MB = format "), std::string::npos) << s;
+}
+
+// -footprint (bench/ablation.h): the bytes of the matrix data per format.
+namespace {
+
+BenchFootprint footprint_of(const matgen::Csr &M, const BenchBccooParams &p) {
+  const std::vector<double> v = M.values<double>();
+  BenchFootprint            f;
+  char                      err[256] = "";
+  EXPECT_EQ(BenchFootprintCompute(M.nrows, M.ncols, M.nnz(), M.rowptr.data(), M.colidx.data(), v.data(), &p, &f, err, sizeof(err)), 0) << M.name << ": " << err;
+  return f;
+}
+
+} // namespace
+
+// The paper's matrix A (its Eq. 1: 4 x 8, 16 nonzeros; Figure 3: five 2 x 2 blocks), by hand.
+TEST(Footprint, PaperMatrixByHand) {
+  matgen::Csr A;
+  A.name  = "yaspmv_eq1";
+  A.nrows = 4;
+  A.ncols = 8;
+  for (const std::vector<index_t> &row : std::vector<std::vector<index_t>>{{2, 6, 7}, {2, 3, 6}, {4, 5, 6, 7}, {0, 1, 4, 5, 6, 7}}) {
+    A.colidx.insert(A.colidx.end(), row.begin(), row.end());
+    A.rowptr.push_back(index_t(A.colidx.size()));
+  }
+  A.val.assign(A.colidx.size(), 1.5);
+  const BenchFootprint f = footprint_of(A, params(2, 2, 1, 8, 32, 1));
+  EXPECT_EQ(f.csr, 12.0 * 16 + 4.0 * 5); // 212
+  EXPECT_EQ(f.coo, 16.0 * 16);           // 256
+  EXPECT_EQ(f.ell_width, 6);             // row 3: k l m n o p
+  EXPECT_EQ(f.ell, 12.0 * 4 * 6);        // 288
+  // 5 blocks padded to one work-group tile of 32 threads x 8 blocks = 256 blocks: flags 256 / 8, values
+  // 2 planes x 256 x 2 x 8 B, 16-bit differences 256 x 2 B (no escapes), escape_start and
+  // first_segment 32 tiles x 4 B each, no_scan 1 group x 1 B
+  EXPECT_EQ(f.info.stored, 5);
+  EXPECT_EQ(f.info.padded, 256);
+  EXPECT_EQ(f.info.escapes, 0);
+  EXPECT_EQ(f.bccoo, 32.0 + 8192 + 512 + 128 + 128 + 1);  // 8993
+  EXPECT_EQ(f.bccoo32, 32.0 + 8192 + 1024 + 128 + 1);     // 9377: 32-bit columns, no escape_start
+  EXPECT_EQ(f.info32.p.compress, 0);
+  EXPECT_EQ(f.info32.p.h, 2);
+  EXPECT_EQ(f.info32.p.tile, 8);
+}
+
+// A 2D 5-point Laplacian on 64 x 64 (20,224 nonzeros), 1 x 1 blocks, tile 16, group 256, by hand.
+TEST(Footprint, StencilByHand) {
+  const matgen::Csr    M = matgen::stencil_2d(64, 64);
+  const BenchFootprint f = footprint_of(M, params(1, 1, 1, 16, 256, 1));
+  ASSERT_EQ(M.nnz(), 5 * 4096 - 4 * 64);
+  EXPECT_EQ(f.csr, 12.0 * 20224 + 4.0 * 4097);  // 259076
+  EXPECT_EQ(f.coo, 16.0 * 20224);               // 323584
+  EXPECT_EQ(f.ell, 12.0 * 4096 * 5);            // 245760
+  // 20224 blocks padded to 5 work-group tiles of 4096: 1280 thread tiles; differences within
+  // +-64 of the tile base (the diagonal): no escapes
+  EXPECT_EQ(f.info.padded, 20480);
+  EXPECT_EQ(f.info.escapes, 0);
+  EXPECT_EQ(f.bccoo, 2560.0 + 163840 + 40960 + 5120 + 5120 + 5); // 217605
+  EXPECT_EQ(f.bccoo32, 2560.0 + 163840 + 81920 + 5120 + 5);      // 253445
+}
+
+// The default parameters are the type's (bccoo_model); empty rows, escapes; an empty matrix.
+TEST(Footprint, ModelAndEdgeCases) {
+  BenchBccooParams p;
+  int              on;
+  char             err[256] = "";
+  ASSERT_EQ(BenchBccooParse("", &p, &on, err, sizeof(err)), 0) << err;
+  for (const matgen::Csr &M : {matgen::random_rows("random_with_empty", 3000, 2500, 0, 20, 0.2, 107), matgen::random_rows("wide_200k", 1500, 200000, 1, 40, 0.05, 108),
+                               matgen::no_nonzeros("empty", 37, 11)}) {
+    const std::vector<double> v = M.values<double>();
+    const BenchFootprint      f = footprint_of(M, p);
+    gpumat::BccooParams       q = gpumat::bccoo_model(M.view(v), gpumat::BccooParams{}, 1).p;
+    Bccoo<double>             B;
+    gpumat::bccoo_build(M.view(v), q, B);
+    EXPECT_EQ(f.bccoo, double(B.bytes())) << M.name;
+    EXPECT_EQ(f.info.chosen, 2) << M.name;
+    q.compress_col = 0;
+    gpumat::bccoo_build(M.view(v), q, B);
+    EXPECT_EQ(f.bccoo32, double(B.bytes())) << M.name;
+    index_t width = 0;
+    for (index_t r = 0; r < M.nrows; ++r) width = std::max(width, M.rowptr[r + 1] - M.rowptr[r]);
+    EXPECT_EQ(f.ell_width, width) << M.name;
+    EXPECT_EQ(f.ell, 12.0 * M.nrows * width) << M.name;
+    EXPECT_EQ(f.csr, 12.0 * M.nnz() + 4.0 * (M.nrows + 1)) << M.name;
+  }
+  EXPECT_GT(footprint_of(matgen::random_rows("wide_200k", 1500, 200000, 1, 40, 0.05, 108), params(1, 1, 1, 16, 256, 1)).info.escapes, 0);
+  // a row pointer that does not end at nnz
+  const matgen::Csr         M = matgen::stencil_2d(5, 5);
+  const std::vector<double> v = M.values<double>();
+  BenchFootprint            f;
+  EXPECT_EQ(BenchFootprintCompute(M.nrows, M.ncols, M.nnz() + 1, M.rowptr.data(), M.colidx.data(), v.data(), &p, &f, err, sizeof(err)), -1);
+  EXPECT_NE(std::string(err).find("footprint: nnz"), std::string::npos) << err;
 }

@@ -37,6 +37,9 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     group 256, 16-bit columns; -floor_bccoo 3,1 or 0,0,4); model,h,w,...: the\n"
                      "                     type's choice with these fields fixed, as -mat_bccoo_* options do;\n"
 "                     off: no bccoo floors\n"
+                     "  -footprint         also the matrix data's bytes in CSR, COO, ELL and bccoo (the paper's Table 3;\n"
+                     "                     any build, one rank; bccoo with -floor_bccoo's parameters and with 32-bit\n"
+                     "                     columns, built on the host) and their ratios to CSR\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
                      "other peers: 12 B per allocated entry + 4 B per row; the bccoo floors: every array the\n"
@@ -60,6 +63,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #include "gen.h"
 #include "mmio.h"
 #include "floors.h" /* -floor_bccoo is checked in every build; the floor kernels need a CUDA PETSc */
+#include "ablation.h" /* -footprint */
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -336,6 +340,67 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/* The CSR arrays of the assembled one-rank AIJ A0 for the PETSc-free tools (32-bit PetscInt and
+   real double scalars only: *ok false otherwise); give them back with RestoreCSR. */
+static PetscErrorCode GetCSR(Mat A0, PetscInt *m, PetscInt *N, const PetscInt **ia, const PetscInt **ja, const PetscScalar **va, PetscBool *ok)
+{
+  PetscBool done;
+  PetscFunctionBegin;
+  *ok = sizeof(PetscInt) == sizeof(int) && sizeof(PetscScalar) == sizeof(double) ? PETSC_TRUE : PETSC_FALSE;
+  if (!*ok) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGetSize(A0, NULL, N));
+  PetscCall(MatGetRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, m, ia, ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
+  PetscCall(MatSeqAIJGetArrayRead(A0, va));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode RestoreCSR(Mat A0, PetscInt m, const PetscInt **ia, const PetscInt **ja, const PetscScalar **va)
+{
+  PetscBool done;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJRestoreArrayRead(A0, va));
+  PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, ia, ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -footprint: the matrix data's bytes per format (bench/ablation.h, BenchFootprintCompute), one table. */
+static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscInt           m, N;
+  PetscBool          ok;
+  BenchFootprint     f;
+  char               err[256] = "", name[64];
+  int                rc;
+  PetscFunctionBegin;
+  PetscCall(GetCSR(A0, &m, &N, &ia, &ja, &va, &ok));
+  if (!ok) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "footprint: 32-bit PetscInt and double scalars only; skipped\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  const double nnz = (double)ia[m];
+  rc = BenchFootprintCompute((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, p, &f, err, (int)sizeof(err));
+  PetscCall(RestoreCSR(A0, m, &ia, &ja, &va));
+  PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", err);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "footprint: the matrix data a product reads (x and y excluded; fp64 values, 32-bit indices; the yaSpMV paper's Table 3)\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-34s %12s %8s %8s\n", "format", "MB", "B/nnz", "/CSR"));
+  const struct {
+    const char *what;
+    double      bytes;
+  } rows[] = {{"CSR (12 B/nnz + 4 B/row)", f.csr}, {"COO (16 B/nnz)", f.coo}, {NULL, f.ell}, {NULL, f.bccoo}, {NULL, f.bccoo32}};
+  for (int i = 0; i < 5; i++) {
+    if (i == 2) PetscCall(PetscSNPrintf(name, sizeof(name), "ELL (12 B x rows x %d)", f.ell_width));
+    else if (i == 3) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d %s-bit columns%s", f.info.p.h, f.info.p.w, f.info.p.compress ? "16" : "32", f.info.chosen == 2 ? " (model)" : ""));
+    else if (i == 4) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d 32-bit columns", f.info32.p.h, f.info32.p.w));
+    else PetscCall(PetscStrncpy(name, rows[i].what, sizeof(name)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-34s %12.3f %8.3f %8.3f\n", name, 1e-6 * rows[i].bytes, nnz > 0 ? rows[i].bytes / nnz : 0.0, f.csr > 0 ? rows[i].bytes / f.csr : 0.0));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bccoo: slices %d, tile %d, group %d; %lld blocks (fill %.3f), padded to %lld, %lld escapes\n", f.info.p.slices, f.info.p.tile, f.info.p.group, f.info.stored, f.info.fill, f.info.padded, f.info.escapes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* -layout nnz on P ranks: contiguous row ranges of about equal nonzeros. A row goes to the rank
    whose share [r T/P, (r+1) T/P) of the T nonzeros holds the middle of the row's nonzeros (row
@@ -663,7 +728,7 @@ int main(int argc, char **argv)
   BenchBccooParams fb_params;
   int          fb_on = 1;
   MatInfo      info;
-  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE;
+  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, footprint = PETSC_FALSE;
   Result       res[32];
   Distribution dist;
 
@@ -692,6 +757,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_host", &ksp_host, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_types", &view_types, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-footprint", &footprint, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
@@ -749,15 +815,27 @@ int main(int argc, char **argv)
 #else
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec and bccoo run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, sellcuda, csrspec and bccoo on the GPU) need a CUDA PETSc\n"));
 #endif
+  { /* the matrix's block size: the bccoo byte model's tie-break, as the machinery's hint */
+    PetscInt rbs, cbs;
+    PetscCall(MatGetBlockSizes(A0, &rbs, &cbs));
+    fb_params.block_size = rbs == cbs ? (int)rbs : 1;
+  }
+  if (footprint && nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-footprint: one rank only; skipped\n"));
+  if (footprint && nranks == 1) {
+    BenchBccooParams fp = fb_params; /* -floor_bccoo's bccoo; off: the default (the type's model) */
+    if (!fb_on) {
+      int on;
+      PetscCheck(BenchBccooParse("", &fp, &on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s", fb_err);
+      fp.block_size = fb_params.block_size;
+    }
+    PetscCall(PrintFootprint(A0, &fp));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
   if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %9s %9s", "diag ms", "offd ms", "scatter ms"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
 #if defined(PETSC_HAVE_CUDA)
   if (floors && nranks == 1) {
-    PetscInt rbs, cbs;
-    PetscCall(MatGetBlockSizes(A0, &rbs, &cbs)); /* the byte model's tie-break, as the machinery's hint */
-    fb_params.block_size = rbs == cbs ? (int)rbs : 1;
     PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms));
   }
 #else

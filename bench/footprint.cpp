@@ -1,0 +1,53 @@
+// The footprint of the matrix data per format (bench/ablation.h, the paper's Table 3): counted from
+// the CSR for CSR, COO and ELL, and from host builds for bccoo (gpumat_floors::bccoo_plan, the
+// bccoo the floors build: Bccoo::bytes() is the sum of the arrays its product reads).
+#include "ablation.h"
+#include "floors_bccoo.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val,
+                                     const BenchBccooParams *p, BenchFootprint *f, char *err, int errlen) {
+  *f = BenchFootprint{};
+  if (nrows < 0 || ncols < 0 || nnz != (long long)(nrows ? rowptr[nrows] : 0)) {
+    std::snprintf(err, std::size_t(errlen), "footprint: nnz %lld is not rowptr[nrows] (32-bit indices only)", nnz);
+    return -1;
+  }
+  int width = 0;
+  for (int r = 0; r < nrows; ++r) width = std::max(width, rowptr[r + 1] - rowptr[r]);
+  f->ell_width = width;
+  f->csr       = 12.0 * double(nnz) + 4.0 * (double(nrows) + 1.0);
+  f->coo       = 16.0 * double(nnz);
+  f->ell       = 12.0 * double(nrows) * double(width);
+  try {
+    gpumat::CsrView<double> A;
+    A.nrows  = nrows;
+    A.ncols  = ncols;
+    A.rowptr = rowptr;
+    A.colidx = colidx;
+    A.val    = val;
+    {
+      gpumat_floors::BccooPlan plan;
+      gpumat_floors::bccoo_plan(A, *p, plan);
+      f->info  = plan.info;
+      f->bccoo = double(plan.B.bytes());
+    }
+    BenchBccooParams q = f->info.p; // the same parameters as built, 32-bit block columns
+    q.compress         = 0;
+    q.model            = 0;
+    gpumat_floors::BccooPlan plan;
+    gpumat_floors::bccoo_plan(A, q, plan);
+    f->info32  = plan.info;
+    f->bccoo32 = double(plan.B.bytes());
+  } catch (const std::bad_alloc &) {
+    std::snprintf(err, std::size_t(errlen), "footprint: out of host memory building the bccoo");
+    return -1;
+  } catch (const std::exception &e) {
+    std::snprintf(err, std::size_t(errlen), "footprint: %s", e.what());
+    return -1;
+  }
+  return 0;
+}
