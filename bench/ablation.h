@@ -1,12 +1,45 @@
-/* The yaSpMV paper's (Yan et al. 2014) Table-3 footprint for one matrix, as a benchmark tool
-   (bench_matmult -footprint). PETSc-free host code (gpumat_floors_host, bench/footprint.cpp).
-   fp64 values and 32-bit indices throughout. */
+/* The yaSpMV paper's (Yan et al. 2014) Figure-14 ablation and Table-3 footprint for one matrix, as
+   benchmark tools (bench_matmult -ablation, -footprint). PETSc-free. BenchAblationBccoo needs the
+   CUDA library gpumat_ablation (bench/ablation_bccoo.cu, which says what each step runs and
+   reads); BenchFootprint is host code (gpumat_floors_host, bench/footprint.cpp). fp64 values and
+   32-bit indices throughout. */
 #pragma once
 #include "floors.h" /* BenchBccooParams, BenchBccooInfo */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* One step of the ablation, timed as the floors are (warm-up, then the median of CUDA-event times). */
+typedef struct {
+  char   name[40];
+  char   what[88];   /* one line: what runs */
+  double median_ms, min_ms;
+  double bytes;      /* the step's own byte model: what it reads and writes per product */
+  double relerr;     /* max |y - y_production| / max |y_production| over two checks (before and after
+                        the timed launches, y poisoned with NaN before the first) */
+} BenchAblationRow;
+
+typedef struct {
+  BenchBccooParams p;      /* the bccoo of steps (b)..(e): the model's parameters (bccoo_model with the
+                              matrix's block size), one slice; (b)..(d) with compress = 0 */
+  long long blocks;        /* stored blocks (with the padding blocks of empty segments) */
+  long long padded;        /* padded to whole work-group tiles */
+  long long escapes;       /* escaped column differences of the 16-bit columns (0 when not compressed) */
+  long long groups;        /* work groups (work-group tiles) */
+  int       cache;         /* result cache of the production product, segments per group */
+  double    relerr_host;   /* the production product against a host CSR product (long double sums) */
+} BenchAblationInfo;
+
+/* Host CSR in (rowptr[nrows+1], colidx[nnz], val[nnz], columns sorted within each row as PETSc's
+   AIJ keeps them); block_size: the matrix's block size (the model's tie-break, <= 1: none). Builds
+   the steps' formats on the GPU, computes the production y = A x for a fixed x (uniform in [-1, 1])
+   and checks it against the host, then for each step: a checked product, warmup + reps timed
+   products, a second check. Fills res[0..*nres) in the order (a) .. (e), strategy 1, and *info.
+   Returns 0 (whatever the errors: the caller judges them), or nonzero (a CUDA error code, or -1
+   for a host error: a matrix without nonzeros, out of host memory) with a message in err. */
+int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int block_size, int reps,
+                       int warmup, BenchAblationRow *res, int maxres, int *nres, BenchAblationInfo *info, char *err, int errlen);
 
 /* The bytes of the matrix data of a product (x and y excluded), per format, as the paper's Table 3
    counts them (every array read once): CSR 12 B per nonzero + 4 B per row pointer (rows + 1); COO
@@ -20,7 +53,7 @@ typedef struct {
   BenchBccooInfo info, info32; /* the two bccoo builds */
 } BenchFootprint;
 
-/* Host CSR in (rowptr[nrows+1], colidx[nnz], val[nnz]; any column order). Builds the two bccoo on the host
+/* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host
    (gpumat::bccoo_build: about a second per 10M nonzeros). Returns 0, or -1 with a message in err
    (parameters out of range, out of memory). */
 int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p,

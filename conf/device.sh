@@ -6,12 +6,15 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [profile] [ranks] [mpi]
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi]
 #   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
 #   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
 #   SANITIZE_TYPE its type (csrspec); BENCH_MATRICES a list of matrix specs for the bench step instead
 #   of its fixed set, with BENCH_TYPES, BENCH_REPS, BENCH_ARGS). floors: the power-law matrices against the floor kernels of
-#   bench/floors.cu; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
+#   bench/floors.cu; ablation: the yaSpMV paper's Figure-14 ablation of the bccoo product and its
+#   Table-3 footprint (bench_matmult -ablation -footprint, bccoo alone as the type) on BENCH_MATRICES
+#   (default: lap3d27 160, fem3 90, powerlaw 2M, web 40M, econ 207k; BENCH_REPS, BENCH_ARGS) into
+#   $OUT/ablation.txt; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
 #   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
 #   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
 #   with the 1-rank run of each matrix before it, into $OUT/bench-mpi.txt, bench-mpi.csv and
@@ -24,8 +27,8 @@ OUT=${OUT:-$top/device-out}
 steps=${*:-tests sanitize main bench}
 for s in $steps; do
   case "$s" in
-    tests | sanitize | main | bench | floors | profile | ranks | mpi) ;;
-    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors profile ranks mpi)" >&2; exit 2 ;;
+    tests | sanitize | main | bench | floors | ablation | profile | ranks | mpi) ;;
+    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi)" >&2; exit 2 ;;
   esac
 done
 source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
@@ -105,6 +108,16 @@ if [[ " $steps " == *" floors "* ]]; then
       $bench -matrix $m
     done
   } 2>&1 | tee "$OUT/floors.txt" || status=1
+fi
+
+if [[ " $steps " == *" ablation "* ]]; then
+  echo "== ablation and footprint of the bccoo product (yaSpMV Figure 14, Table 3) ($(date -u +%T))"
+  {
+    for m in ${BENCH_MATRICES:-gen:lap3d27:160 gen:fem3:90 gen:powerlaw:2000000 gen:web:40000000 gen:econ:206500}; do
+      timeout 280 "$BUILD/examples/bench_matmult" -matrix $m -ablation -footprint -floors 0 -types bccoo -ksp_its 0 -reps ${BENCH_REPS:-100} ${BENCH_ARGS:-} || echo "!! $m: exit $?"
+    done
+  } 2>&1 | tee "$OUT/ablation.txt"
+  grep -q '^!!' "$OUT/ablation.txt" && status=1
 fi
 
 if [[ " $steps " == *" ranks "* ]]; then

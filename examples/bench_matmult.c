@@ -37,6 +37,14 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     group 256, 16-bit columns; -floor_bccoo 3,1 or 0,0,4); model,h,w,...: the\n"
                      "                     type's choice with these fields fixed, as -mat_bccoo_* options do;\n"
 "                     off: no bccoo floors\n"
+                     "  -ablation          also the yaSpMV paper's Figure-14 ablation of the bccoo product (GPU builds,\n"
+                     "                     one rank; bench/ablation_bccoo.cu): (a) COO with a tree-based segmented sum\n"
+                     "                     and a carry kernel, (b) bccoo with the same sum, (c) bccoo with its per-thread\n"
+                     "                     tile sums and group scan and a carry kernel, (d) + adjacent synchronization,\n"
+                     "                     (e) + 16-bit columns and the no_scan skip = the production product, and\n"
+                     "                     strategy 1 (no result cache); the model's parameters; each step's median, its\n"
+                     "                     own bytes' GB/s, speedup over (a), and its y against the production y (an\n"
+                     "                     error above 1e-12)\n"
                      "  -footprint         also the matrix data's bytes in CSR, COO, ELL and bccoo (the paper's Table 3;\n"
                      "                     any build, one rank; bccoo with -floor_bccoo's parameters and with 32-bit\n"
                      "                     columns, built on the host) and their ratios to CSR\n"
@@ -63,7 +71,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #include "gen.h"
 #include "mmio.h"
 #include "floors.h" /* -floor_bccoo is checked in every build; the floor kernels need a CUDA PETSc */
-#include "ablation.h" /* -footprint */
+#include "ablation.h" /* -footprint in every build; -ablation needs a CUDA PETSc */
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -402,6 +410,41 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* -ablation: the steps of bench/ablation_bccoo.cu for the assembled one-rank AIJ A0, one table; an
+   error when the production product differs from the host's, or a step's from the production
+   one, by more than 1e-12 (max |dy| / max |y|). */
+static PetscErrorCode PrintAblation(Mat A0, PetscInt reps, int warmup, int block_size)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscInt           m, N;
+  PetscBool          ok;
+  BenchAblationRow   res[8];
+  BenchAblationInfo  info;
+  int                nres = 0, rc;
+  char               err[256] = "";
+  const double       tol      = 1e-12;
+  PetscFunctionBegin;
+  PetscCall(GetCSR(A0, &m, &N, &ia, &ja, &va, &ok));
+  if (!ok) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ablation: 32-bit PetscInt and double scalars only; skipped\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  rc = BenchAblationBccoo((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, block_size, (int)reps, warmup, res, (int)PETSC_STATIC_ARRAY_LENGTH(res), &nres, &info, err, (int)sizeof(err));
+  PetscCall(RestoreCSR(A0, m, &ia, &ja, &va));
+  PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", err);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ablation (the yaSpMV paper's Figure 14; bench/ablation_bccoo.cu): bccoo %dx%d, tile %d, group %d, %s columns (the model's), %lld blocks padded to %lld, %lld escapes, %lld groups, result cache %d; production y against the host's: %.2e\n",
+                        info.p.h, info.p.w, info.p.tile, info.p.group, info.p.compress ? "16-bit" : "32-bit", info.blocks, info.padded, info.escapes, info.groups, info.cache, info.relerr_host));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %9s %9s %8s %9s %8s %10s  %s\n", "step", "median ms", "min ms", "GB/s", "MB", "x (a)", "relerr", "what (GB/s: the step's own bytes)"));
+  for (int i = 0; i < nres; i++)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-24s %9.4f %9.4f %8.0f %9.1f %8.2f %10.2e  %s\n", res[i].name, res[i].median_ms, res[i].min_ms, res[i].bytes / (res[i].median_ms * 1e-3) / 1e9, 1e-6 * res[i].bytes, res[0].median_ms / res[i].median_ms, res[i].relerr, res[i].what));
+  PetscCheck(info.relerr_host <= tol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Ablation: the production bccoo product differs from the host's CSR product by %.3e (relative)", info.relerr_host);
+  for (int i = 0; i < nres; i++) PetscCheck(res[i].relerr <= tol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Ablation: step %s differs from the production product by %.3e (relative)", res[i].name, res[i].relerr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* -layout nnz on P ranks: contiguous row ranges of about equal nonzeros. A row goes to the rank
    whose share [r T/P, (r+1) T/P) of the T nonzeros holds the middle of the row's nonzeros (row
    counts from both blocks of each rank, prefix sums across the ranks), then MatCreateSubMatrix with
@@ -728,7 +771,7 @@ int main(int argc, char **argv)
   BenchBccooParams fb_params;
   int          fb_on = 1;
   MatInfo      info;
-  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, footprint = PETSC_FALSE;
+  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE;
   Result       res[32];
   Distribution dist;
 
@@ -757,6 +800,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_host", &ksp_host, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-floors", &floors, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_types", &view_types, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ablation", &ablation, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-footprint", &footprint, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
@@ -820,7 +864,7 @@ int main(int argc, char **argv)
     PetscCall(MatGetBlockSizes(A0, &rbs, &cbs));
     fb_params.block_size = rbs == cbs ? (int)rbs : 1;
   }
-  if (footprint && nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-footprint: one rank only; skipped\n"));
+  if ((footprint || ablation) && nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-footprint and -ablation: one rank only; skipped\n"));
   if (footprint && nranks == 1) {
     BenchBccooParams fp = fb_params; /* -floor_bccoo's bccoo; off: the default (the type's model) */
     if (!fb_on) {
@@ -830,6 +874,11 @@ int main(int argc, char **argv)
     }
     PetscCall(PrintFootprint(A0, &fp));
   }
+#if defined(PETSC_HAVE_CUDA)
+  if (ablation && nranks == 1) PetscCall(PrintAblation(A0, reps, (int)warmup, fb_params.block_size));
+#else
+  if (ablation) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-ablation: GPU builds only (a CUDA PETSc); skipped\n"));
+#endif
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
   if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %9s %9s", "diag ms", "offd ms", "scatter ms"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
