@@ -44,7 +44,7 @@
                                         the model's choice is used; host builds use the model's choice too
       -mat_bccoo_tune_reps <n>          timed products per candidate of the tuner, median (1..1000, default 10)
       -mat_bccoo_strategy <n>           row sums to y through the work group's result cache (2) or straight from
-                                        the threads (1), the paper's strategies (0 = the model's: 2)
+                                        the threads (1), the paper's strategies (0 = the model's: 2); not tuned
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)

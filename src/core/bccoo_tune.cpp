@@ -230,6 +230,7 @@ BccooCached bccoo_tune_from_values(const TuningValues &v, const BccooParams &use
   try {
     if (!b.h || !b.w || !b.slices || !b.tile || !b.group || b.compress_col < 0 || !out.model.h || !out.model.w || !out.model.slices || !out.model.tile || !out.model.group || out.model.compress_col < 0)
       throw std::invalid_argument("a parameter is 0 or negative");
+    b.strategy = out.model.strategy = user.strategy; // not searched nor stored: the current run's (0: the default)
     out.best  = bccoo_resolve(b);
     out.model = bccoo_resolve(out.model);
   } catch (const std::invalid_argument &e) {

@@ -92,7 +92,8 @@ BccooTuneResult bccoo_tune(const BccooChoice &model, const BccooParams &user, co
 TuningValues bccoo_tune_values(const BccooTuneResult &r, const BccooParams &user);
 // The decision stored in v, for a search under the user's fixed parameters `user`. Use: *r filled
 // (best, model, the figures; no trials). OtherFixed: v was searched under other fixed parameters
-// (a valid entry for another run's options). Invalid: a value is missing, malformed, out of range
+// (a valid entry for another run's options). The strategy (-mat_bccoo_strategy) is not searched
+// nor stored: *r's parameters take the user's (0: the default). Invalid: a value is missing, malformed, out of range
 // or contradicts its fixed parameters; *why says which. In both cases the caller tunes afresh and
 // stores over the entry.
 enum class BccooCached { Use, OtherFixed, Invalid };

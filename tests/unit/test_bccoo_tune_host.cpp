@@ -387,3 +387,29 @@ TEST(BccooTuneValues, MalformedEntriesAreInvalid) {
 }
 
 } // namespace
+
+// The strategy (-mat_bccoo_strategy) is neither searched nor part of a cached decision: the
+// candidates and a decision from the cache carry the user's (the default 2 when unset).
+TEST(BccooTuneValues, TheUsersStrategy) {
+  const matgen::Csr M = fem3(200);
+  BccooParams       user;
+  user.strategy = 1;
+  int candidates = 0;
+  const BccooTuneResult r = gpumat::bccoo_tune(model_of(M, user), user, [&](const BccooParams &p) {
+    EXPECT_EQ(p.strategy, 1) << describe(p);
+    ++candidates;
+    return BccooTiming{BccooTiming::Ok, Separable{2, 2}(p), ""};
+  });
+  EXPECT_GT(candidates, 1);
+  EXPECT_EQ(r.best.strategy, 1);
+  const gpumat::TuningValues v = gpumat::bccoo_tune_values(a_result(nothing_fixed()), nothing_fixed());
+  for (int strategy : {0, 1, 2}) {
+    BccooParams now;
+    now.strategy = strategy;
+    BccooTuneResult back;
+    std::string     why;
+    ASSERT_EQ(gpumat::bccoo_tune_from_values(v, now, &back, &why), BccooCached::Use) << why;
+    EXPECT_EQ(back.best.strategy, strategy ? strategy : 2);
+    EXPECT_EQ(back.model.strategy, strategy ? strategy : 2);
+  }
+}
