@@ -354,6 +354,7 @@ extern "C" int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int
     ABL_CALL(cudaMemcpy(d_row, hrow.data(), sizeof(int) * (size_t)nnz, cudaMemcpyHostToDevice));
     ABL_CALL(cudaMemcpy(d_col, colidx, sizeof(int) * (size_t)nnz, cudaMemcpyHostToDevice));
     ABL_CALL(cudaMemcpy(d_val, val, sizeof(double) * (size_t)nnz, cudaMemcpyHostToDevice));
+    ABL_CALL(cudaDeviceSynchronize()); // pageable copies may return before their DMA lands; s does not wait for the legacy stream
     std::vector<int>().swap(hrow);
 
     // the production product: the reference of every step, checked against the host's

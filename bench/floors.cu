@@ -354,6 +354,7 @@ extern "C" int BenchFloors(int nrows, int ncols, long long nnz, const int *rowpt
       for (size_t i = 0; i < hx.size(); ++i) hx[i] = 1.0 + 1e-7 * (double)(i % 1000);
       FLOOR_CALL(cudaMemcpy(d_x, hx.data(), sizeof(double) * hx.size(), cudaMemcpyHostToDevice));
     }
+    FLOOR_CALL(cudaDeviceSynchronize()); // the pageable uploads have landed before s (non-blocking) reads them
     FLOOR_CALL(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     FLOOR_CALL(cudaEventCreate(&e0));
     FLOOR_CALL(cudaEventCreate(&e1));
@@ -456,6 +457,7 @@ extern "C" int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *
     }
     FLOOR_CALL(alloc(sizeof(double) * (size_t)std::max(nrows, 1), (void **)&d_y));
     FLOOR_CALL(alloc(sizeof(double), (void **)&d_sink));
+    FLOOR_CALL(cudaDeviceSynchronize()); // the pageable uploads have landed before s (non-blocking) reads them
     FLOOR_CALL(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     FLOOR_CALL(cudaEventCreate(&e0));
     FLOOR_CALL(cudaEventCreate(&e1));

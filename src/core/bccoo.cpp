@@ -244,6 +244,26 @@ void bccoo_apply(const Bccoo<T> &B, Op op, const T *x, const T *z, T *y) {
   if (seg != B.nsegments) throw std::logic_error("bccoo: the row stops do not end every segment");
 }
 
+namespace {
+// The columns of rows [r0, r1) of A in ascending order, repeats kept, into `out` (`tmp`: scratch):
+// sorted rows (PETSc's AIJ) merged in linear time, others sorted.
+template <typename T>
+void merged_columns(const CsrView<T> &A, index_t r0, index_t r1, std::vector<index_t> &out, std::vector<index_t> &tmp) {
+  bool sorted = true;
+  out.clear();
+  for (index_t r = r0; r < r1; ++r) {
+    const index_t *b = A.colidx + A.rowptr[r], *e = A.colidx + A.rowptr[r + 1];
+    sorted           = sorted && std::is_sorted(b, e);
+    if (sorted && !out.empty()) {
+      tmp.swap(out);
+      out.resize(tmp.size() + std::size_t(e - b));
+      std::merge(tmp.begin(), tmp.end(), b, e, out.begin());
+    } else out.insert(out.end(), b, e);
+  }
+  if (!sorted) std::sort(out.begin(), out.end());
+}
+} // namespace
+
 template <typename T>
 std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
   std::vector<BccooShape> shapes;
@@ -256,19 +276,7 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
   for (int h = 1; h <= 4; ++h) {
     std::int64_t blocks[3] = {0, 0, 0}, empty = 0;
     for (index_t br = 0; br * h < A.nrows; ++br) {
-      const index_t r1     = std::min<index_t>(A.nrows, (br + 1) * h);
-      bool          sorted = true;
-      merged.clear();
-      for (index_t r = br * h; r < r1; ++r) {
-        const index_t *b = A.colidx + A.rowptr[r], *e = A.colidx + A.rowptr[r + 1];
-        sorted           = sorted && std::is_sorted(b, e);
-        if (sorted && !merged.empty()) {
-          cols.swap(merged);
-          merged.resize(cols.size() + std::size_t(e - b));
-          std::merge(cols.begin(), cols.end(), b, e, merged.begin());
-        } else merged.insert(merged.end(), b, e);
-      }
-      if (!sorted) std::sort(merged.begin(), merged.end());
+      merged_columns(A, br * h, std::min<index_t>(A.nrows, (br + 1) * h), merged, cols);
       empty += merged.empty();
       for (int k = 0; k < 3; ++k) {
         const index_t w    = widths[k];
@@ -302,8 +310,10 @@ template <typename T>
 BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size, index_t max_windows) {
   BccooChoice ch;
   // the sample: windows of 12 rows (every block height divides 12), evenly spread, at most
-  // max_windows of them and about kModelSampleEntries nonzeros (the model's time is bounded by the
-  // sample: 49,152 rows of a 3-dof FEM matrix, 4M nonzeros, took 550 ms on one core)
+  // max_windows of them and about kModelSampleEntries nonzeros, at least kModelMinWindows windows
+  // (the model's time is bounded by the sample: 49,152 rows of a 3-dof FEM matrix, 4M nonzeros,
+  // took 550 ms on one core; 256 windows of a dense 2000 x 2000 matrix, 6M nonzeros, 296 ms on
+  // the H100 machine's host)
   const index_t        nwin = (A.nrows + 11) / 12;
   const double         per_window = A.nrows ? 12.0 * double(A.nnz()) / double(A.nrows) : 0.0;
   if (per_window > 0) max_windows = std::min<index_t>(max_windows, std::max<index_t>(kModelMinWindows, index_t(kModelSampleEntries / per_window)));
@@ -352,16 +362,16 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
     const index_t sb     = (nbcols + p.slices - 1) / p.slices;
     const int     nsl    = int((nbcols + sb - 1) / sb);
     std::vector<index_t>      bcs;     // distinct block columns of every sampled block row, ascending
+    std::vector<index_t>      cols, tmp;
     std::vector<std::size_t>  bstart;  // their start per sampled block row
     std::vector<index_t>      bdiag;   // A's block row of every sampled block row
     for (std::size_t wi = 0; wi < wstart.size(); ++wi) {
       const index_t s0 = index_t(wi * 12), s1 = std::min<index_t>(S.nrows, s0 + 12); // the window's rows in S
       for (index_t r = s0; r < s1; r += h) {
         const std::size_t b0 = bcs.size();
-        for (index_t rr = r; rr < std::min<index_t>(s1, r + h); ++rr)
-          for (index_t q = S.rowptr[rr]; q < S.rowptr[rr + 1]; ++q) bcs.push_back(S.colidx[q] / w);
-        if (!std::is_sorted(bcs.begin() + (std::ptrdiff_t)b0, bcs.end())) std::sort(bcs.begin() + (std::ptrdiff_t)b0, bcs.end());
-        bcs.erase(std::unique(bcs.begin() + (std::ptrdiff_t)b0, bcs.end()), bcs.end());
+        merged_columns(S, r, std::min<index_t>(s1, r + h), cols, tmp);
+        for (const index_t c : cols)
+          if (bcs.size() == b0 || bcs.back() != c / w) bcs.push_back(c / w);
         bstart.push_back(b0);
         bdiag.push_back((wstart[wi] + (r - s0)) / h);
       }

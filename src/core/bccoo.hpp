@@ -151,8 +151,8 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 // the defaults; slices: 1 (BCCOO+ is left to the user and the tuner); strategy: 2 (the result
 // cache; 1 is left to the user). Every parameter the user set (nonzero; compress_col >= 0) is
 // kept, and the block shape is then the best one with the user's height or width.
-constexpr double  kModelSampleEntries = 131072;
-constexpr index_t kModelMinWindows    = 256;
+constexpr double  kModelSampleEntries = 65536;
+constexpr index_t kModelMinWindows    = 4;
 struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first

@@ -20,8 +20,15 @@ struct DeviceArray {
   explicit DeviceArray(std::size_t count) : n(count) {
     if (n) EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void **>(&p), n * sizeof(T)));
   }
+  // cudaMemcpy from pageable memory may return before its DMA has landed (CUDA's API
+  // synchronization behavior); the tests' work then runs on a non-blocking stream, which does not
+  // wait for the legacy stream: synchronize, or the first kernel may read stale memory (seen: the
+  // transposed product's y = z copy read a previous case's z).
   explicit DeviceArray(const std::vector<T> &h) : DeviceArray(h.size()) {
-    if (n) EXPECT_EQ(cudaSuccess, cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    if (n) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(p, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+      EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    }
   }
   ~DeviceArray() { cudaFree(p); }
   DeviceArray(const DeviceArray &)            = delete;

@@ -24,6 +24,7 @@ T *upload(const std::vector<T> &h) {
   if (!h.empty()) {
     EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void **>(&p), h.size() * sizeof(T)));
     EXPECT_EQ(cudaSuccess, cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+    EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()); // the DMA of a pageable copy may land after cudaMemcpy returns
   }
   return p;
 }
