@@ -35,7 +35,7 @@
       -mat_bccoo_slices <n>             vertical slices, BCCOO+ (0..32, 0 = default 1)
       -mat_bccoo_tile <n>               blocks per thread T (0 or a multiple of 8 in 8..128; 0 = the model: 32 for long block rows, else 16)
       -mat_bccoo_group <n>              threads per work group (0 or a multiple of 32 in 32..512; 0 = the model: 128 or 256)
-      -mat_bccoo_compress_columns <auto|yes|no>  16-bit column differences (auto: unless a tenth would escape)
+      -mat_bccoo_compress_columns <auto|yes|no>  16-bit column differences (auto: 1x1 blocks if none escapes, larger if < 1/10)
       -mat_bccoo_tune                   choose the parameters not set above by timing candidates on the GPU at the
                                         device build (the paper's pruned auto-tuner: the 4 block shapes of fewest
                                         bytes x compression, then tile x group, then slices; at most 44 candidates,

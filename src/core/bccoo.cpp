@@ -394,12 +394,15 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
         for (auto it = lo; it != hi; ++it) visit(*it, bdiag[b]);
       }
     ch.escape_share = blocks ? double(escapes) / double(blocks) : 0.0;
-    // 2 B + 4 B per escape against 4 B, and an escape is a dependent load outside the coalesced
-    // stream (x's gather waits for it). Measured on an H100 (docs/results/h100-2026-11-23-build):
-    // the web matrix with 0.249 of its differences escaping took 0.136 ms compressed against 0.115
-    // ms with 32-bit columns; the 27-point stencil (0.036) and the 3-dof FEM matrix (0.016) gain
-    // from compression. Compress while fewer than a tenth escape.
-    p.compress_col  = ch.escape_share < 0.1;
+    // 2 B + 4 B per escape against 4 B, but the differences are decoded in a chain per thread and
+    // an escape is a dependent load inside it: x's gathers wait for it. Measured on an H100
+    // (docs/results/h100-2026-11-23-bccoo-suite): with 1 x 1 blocks, 8 B of values per column,
+    // escapes do not pay for the 2 B saved: the 27-point stencil 160^3 (0.036 escaping) took 0.583
+    // ms compressed against 0.519 ms with 32-bit columns, the web matrix (0.249) 0.136 against
+    // 0.115 ms; the 3-dof FEM matrix in 3 x 1 blocks (0.016) gained from compression (0.443 against
+    // 0.450 ms). Compress 1 x 1 blocks only when no sampled difference escapes, larger blocks while
+    // fewer than a tenth escape.
+    p.compress_col  = p.h * p.w == 1 ? ch.escape_share == 0.0 : ch.escape_share < 0.1;
   }
   ch.p = p;
   return ch;

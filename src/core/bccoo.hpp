@@ -145,7 +145,7 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 // with the fewest bytes (bccoo_shapes) and the share of escaped column differences are measured on
 // up to `max_windows` windows of 12 consecutive rows spread evenly over A (all rows of smaller
 // matrices), fewer where the windows would hold more than about kModelSampleEntries nonzeros
-// (but at least kModelMinWindows); columns are compressed when fewer than a tenth of the differences escape (2 B +
+// (but at least kModelMinWindows); columns are compressed when no difference escapes (1 x 1 blocks) or fewer than a tenth (larger blocks) (2 B +
 // 4 B per escape against 4 B, an escape being a dependent load outside the coalesced stream).
 // Tile and group: 32 blocks per thread in groups of 128 for block rows of 20 blocks or more, else
 // the defaults; slices: 1 (BCCOO+ is left to the user and the tuner); strategy: 2 (the result

@@ -38,7 +38,7 @@ public:
     }
     const char *const compress_names[] = {"auto", "yes", "no", "BccooCompress", "BCCOO_COMPRESS_", nullptr};
     PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
-    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: unless a tenth of them would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
+    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: 1 x 1 blocks unless one escapes, larger blocks unless a tenth would), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
     PetscBool tune = tune_ ? PETSC_TRUE : PETSC_FALSE, set;
     PetscCall(PetscOptionsBool("-mat_bccoo_tune", "Choose the parameters left to the model by timing candidates on the GPU at the device build (the paper's auto-tuner, pruned; cached on disk); CPU builds use the model's", "MATBCCOO", tune, &tune, nullptr));

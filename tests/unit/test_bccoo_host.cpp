@@ -334,3 +334,58 @@ TEST(BccooModelStrategy, KeepsTheUsers) {
   user.strategy = 1;
   EXPECT_EQ(gpumat::bccoo_model(M.view(v), user).p.strategy, 1);
 }
+
+// The model's column compression (bccoo_model): 1 x 1 blocks keep 16-bit differences only when no
+// sampled difference escapes (an escape is a dependent load in the decoding chain; measured on an
+// H100, docs/results/h100-2026-11-23-bccoo-suite), larger blocks while fewer than a tenth escape.
+// Rows of 20 columns two apart (so that neither wider nor taller blocks fill: 1 x 1 has the fewest
+// bytes), every fifth row with one column 100,000 to the right: about 2 % of the differences escape.
+TEST(BccooModelColumns, OneByOneBlocksWithEscapesStayUncompressed) {
+  for (const bool far : {false, true}) {
+    matgen::Csr A;
+    A.name  = far ? "banded_far" : "banded";
+    A.nrows = 6000;
+    A.ncols = 200000;
+    for (index_t r = 0; r < A.nrows; ++r) {
+      for (index_t k = 0; k < 20; ++k) A.colidx.push_back(r + 2 * k);
+      if (far && r % 5 == 0) A.colidx.push_back(r + 100000);
+      A.rowptr.push_back(index_t(A.colidx.size()));
+    }
+    A.val.assign(A.colidx.size(), 1.0);
+    const auto                v  = A.values<double>();
+    const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(v), BccooParams{});
+    EXPECT_EQ(ch.p.h * ch.p.w, 1) << A.name;
+    if (far) {
+      EXPECT_GT(ch.escape_share, 0.0);
+      EXPECT_LT(ch.escape_share, 0.1);
+      EXPECT_EQ(ch.p.compress_col, 0) << "1 x 1 blocks with escapes: 32-bit columns";
+    } else {
+      EXPECT_EQ(ch.escape_share, 0.0);
+      EXPECT_EQ(ch.p.compress_col, 1) << "1 x 1 blocks without escapes: 16-bit differences";
+    }
+  }
+}
+
+// 3 x 3 dense blocks (3 x 1 has the fewest bytes) with one far block per tenth block row: fewer than
+// a tenth of the differences escape, and blocks of 3 values compress.
+TEST(BccooModelColumns, LargerBlocksCompressBelowATenth) {
+  matgen::Csr A;
+  A.name  = "blocks_far";
+  A.nrows = 3 * 3000;
+  A.ncols = 3 * 70000;
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t br = r / 3;
+    for (index_t b = br; b < br + 8; ++b)
+      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * b + j);
+    if (br % 10 == 0)
+      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * (br + 60000) + j);
+    A.rowptr.push_back(index_t(A.colidx.size()));
+  }
+  A.val.assign(A.colidx.size(), 1.0);
+  const auto                v  = A.values<double>();
+  const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(v), BccooParams{}, 3);
+  EXPECT_GT(ch.p.h * ch.p.w, 1);
+  EXPECT_GT(ch.escape_share, 0.0);
+  EXPECT_LT(ch.escape_share, 0.1);
+  EXPECT_EQ(ch.p.compress_col, 1);
+}
