@@ -1,0 +1,293 @@
+// pjds: host builder, refresh, reference products and model (pjds.hpp).
+#include "pjds.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace gpumat {
+
+namespace {
+
+void check(bool ok, const std::string &what) {
+  if (!ok) throw std::invalid_argument("pjds: " + what);
+}
+
+std::int64_t round_window(std::int64_t sigma, int br) {
+  if (sigma <= 1) return 1;
+  if (sigma >= pjds_all_rows) return pjds_all_rows;
+  return (sigma + br - 1) / br * br;
+}
+
+// The rows of the pJDS part (those with at most long_row nonzeros), in the matrix's order, and
+// their lengths.
+template <typename T>
+void short_rows(const CsrView<T> &A, std::int64_t long_row, std::vector<index_t> &rows, std::vector<index_t> &len) {
+  rows.clear();
+  len.clear();
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t n = A.rowptr[r + 1] - A.rowptr[r];
+    if (n <= long_row) {
+      rows.push_back(r);
+      len.push_back(n);
+    }
+  }
+}
+
+// Padding of blocks of br positions over lengths taken from the largest down: a histogram of one
+// window, `fill` positions already in the current block with maximum `bmax` (windows are whole
+// blocks except the last, so a window starts a block).
+std::int64_t pad_from_histogram(const std::vector<std::int64_t> &hist, int br) {
+  std::int64_t pad = 0, fill = 0, bmax = 0;
+  for (std::size_t L = hist.size(); L-- > 0;) {
+    std::int64_t c = hist[L];
+    while (c > 0) {
+      if (fill == 0) bmax = std::int64_t(L);
+      const std::int64_t t = std::min<std::int64_t>(c, br - fill);
+      pad += t * (bmax - std::int64_t(L));
+      fill = (fill + t) % br;
+      c -= t;
+    }
+  }
+  return pad;
+}
+
+// Padding of the pJDS part whose rows have lengths `len` (matrix order), windows of w rows (a
+// multiple of br, or 1, or all), blocks of br. Windows by counting sort when their longest row is
+// short against the window, else by a sort.
+std::int64_t padding_of(const std::vector<index_t> &len, std::int64_t w, int br) {
+  const std::int64_t n = std::int64_t(len.size());
+  std::int64_t       pad = 0;
+  if (w <= 1) {
+    for (std::int64_t b = 0; b < n; b += br) {
+      const std::int64_t e = std::min(n, b + br);
+      index_t            mx = 0;
+      std::int64_t       sum = 0;
+      for (std::int64_t i = b; i < e; ++i) mx = std::max(mx, len[std::size_t(i)]), sum += len[std::size_t(i)];
+      pad += std::int64_t(mx) * (e - b) - sum;
+    }
+    return pad;
+  }
+  std::vector<std::int64_t> hist;
+  std::vector<index_t>      tmp;
+  for (std::int64_t s = 0; s < n; s += std::min<std::int64_t>(w, n)) {
+    const std::int64_t e  = std::min(n, s + std::min<std::int64_t>(w, n));
+    const index_t      mx = *std::max_element(len.begin() + s, len.begin() + e);
+    if (std::int64_t(mx) + 1 <= 4 * (e - s)) {
+      hist.assign(std::size_t(mx) + 1, 0);
+      for (std::int64_t i = s; i < e; ++i) ++hist[std::size_t(len[std::size_t(i)])];
+      pad += pad_from_histogram(hist, br);
+    } else {
+      tmp.assign(len.begin() + s, len.begin() + e);
+      std::sort(tmp.begin(), tmp.end(), std::greater<index_t>());
+      for (std::size_t b = 0; b < tmp.size(); b += std::size_t(br)) {
+        const std::size_t be = std::min(tmp.size(), b + std::size_t(br));
+        for (std::size_t i = b; i < be; ++i) pad += tmp[b] - tmp[i];
+      }
+    }
+  }
+  return pad;
+}
+
+} // namespace
+
+PjdsParams pjds_resolve(PjdsParams p) {
+  if (p.block_rows == 0) p.block_rows = 32;
+  check(p.block_rows >= 1 && p.block_rows <= pjds_max_block_rows, "block_rows must be in [1," + std::to_string(pjds_max_block_rows) + "] (or 0 for 32), got " + std::to_string(p.block_rows));
+  check(p.sigma >= 0, "sigma must be 1 (no sorting), a window of rows, or 0 for the model; got " + std::to_string(p.sigma));
+  check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the model; got " + std::to_string(p.long_row));
+  if (p.sigma > 0) p.sigma = round_window(p.sigma, p.block_rows);
+  return p;
+}
+
+template <typename T>
+std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &q) {
+  const PjdsParams     p = pjds_resolve(q);
+  std::vector<index_t> rows, len;
+  short_rows(A, p.long_row > 0 ? p.long_row : std::int64_t(INT_MAX), rows, len);
+  return padding_of(len, p.sigma > 0 ? p.sigma : pjds_all_rows, p.block_rows);
+}
+
+template <typename T>
+PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
+  PjdsChoice ch;
+  PjdsParams p = pjds_resolve(user);
+  if (p.long_row == 0) {
+    const double mean = A.nrows ? double(A.nnz()) / double(A.nrows) : 0.0;
+    p.long_row        = std::max<std::int64_t>(kPjdsLongMin, std::int64_t(std::ceil(kPjdsLongFactor * mean)));
+  }
+  if (p.sigma == 0) {
+    std::vector<index_t> rows, len;
+    short_rows(A, p.long_row, rows, len);
+    double             nnz    = double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+    const std::int64_t wins[3] = {1, round_window(kPjdsLocalWindow, p.block_rows), pjds_all_rows};
+    p.sigma                   = 0;
+    for (int k = 0; k < 3 && p.sigma == 0; ++k) {
+      ch.padding[k] = padding_of(len, wins[k], p.block_rows);
+      if (double(ch.padding[k]) <= kPjdsPadTarget * nnz) p.sigma = wins[k];
+    }
+    if (p.sigma == 0) { // sorted, still above the target: the longest rows go to the long part,
+      p.sigma = pjds_all_rows; // halving the threshold down to kPjdsLongLow (a warp's worth)
+      std::int64_t pad = ch.padding[2];
+      while (user.long_row == 0 && double(pad) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
+        p.long_row /= 2;
+        short_rows(A, p.long_row, rows, len);
+        nnz = double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+        pad = padding_of(len, pjds_all_rows, p.block_rows);
+      }
+      ch.padding[2] = pad;
+    }
+  }
+  ch.p = p;
+  return ch;
+}
+
+template <typename T>
+std::int64_t Pjds<T>::padding() const {
+  std::int64_t n = 0;
+  for (index_t l : rowlen) n += l;
+  return padded() - n;
+}
+
+template <typename T>
+std::size_t Pjds<T>::bytes() const {
+  return val.size() * (sizeof(T) + sizeof(index_t)) + perm.size() * 2 * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + long_val.size() * (sizeof(T) + sizeof(index_t)) +
+         long_rows.size() * sizeof(index_t) + long_ptr.size() * sizeof(index_t);
+}
+
+template <typename T>
+void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
+  B                = Pjds<T>();
+  PjdsParams p     = pjds_resolve(q);
+  if (p.sigma == 0) p.sigma = pjds_all_rows;
+  if (p.long_row == 0) p.long_row = INT_MAX;
+  B.p     = p;
+  B.nrows = A.nrows;
+  B.ncols = A.ncols;
+  const int br = p.block_rows;
+  std::vector<index_t> len;
+  short_rows(A, p.long_row, B.perm, len);
+  B.nrows_pj = index_t(B.perm.size());
+  // the order: by length, descending, stable, within windows of sigma rows
+  if (p.sigma > 1) {
+    const std::size_t    n = B.perm.size(), w = std::size_t(std::min<std::int64_t>(p.sigma, std::int64_t(n) > 0 ? std::int64_t(n) : 1));
+    std::vector<index_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    for (std::size_t s = 0; s < n; s += w) {
+      const std::size_t e = std::min(n, s + w);
+      std::stable_sort(idx.begin() + std::ptrdiff_t(s), idx.begin() + std::ptrdiff_t(e), [&](index_t a, index_t b) { return len[std::size_t(a)] > len[std::size_t(b)]; });
+    }
+    std::vector<index_t> perm(n), l2(n);
+    for (std::size_t i = 0; i < n; ++i) perm[i] = B.perm[std::size_t(idx[i])], l2[i] = len[std::size_t(idx[i])];
+    B.perm.swap(perm);
+    len.swap(l2);
+  }
+  B.rowlen = len;
+  // blocks
+  const std::int64_t nb = (std::int64_t(B.nrows_pj) + br - 1) / br;
+  B.block_start.assign(std::size_t(nb) + 1, 0);
+  for (std::int64_t b = 0; b < nb; ++b) {
+    index_t mx = 0;
+    for (std::int64_t i = b * br; i < std::min<std::int64_t>(B.nrows_pj, (b + 1) * br); ++i) mx = std::max(mx, len[std::size_t(i)]);
+    B.block_start[std::size_t(b) + 1] = B.block_start[std::size_t(b)] + std::int64_t(mx) * std::min<std::int64_t>(br, B.nrows_pj - b * br);
+  }
+  const std::int64_t padded = B.block_start.back();
+  check(padded <= INT_MAX, "the padded part holds " + std::to_string(padded) + " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller sorting window or long-row threshold");
+  B.col.assign(std::size_t(padded), 0);
+  B.val.assign(std::size_t(padded), T(0));
+  B.slot.assign(std::size_t(A.nnz()), -1);
+  for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+    const index_t      r = B.perm[std::size_t(i)], q0 = A.rowptr[r], n = len[std::size_t(i)];
+    const std::int64_t b = i / br, base = B.block_start[std::size_t(b)] + i % br, rows = B.block_rows(b);
+    const std::int64_t bl = (B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)]) / rows;
+    for (std::int64_t j = 0; j < bl; ++j) {
+      const std::int64_t pos = base + j * rows;
+      if (j < n) {
+        B.col[std::size_t(pos)]            = A.colidx[q0 + j];
+        B.val[std::size_t(pos)]            = A.val[q0 + j];
+        B.slot[std::size_t(q0 + j)]        = pos;
+      } else B.col[std::size_t(pos)] = n > 0 ? A.colidx[q0 + n - 1] : 0;
+    }
+  }
+  // long rows
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t n = A.rowptr[r + 1] - A.rowptr[r];
+    if (n <= p.long_row) continue;
+    B.long_rows.push_back(r);
+    for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+      B.slot[std::size_t(q)] = padded + std::int64_t(B.long_col.size());
+      B.long_col.push_back(A.colidx[q]);
+      B.long_val.push_back(A.val[q]);
+    }
+    check(B.long_col.size() <= std::size_t(INT_MAX), "the long rows hold more than 2^31 - 1 entries; use more MPI ranks");
+    B.long_ptr.push_back(index_t(B.long_col.size()));
+  }
+}
+
+template <typename T>
+void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
+  check(std::int64_t(B.slot.size()) == std::int64_t(A.nnz()), "refresh with another pattern (" + std::to_string(A.nnz()) + " nonzeros, built with " + std::to_string(B.slot.size()) + ")");
+  const std::int64_t padded = B.padded();
+  for (std::size_t q = 0; q < B.slot.size(); ++q) {
+    const std::int64_t s = B.slot[q];
+    if (s < padded) B.val[std::size_t(s)] = A.val[q];
+    else B.long_val[std::size_t(s - padded)] = A.val[q];
+  }
+}
+
+template <typename T>
+void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
+  const int br = B.p.block_rows;
+  if (op == Op::NoTrans) { // every row is written once, by its part
+    for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+      const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
+      T                  s    = T(0);
+      for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
+        const std::int64_t pos = base + std::int64_t(j) * rows;
+        s += B.val[std::size_t(pos)] * x[B.col[std::size_t(pos)]];
+      }
+      const index_t r = B.perm[std::size_t(i)];
+      y[r]            = z ? z[r] + s : s;
+    }
+    for (std::size_t k = 0; k < B.long_rows.size(); ++k) {
+      T s = T(0);
+      for (index_t q = B.long_ptr[k]; q < B.long_ptr[k + 1]; ++q) s += B.long_val[std::size_t(q)] * x[B.long_col[std::size_t(q)]];
+      const index_t r = B.long_rows[k];
+      y[r]            = z ? z[r] + s : s;
+    }
+    return;
+  }
+  for (index_t c = 0; c < B.ncols; ++c) y[c] = z ? z[c] : T(0);
+  for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+    const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
+    const T            xr   = x[B.perm[std::size_t(i)]];
+    for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
+      const std::int64_t pos = base + std::int64_t(j) * rows;
+      y[B.col[std::size_t(pos)]] += B.val[std::size_t(pos)] * xr;
+    }
+  }
+  for (std::size_t k = 0; k < B.long_rows.size(); ++k) {
+    const T xr = x[B.long_rows[k]];
+    for (index_t q = B.long_ptr[k]; q < B.long_ptr[k + 1]; ++q) y[B.long_col[std::size_t(q)]] += B.long_val[std::size_t(q)] * xr;
+  }
+}
+
+double pjds_code_balance(double nnzr, double alpha, double rho) {
+  return ((8.0 + 4.0) * rho + 8.0 * alpha + (nnzr > 0 ? 16.0 / nnzr : 0.0)) / 2.0;
+}
+
+#define GPUMAT_PJDS_INSTANTIATE(T)                                                  \
+  template struct Pjds<T>;                                                          \
+  template std::int64_t pjds_padding<T>(const CsrView<T> &, const PjdsParams &);    \
+  template PjdsChoice   pjds_model<T>(const CsrView<T> &, const PjdsParams &);      \
+  template void         pjds_build<T>(const CsrView<T> &, const PjdsParams &, Pjds<T> &); \
+  template void         pjds_refresh<T>(const CsrView<T> &, Pjds<T> &);             \
+  template void         pjds_apply<T>(const Pjds<T> &, Op, const T *, const T *, T *);
+GPUMAT_PJDS_INSTANTIATE(double)
+GPUMAT_PJDS_INSTANTIATE(float)
+#undef GPUMAT_PJDS_INSTANTIATE
+
+} // namespace gpumat

@@ -1,0 +1,115 @@
+// pjds: padded jagged diagonals (Kreutzer et al. 2012), host side: the layout, its builder from
+// CSR, the value refresh, the host reference products and the model that chooses its parameters.
+//
+// Layout. The rows are split in two parts:
+// - Long rows (more than `long_row` nonzeros: circuit hubs, LP rows of thousands) keep their CSR
+//   entries in a part of their own (long_rows, long_ptr, long_col, long_val), one row per thread
+//   group on the GPU, so that no block is padded to a hub and no thread walks a million entries.
+// - The other rows (empty ones included) are ordered by nonzero count, descending, within windows
+//   of `sigma` rows (sigma = 1: the matrix's order, sliced ELL; one window of all rows: pJDS
+//   proper; the order within equal counts is the matrix's, so the sort is stable). perm[i] is the
+//   matrix row at position i. Blocks of `block_rows` (b_r) consecutive positions are padded to
+//   their longest row and stored column by column: entry j of position i (block b = i / b_r,
+//   holding rows_b = min(b_r, positions left) rows) is at block_start[b] + j rows_b + i % b_r, in
+//   val and col (the last block is not padded to b_r rows). Padding entries have value 0 and the
+//   column of the row's last entry (0 for an empty row), so a kernel that reads them gathers an x
+//   it already holds; rowlen[i] (ELLPACK-R) lets it skip them.
+// x is read through the matrix's own column indices and y written through perm: no permuted
+// vector is ever visible outside the product.
+//
+// Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B + 4 B (rowlen) + 4 B
+// (perm) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
+// 8 B per long row) + x gathered + y once (through perm).
+#pragma once
+#include "csr.hpp"
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace gpumat {
+
+struct PjdsParams {
+  int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
+  std::int64_t sigma      = 0; // sorting window in rows: 1 = no sorting; > 1: windows of sigma rows
+                               // (rounded up to a multiple of b_r; >= the row count: all rows);
+                               // 0 = chosen by pjds_model
+  std::int64_t long_row   = 0; // rows with more nonzeros go to the long part (0 = chosen by pjds_model)
+};
+
+constexpr int          pjds_max_block_rows = 1024;
+constexpr std::int64_t pjds_all_rows        = INT64_MAX / 2; // a window that holds every row
+
+// Validates p and fills in the defaults that need no matrix (b_r 32; sigma and long_row: 0 stays
+// 0 for pjds_model, or becomes "all rows" / "none" when resolved without a model); throws
+// std::invalid_argument naming the parameter and its range.
+PjdsParams pjds_resolve(PjdsParams p);
+
+// The model's choice for A (every parameter the user set, nonzero, is kept), in time linear in the
+// rows:
+// - long_row: max(kPjdsLongMin, kPjdsLongFactor x the mean row length): a row that long holds at
+//   least a block's worth of the typical rows' work;
+// - sigma: the smallest of 1 (no sorting: x locality kept), kPjdsLocalWindow rows (rows move
+//   within a window) and all rows whose padding is at most kPjdsPadTarget of the nonzeros; all
+//   rows when none is, and then, unless the user set long_row, the threshold halved (down to
+//   kPjdsLongLow, a warp's worth of a row) until the sorted padding is within the target: a
+//   power law's tail goes to the long part, one thread group per row.
+constexpr std::int64_t kPjdsLongMin      = 1024;
+constexpr std::int64_t kPjdsLongLow      = 32;
+constexpr double       kPjdsLongFactor   = 16.0;
+constexpr std::int64_t kPjdsLocalWindow  = 4096;
+constexpr double       kPjdsPadTarget    = 0.05;
+struct PjdsChoice {
+  PjdsParams   p;                   // resolved, sigma and long_row set
+  std::int64_t padding[3] = {-1, -1, -1}; // padding entries with sigma 1, kPjdsLocalWindow, all rows (-1: not evaluated; all rows: at the final long_row)
+};
+template <typename T>
+PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user);
+
+// Padding entries of the pJDS part for a parameter set (long rows excluded), without building.
+template <typename T>
+std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &resolved);
+
+template <typename T>
+struct Pjds {
+  PjdsParams   p{};      // as built (sigma rounded, long_row set)
+  index_t      nrows = 0, ncols = 0;
+  // pJDS part
+  index_t                   nrows_pj = 0; // rows in the pJDS part
+  std::vector<index_t>      perm;         // position -> matrix row (nrows_pj)
+  std::vector<index_t>      rowlen;       // position -> nonzeros (nrows_pj)
+  std::vector<std::int64_t> block_start;  // nblocks + 1 offsets into val/col
+  std::vector<index_t>      col;          // padded entries
+  std::vector<T>            val;
+  // long part
+  std::vector<index_t> long_rows;         // matrix rows
+  std::vector<index_t> long_ptr{0};       // CSR pointer into long_col/long_val
+  std::vector<index_t> long_col;
+  std::vector<T>       long_val;
+  // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
+  std::vector<std::int64_t> slot;
+
+  std::int64_t nblocks() const { return std::int64_t(block_start.size()) - 1; }
+  std::int64_t block_rows(std::int64_t b) const { return std::min<std::int64_t>(p.block_rows, std::int64_t(nrows_pj) - b * p.block_rows); }
+  std::int64_t padded() const { return std::int64_t(val.size()); }
+  std::int64_t padding() const; // padded entries beyond the pJDS part's nonzeros
+  std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
+};
+
+// Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p). Throws
+// std::invalid_argument when the padded part exceeds 32-bit positions of index_t (with what to do).
+template <typename T>
+void pjds_build(const CsrView<T> &A, const PjdsParams &p, Pjds<T> &B);
+// New values, same pattern.
+template <typename T>
+void pjds_refresh(const CsrView<T> &A, Pjds<T> &B);
+// y = op(A) x (+ z), y may equal z.
+template <typename T>
+void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y);
+
+// The paper's code balance of the ELLPACK/pJDS kernel (its equation 1), bytes per flop in fp64:
+// (8 + 4 + 8 alpha + 16 / nnzr) / 2, alpha in [1/nnzr, 1] the share of x loads that go to memory;
+// with this layout's padding counted as loaded entries: the stored entries per nonzero scale the
+// first two terms.
+double pjds_code_balance(double nnz_per_row, double alpha, double padded_per_nonzero = 1.0);
+
+} // namespace gpumat

@@ -1,0 +1,275 @@
+// pjds host layer (src/core/pjds.hpp): parameter resolution, the layout's invariants, the host
+// reference products against a long-double CSR reference over block sizes, sorting windows and
+// long-row thresholds on the standard set, the special cases (equal rows, one full row
+// among single entries, fewer rows than a block, empty rows at the end of the sort, a hub row of
+// over a million entries), the refresh, the padding count without a build, the model, the code
+// balance, and a fuzz test of random patterns across b_r and sigma.
+#include "core/pjds.hpp"
+#include "matgen.hpp"
+#include "params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+using gpumat::index_t;
+using gpumat::Op;
+using gpumat::Pjds;
+using gpumat::PjdsParams;
+
+namespace {
+
+PjdsParams pp(int br, std::int64_t sigma, std::int64_t long_row) {
+  PjdsParams p;
+  p.block_rows = br;
+  p.sigma      = sigma;
+  p.long_row   = long_row;
+  return p;
+}
+
+std::string describe(const PjdsParams &p) {
+  return "b_r=" + std::to_string(p.block_rows) + " sigma=" + (p.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(p.sigma)) +
+         " long_row=" + std::to_string(p.long_row);
+}
+
+// Layout invariants: perm and the long rows together are every row once; each window is sorted by
+// length, descending, stably; blocks are padded to their longest row; padding has value 0 and a
+// column of its row; every CSR entry has one slot holding its value.
+template <typename T>
+void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Pjds<T> &B, const std::string &where) {
+  std::vector<int> seen(std::size_t(M.nrows), 0);
+  for (index_t r : B.perm) ++seen[std::size_t(r)];
+  for (index_t r : B.long_rows) {
+    ++seen[std::size_t(r)];
+    ASSERT_GT(M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)], B.p.long_row) << where;
+  }
+  for (index_t r = 0; r < M.nrows; ++r) ASSERT_EQ(seen[std::size_t(r)], 1) << where << ": row " << r;
+  const int          br = B.p.block_rows;
+  const std::int64_t n  = B.nrows_pj, w = std::min<std::int64_t>(B.p.sigma, std::max<std::int64_t>(n, 1));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const index_t r = B.perm[std::size_t(i)];
+    ASSERT_EQ(B.rowlen[std::size_t(i)], M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)]) << where;
+    ASSERT_LE(B.rowlen[std::size_t(i)], B.p.long_row) << where;
+    if (B.p.sigma > 1 && i % w != 0) { // same window as i - 1: descending, and stable among equals
+      ASSERT_GE(B.rowlen[std::size_t(i) - 1], B.rowlen[std::size_t(i)]) << where << ": position " << i;
+      if (B.rowlen[std::size_t(i) - 1] == B.rowlen[std::size_t(i)]) {
+        ASSERT_LT(B.perm[std::size_t(i) - 1], r) << where;
+      }
+    }
+    if (B.p.sigma == 1 && i > 0) {
+      ASSERT_LT(B.perm[std::size_t(i) - 1], r) << where << ": sigma 1 keeps the order";
+    }
+  }
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    index_t mx = 0;
+    for (std::int64_t i = b * br; i < std::min<std::int64_t>(n, (b + 1) * br); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
+    ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], std::int64_t(mx) * B.block_rows(b)) << where << ": block " << b;
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t rows = B.block_rows(i / br), base = B.block_start[std::size_t(i / br)] + i % br, bl = (B.block_start[std::size_t(i / br) + 1] - B.block_start[std::size_t(i / br)]) / rows;
+    const index_t      r    = B.perm[std::size_t(i)];
+    for (std::int64_t j = B.rowlen[std::size_t(i)]; j < bl; ++j) {
+      const std::int64_t pos = base + j * rows;
+      ASSERT_EQ(B.val[std::size_t(pos)], T(0)) << where;
+      if (B.rowlen[std::size_t(i)] > 0) {
+        ASSERT_EQ(B.col[std::size_t(pos)], M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1]) << where;
+      }
+    }
+  }
+  ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
+  for (std::size_t q = 0; q < B.slot.size(); ++q) {
+    const std::int64_t s = B.slot[q];
+    ASSERT_GE(s, 0) << where;
+    const T got = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
+    ASSERT_EQ(got, v[q]) << where << ": entry " << q;
+  }
+  ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
+}
+
+template <typename T>
+void check_products(const matgen::Csr &M, const PjdsParams &p) {
+  const std::vector<T> vals = M.values<T>();
+  Pjds<T>              B;
+  gpumat::pjds_build(M.view(vals), p, B);
+  const std::string where = M.name + " " + describe(B.p);
+  check_layout(M, vals, B, where);
+  for (Op op : {Op::NoTrans, Op::Trans})
+    for (int zm = 0; zm < 3; ++zm) { // no z, separate z, y aliasing z
+      const bool               trans = op == Op::Trans;
+      const std::size_t        nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
+      const std::vector<T>     x = matgen::random_vector<T>(nin, 81), zv = matgen::random_vector<T>(nout, 82);
+      std::vector<long double> ref, scale;
+      matgen::reference(M, vals, trans, x.data(), zm ? zv.data() : nullptr, ref, scale);
+      std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
+      const T       *z = zm == 1 ? zv.data() : nullptr;
+      if (zm == 2) {
+        y = zv;
+        z = y.data();
+      }
+      gpumat::pjds_apply(B, op, x.data(), z, y.data());
+      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << zm;
+    }
+}
+
+std::vector<PjdsParams> param_sets() {
+  std::vector<PjdsParams> s;
+  for (int br : {1, 4, 32, 128})
+    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(256), gpumat::pjds_all_rows})
+      for (std::int64_t lr : {std::int64_t(0), std::int64_t(8)}) s.push_back(pp(br, sigma, lr));
+  return s;
+}
+
+class PjdsHostApply : public ::testing::TestWithParam<PjdsParams> {};
+TEST_P(PjdsHostApply, Double) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
+}
+TEST_P(PjdsHostApply, Float) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Params, PjdsHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<PjdsParams> &i) {
+  return "br" + std::to_string(i.param.block_rows) + "_sigma" + (i.param.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(i.param.sigma)) + "_long" +
+         std::to_string(i.param.long_row);
+});
+
+TEST(PjdsResolve, DefaultsAndRanges) {
+  const PjdsParams d = gpumat::pjds_resolve(PjdsParams{});
+  EXPECT_EQ(d.block_rows, 32);
+  EXPECT_EQ(d.sigma, 0);
+  EXPECT_EQ(gpumat::pjds_resolve(pp(32, 33, 0)).sigma, 64) << "windows are whole blocks";
+  EXPECT_EQ(gpumat::pjds_resolve(pp(32, 1, 0)).sigma, 1);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(1025, 0, 0)), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(-1, 0, 0)), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(32, -2, 0)), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, -1)), std::invalid_argument);
+}
+
+// Rows of equal length: no padding, whatever the window.
+TEST(PjdsHostSpecial, EqualRowsHaveNoPadding) {
+  const matgen::Csr M = matgen::from_lengths("rows_of_7", 3000, std::vector<index_t>(1000, 7), 31);
+  const auto        v = M.values<double>();
+  for (std::int64_t sigma : {std::int64_t(1), std::int64_t(64), gpumat::pjds_all_rows}) {
+    Pjds<double> B;
+    gpumat::pjds_build(M.view(v), pp(32, sigma, 0), B);
+    EXPECT_EQ(B.padding(), 0);
+  }
+  EXPECT_EQ(gpumat::pjds_model(M.view(v), PjdsParams{}).p.sigma, 1) << "nothing to sort: the matrix's order keeps x's locality";
+}
+
+// The paper's worst case for ELLPACK: one full row among single-entry rows. Sorted, the full row
+// pads only its block; split off as a long row, nothing is padded.
+TEST(PjdsHostSpecial, OneFullRowAmongSingleEntries) {
+  const index_t        n = 2000;
+  std::vector<index_t> len(n, 1);
+  len[777] = n;
+  const matgen::Csr M = matgen::from_lengths("full_row", n, len, 32);
+  const auto        v = M.values<double>();
+  Pjds<double>      B;
+  gpumat::pjds_build(M.view(v), pp(32, gpumat::pjds_all_rows, 1000000), B);
+  EXPECT_EQ(B.padding(), std::int64_t(31) * (n - 1)) << "the full row's block: 31 rows padded to n";
+  gpumat::pjds_build(M.view(v), pp(32, 0, 0), B); // the model's long-row threshold
+  const gpumat::PjdsChoice ch = gpumat::pjds_model(M.view(v), PjdsParams{});
+  gpumat::pjds_build(M.view(v), ch.p, B);
+  ASSERT_EQ(B.long_rows.size(), 1u);
+  EXPECT_EQ(B.long_rows[0], 777);
+  EXPECT_EQ(B.padding(), 0);
+  check_products<double>(M, ch.p);
+}
+
+// Fewer rows than one block; empty rows sorted to the end of the windows.
+TEST(PjdsHostSpecial, FewerRowsThanABlockAndEmptyRowsLast) {
+  const matgen::Csr small = matgen::random_rows("five_rows", 5, 40, 0, 9, 0.2, 33);
+  for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) check_products<double>(small, pp(32, sigma, 0));
+  const matgen::Csr M = matgen::random_rows("with_empty", 3000, 500, 1, 20, 0.3, 34);
+  const auto        v = M.values<double>();
+  Pjds<double>      B;
+  gpumat::pjds_build(M.view(v), pp(32, gpumat::pjds_all_rows, 0), B);
+  std::int64_t empty = 0;
+  for (index_t r = 0; r < M.nrows; ++r) empty += M.rowptr[std::size_t(r) + 1] == M.rowptr[std::size_t(r)];
+  ASSERT_GT(empty, 0);
+  for (std::int64_t i = B.nrows_pj - empty; i < B.nrows_pj; ++i) EXPECT_EQ(B.rowlen[std::size_t(i)], 0);
+  check_products<double>(M, pp(32, gpumat::pjds_all_rows, 0));
+}
+
+// A hub row of over a million entries goes to the long part; the product stays exact.
+TEST(PjdsHostSpecial, HubRowOfOverAMillionEntries) {
+  const index_t        n = 1100000;
+  std::vector<index_t> len(4000, 3);
+  len[1234] = n;
+  const matgen::Csr        M  = matgen::from_lengths("hub", n, len, 35);
+  const auto               v  = M.values<double>();
+  const gpumat::PjdsChoice ch = gpumat::pjds_model(M.view(v), PjdsParams{});
+  Pjds<double>             B;
+  gpumat::pjds_build(M.view(v), ch.p, B);
+  ASSERT_EQ(B.long_rows.size(), 1u);
+  EXPECT_EQ(B.long_rows[0], 1234);
+  EXPECT_EQ(B.padding(), 0);
+  check_products<double>(M, ch.p);
+}
+
+TEST(PjdsHostSpecial, RefreshEqualsRebuild) {
+  const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
+  std::vector<double> v = M.values<double>();
+  Pjds<double>        B, R;
+  const PjdsParams    p = pp(32, 512, 64);
+  gpumat::pjds_build(M.view(v), p, B);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.25 - 0.5 * double(k % 7);
+  gpumat::pjds_refresh(M.view(v), B);
+  gpumat::pjds_build(M.view(v), p, R);
+  EXPECT_EQ(B.val, R.val);
+  EXPECT_EQ(B.long_val, R.long_val);
+}
+
+// The model: a stencil keeps the matrix's order (no padding), a power law is sorted (its padding
+// within 5 %), long rows above the threshold are split off.
+TEST(PjdsModel, ChoosesFromThePadding) {
+  const matgen::Csr S = matgen::stencil_2d(60, 50);
+  const auto        sv = S.values<double>();
+  const auto        cs = gpumat::pjds_model(S.view(sv), PjdsParams{});
+  EXPECT_EQ(cs.p.sigma, 1);
+  EXPECT_LE(double(cs.padding[0]), 0.05 * double(S.nnz()));
+  const matgen::Csr P  = matgen::power_law(40000, 40000, 1.2, 2.0, 20000, 37);
+  const auto        pv = P.values<double>();
+  const auto        cp = gpumat::pjds_model(P.view(pv), PjdsParams{});
+  EXPECT_GT(cp.p.sigma, 1) << "unsorted, the power law pads more than 5 %";
+  EXPECT_GT(double(cp.padding[0]), 0.05 * double(P.nnz()));
+  Pjds<double> B;
+  gpumat::pjds_build(P.view(pv), cp.p, B);
+  std::int64_t nz = 0;
+  for (index_t l : B.rowlen) nz += l;
+  EXPECT_LE(double(B.padding()), 0.05 * double(nz));
+  EXPECT_GE(cp.p.long_row, gpumat::kPjdsLongLow);
+  const auto user = gpumat::pjds_model(P.view(pv), pp(64, 1, 100));
+  EXPECT_EQ(user.p.block_rows, 64);
+  EXPECT_EQ(user.p.sigma, 1);
+  EXPECT_EQ(user.p.long_row, 100) << "the user's parameters are kept";
+}
+
+// Equation 1 of the paper: alpha = 1 and long rows give 10 bytes per flop; alpha = 1 / nnzr, 6 +
+// 4 / nnzr + 8 / nnzr; padding scales the matrix terms.
+TEST(PjdsModel, CodeBalance) {
+  EXPECT_NEAR(gpumat::pjds_code_balance(1e12, 1.0), 10.0, 1e-9);
+  EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0 / 8.0), 6.0 + 0.5 + 1.0, 1e-12);
+  EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0, 1.5), (18.0 + 8.0 + 2.0) / 2.0, 1e-12);
+}
+
+// Fuzz: random patterns (random lengths with empty rows and a few long rows, random columns,
+// ragged sizes) against the CSR reference at 1e-12, across b_r, sigma and long_row.
+TEST(PjdsHostFuzz, RandomPatterns) {
+  std::mt19937_64 g(91);
+  for (int m = 0; m < 60; ++m) {
+    const index_t        nrows = index_t(1 + g() % 700), ncols = index_t(1 + g() % 3000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 40) + 1);
+    if (g() % 3 == 0) len[std::size_t(g() % std::uint64_t(nrows))] = ncols; // a full row
+    const matgen::Csr M = matgen::from_lengths("fuzz" + std::to_string(m), ncols, len, 100 + std::uint64_t(m));
+    const int          brs[] = {1, 2, 8, 32, 64, 1024};
+    const std::int64_t sig[] = {0, 1, 32, 100, 4096, gpumat::pjds_all_rows};
+    const std::int64_t lrs[] = {0, 1, 16, 1000000};
+    check_products<double>(M, pp(brs[g() % 6], sig[g() % 6], lrs[g() % 4]));
+  }
+}
+
+} // namespace
