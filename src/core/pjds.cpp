@@ -154,7 +154,7 @@ std::int64_t Pjds<T>::padding() const {
 
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
-  return val.size() * (sizeof(T) + sizeof(index_t)) + perm.size() * 2 * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + long_val.size() * (sizeof(T) + sizeof(index_t)) +
+  return val.size() * (sizeof(T) + sizeof(index_t)) + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + long_val.size() * (sizeof(T) + sizeof(index_t)) +
          long_rows.size() * sizeof(index_t) + long_ptr.size() * sizeof(index_t);
 }
 
@@ -200,7 +200,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   B.val.assign(std::size_t(padded), T(0));
   B.slot.assign(std::size_t(A.nnz()), -1);
   for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
-    const index_t      r = B.perm[std::size_t(i)], q0 = A.rowptr[r], n = len[std::size_t(i)];
+    const index_t      r = B.row(i), q0 = A.rowptr[r], n = len[std::size_t(i)];
     const std::int64_t b = i / br, base = B.block_start[std::size_t(b)] + i % br, rows = B.block_rows(b);
     const std::int64_t bl = (B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)]) / rows;
     for (std::int64_t j = 0; j < bl; ++j) {
@@ -212,6 +212,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
       } else B.col[std::size_t(pos)] = n > 0 ? A.colidx[q0 + n - 1] : 0;
     }
   }
+  if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
   // long rows
   for (index_t r = 0; r < A.nrows; ++r) {
     const index_t n = A.rowptr[r + 1] - A.rowptr[r];
@@ -249,7 +250,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
         const std::int64_t pos = base + std::int64_t(j) * rows;
         s += B.val[std::size_t(pos)] * x[B.col[std::size_t(pos)]];
       }
-      const index_t r = B.perm[std::size_t(i)];
+      const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
     }
     for (std::size_t k = 0; k < B.long_rows.size(); ++k) {
@@ -263,7 +264,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   for (index_t c = 0; c < B.ncols; ++c) y[c] = z ? z[c] : T(0);
   for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
     const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
-    const T            xr   = x[B.perm[std::size_t(i)]];
+    const T            xr   = x[B.row(i)];
     for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
       const std::int64_t pos = base + std::int64_t(j) * rows;
       y[B.col[std::size_t(pos)]] += B.val[std::size_t(pos)] * xr;

@@ -8,7 +8,7 @@
 // - The other rows (empty ones included) are ordered by nonzero count, descending, within windows
 //   of `sigma` rows (sigma = 1: the matrix's order, sliced ELL; one window of all rows: pJDS
 //   proper; the order within equal counts is the matrix's, so the sort is stable). perm[i] is the
-//   matrix row at position i. Blocks of `block_rows` (b_r) consecutive positions are padded to
+//   matrix row at position i (no perm array when that is i itself). Blocks of `block_rows` (b_r) consecutive positions are padded to
 //   their longest row and stored column by column: entry j of position i (block b = i / b_r,
 //   holding rows_b = min(b_r, positions left) rows) is at block_start[b] + j rows_b + i % b_r, in
 //   val and col (the last block is not padded to b_r rows). Padding entries have value 0 and the
@@ -18,7 +18,7 @@
 // vector is ever visible outside the product.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B + 4 B (rowlen) + 4 B
-// (perm) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
+// (perm, unless the identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
 #include "csr.hpp"
@@ -75,7 +75,8 @@ struct Pjds {
   index_t      nrows = 0, ncols = 0;
   // pJDS part
   index_t                   nrows_pj = 0; // rows in the pJDS part
-  std::vector<index_t>      perm;         // position -> matrix row (nrows_pj)
+  std::vector<index_t>      perm;         // position -> matrix row (nrows_pj); empty when that is
+                                          // the identity (sigma 1, no long rows: 4 B per row saved)
   std::vector<index_t>      rowlen;       // position -> nonzeros (nrows_pj)
   std::vector<std::int64_t> block_start;  // nblocks + 1 offsets into val/col
   std::vector<index_t>      col;          // padded entries
@@ -88,6 +89,7 @@ struct Pjds {
   // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
   std::vector<std::int64_t> slot;
 
+  index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
   std::int64_t nblocks() const { return std::int64_t(block_start.size()) - 1; }
   std::int64_t block_rows(std::int64_t b) const { return std::min<std::int64_t>(p.block_rows, std::int64_t(nrows_pj) - b * p.block_rows); }
   std::int64_t padded() const { return std::int64_t(val.size()); }
