@@ -46,11 +46,16 @@ int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int *rowptr, c
    16 B per nonzero (row, column, value); ELL every row padded to the longest, 12 B per entry; bccoo
    Bccoo::bytes() (every array its product reads, padding to whole work-group tiles included) with
    the parameters p (BenchBccooParse's; the default: the type's model) and with the same parameters
-   but 32-bit block columns (compress = 0). */
+   but 32-bit block columns (compress = 0). Also the Kreutzer et al. paper's Table 1 formats:
+   ELLPACK-R (ELL + a 4 B row length per row) and pJDS with the pjds model's parameters
+   (Pjds::bytes(): padded entries 12 B, row lengths and the permutation 4 B per row each, the
+   permutation left out when it is the identity, block offsets 8 B, the long rows' CSR). */
 typedef struct {
-  double         csr, coo, ell, bccoo, bccoo32;
+  double         csr, coo, ell, bccoo, bccoo32, ellr, pjds;
   int            ell_width;  /* the longest row */
   BenchBccooInfo info, info32; /* the two bccoo builds */
+  int            pjds_block_rows;
+  long long      pjds_sigma, pjds_long_row, pjds_long_rows, pjds_padding; /* sigma >= nrows: all rows */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host

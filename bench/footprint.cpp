@@ -3,6 +3,7 @@
 // bccoo the floors build: Bccoo::bytes() is the sum of the arrays its product reads).
 #include "ablation.h"
 #include "floors_bccoo.hpp"
+#include "core/pjds.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,6 +23,7 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
   f->csr       = 12.0 * double(nnz) + 4.0 * (double(nrows) + 1.0);
   f->coo       = 16.0 * double(nnz);
   f->ell       = 12.0 * double(nrows) * double(width);
+  f->ellr      = f->ell + 4.0 * double(nrows);
   try {
     gpumat::CsrView<double> A;
     A.nrows  = nrows;
@@ -42,6 +44,15 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     gpumat_floors::bccoo_plan(A, q, plan);
     f->info32  = plan.info;
     f->bccoo32 = double(plan.B.bytes());
+    const gpumat::PjdsChoice ch = gpumat::pjds_model(A, gpumat::PjdsParams{});
+    gpumat::Pjds<double>     P;
+    gpumat::pjds_build(A, ch.p, P);
+    f->pjds            = double(P.bytes());
+    f->pjds_block_rows = P.p.block_rows;
+    f->pjds_sigma      = (long long)P.p.sigma;
+    f->pjds_long_row   = (long long)P.p.long_row;
+    f->pjds_long_rows  = (long long)P.long_rows.size();
+    f->pjds_padding    = (long long)P.padding();
   } catch (const std::bad_alloc &) {
     std::snprintf(err, std::size_t(errlen), "footprint: out of host memory building the bccoo");
     return -1;

@@ -45,9 +45,10 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     strategy 1 (no result cache); the model's parameters; each step's median, its\n"
                      "                     own bytes' GB/s, speedup over (a), and its y against the production y (an\n"
                      "                     error above 1e-12)\n"
-                     "  -footprint         also the matrix data's bytes in CSR, COO, ELL and bccoo (the paper's Table 3;\n"
-                     "                     any build, one rank; bccoo with -floor_bccoo's parameters and with 32-bit\n"
-                     "                     columns, built on the host) and their ratios to CSR\n"
+                     "  -footprint         also the matrix data's bytes in CSR, COO, ELL, bccoo (the yaSpMV paper's Table 3),\n"
+                     "                     ELLPACK-R and pJDS (Kreutzer et al.'s Table 1, with the pjds model's parameters)\n"
+                     "                     and their ratios to CSR; any build, one rank; bccoo with -floor_bccoo's\n"
+                     "                     parameters and with 32-bit columns; built on the host\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
                      "other peers: 12 B per allocated entry + 4 B per row; the bccoo floors: every array the\n"
@@ -398,15 +399,21 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   const struct {
     const char *what;
     double      bytes;
-  } rows[] = {{"CSR (12 B/nnz + 4 B/row)", f.csr}, {"COO (16 B/nnz)", f.coo}, {NULL, f.ell}, {NULL, f.bccoo}, {NULL, f.bccoo32}};
-  for (int i = 0; i < 5; i++) {
+  } rows[] = {{"CSR (12 B/nnz + 4 B/row)", f.csr}, {"COO (16 B/nnz)", f.coo}, {NULL, f.ell}, {NULL, f.bccoo}, {NULL, f.bccoo32}, {"ELLPACK-R (ELL + 4 B/row)", f.ellr}, {NULL, f.pjds}};
+  for (int i = 0; i < 7; i++) {
     if (i == 2) PetscCall(PetscSNPrintf(name, sizeof(name), "ELL (12 B x rows x %d)", f.ell_width));
     else if (i == 3) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d %s-bit columns%s", f.info.p.h, f.info.p.w, f.info.p.compress ? "16" : "32", f.info.chosen == 2 ? " (model)" : ""));
     else if (i == 4) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d 32-bit columns", f.info32.p.h, f.info32.p.w));
+    else if (i == 6) PetscCall(PetscSNPrintf(name, sizeof(name), "pJDS (model)"));
     else PetscCall(PetscStrncpy(name, rows[i].what, sizeof(name)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-34s %12.3f %8.3f %8.3f\n", name, 1e-6 * rows[i].bytes, nnz > 0 ? rows[i].bytes / nnz : 0.0, f.csr > 0 ? rows[i].bytes / f.csr : 0.0));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bccoo: slices %d, tile %d, group %d; %lld blocks (fill %.3f), padded to %lld, %lld escapes\n", f.info.p.slices, f.info.p.tile, f.info.p.group, f.info.stored, f.info.fill, f.info.padded, f.info.escapes));
+  if (f.pjds_sigma >= (long long)m) PetscCall(PetscSNPrintf(name, sizeof(name), "sorted over all rows"));
+  else if (f.pjds_sigma <= 1) PetscCall(PetscSNPrintf(name, sizeof(name), "not sorted (sliced ELL)"));
+  else PetscCall(PetscSNPrintf(name, sizeof(name), "sorted within windows of %lld rows", f.pjds_sigma));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pJDS: blocks of %d rows, %s, %lld long rows (more than %lld nonzeros), padding %lld entries (%.2f %% of the nonzeros)\n", f.pjds_block_rows, name, f.pjds_long_rows, f.pjds_long_row, f.pjds_padding,
+                        nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
