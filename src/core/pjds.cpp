@@ -111,6 +111,44 @@ std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &q) {
   return padding_of(len, p.sigma > 0 ? p.sigma : pjds_all_rows, p.block_rows);
 }
 
+namespace {
+// The lengths of the pJDS part's rows (at most long_row nonzeros) that the model looks at: every
+// row of a matrix of up to kPjdsModelRows rows; else kPjdsModelWindows windows of `w` consecutive
+// rows spread evenly, and `factor` = rows / sampled rows scales what is counted on them to A.
+template <typename T>
+void model_sample(const CsrView<T> &A, std::int64_t long_row, std::int64_t w, std::vector<index_t> &len, double &factor) {
+  len.clear();
+  auto take = [&](index_t r0, index_t r1) {
+    for (index_t r = r0; r < r1; ++r) {
+      const index_t n = A.rowptr[r + 1] - A.rowptr[r];
+      if (n <= long_row) len.push_back(n);
+    }
+  };
+  const std::int64_t nwin = kPjdsModelWindows;
+  if (A.nrows <= kPjdsModelRows || std::int64_t(A.nrows) < nwin * w) {
+    take(0, A.nrows);
+    factor = 1.0;
+    return;
+  }
+  for (std::int64_t k = 0; k < nwin; ++k) {
+    const std::int64_t s = k * ((std::int64_t(A.nrows) - w) / (nwin - 1)) / w * w; // window-aligned starts
+    take(index_t(s), index_t(s + w));
+  }
+  factor = double(A.nrows) / double(nwin * w);
+}
+
+// Padding of a global sort of rows whose length histogram is `hist` x factor (rounded).
+std::int64_t padding_all_scaled(const std::vector<index_t> &len, double factor, int br) {
+  index_t mx = 0;
+  for (index_t l : len) mx = std::max(mx, l);
+  std::vector<std::int64_t> hist(std::size_t(mx) + 1, 0);
+  for (index_t l : len) ++hist[std::size_t(l)];
+  if (factor != 1.0)
+    for (auto &c : hist) c = std::int64_t(std::llround(double(c) * factor));
+  return pad_from_histogram(hist, br);
+}
+} // namespace
+
 template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
   PjdsChoice ch;
@@ -120,25 +158,28 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
     p.long_row        = std::max<std::int64_t>(kPjdsLongMin, std::int64_t(std::ceil(kPjdsLongFactor * mean)));
   }
   if (p.sigma == 0) {
-    std::vector<index_t> rows, len;
-    short_rows(A, p.long_row, rows, len);
-    double             nnz    = double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
-    const std::int64_t wins[3] = {1, round_window(kPjdsLocalWindow, p.block_rows), pjds_all_rows};
-    p.sigma                   = 0;
-    for (int k = 0; k < 3 && p.sigma == 0; ++k) {
-      ch.padding[k] = padding_of(len, wins[k], p.block_rows);
+    const std::int64_t   local = round_window(kPjdsLocalWindow, p.block_rows);
+    std::vector<index_t> len;
+    double               factor = 1.0;
+    model_sample(A, p.long_row, local, len, factor);
+    double nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+    // sigma 1 and the local windows: sums over blocks and windows, scaled; all rows: the scaled
+    // histogram sorted
+    ch.padding[0] = std::int64_t(factor * double(padding_of(len, 1, p.block_rows)));
+    ch.padding[1] = std::int64_t(factor * double(padding_of(len, local, p.block_rows)));
+    ch.padding[2] = padding_all_scaled(len, factor, p.block_rows);
+    const std::int64_t wins[3] = {1, local, pjds_all_rows};
+    p.sigma                    = 0;
+    for (int k = 0; k < 3 && p.sigma == 0; ++k)
       if (double(ch.padding[k]) <= kPjdsPadTarget * nnz) p.sigma = wins[k];
-    }
     if (p.sigma == 0) { // sorted, still above the target: the longest rows go to the long part,
       p.sigma = pjds_all_rows; // halving the threshold down to kPjdsLongLow (a warp's worth)
-      std::int64_t pad = ch.padding[2];
-      while (user.long_row == 0 && double(pad) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
+      while (user.long_row == 0 && double(ch.padding[2]) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
         p.long_row /= 2;
-        short_rows(A, p.long_row, rows, len);
-        nnz = double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
-        pad = padding_of(len, pjds_all_rows, p.block_rows);
+        model_sample(A, p.long_row, local, len, factor);
+        nnz           = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+        ch.padding[2] = padding_all_scaled(len, factor, p.block_rows);
       }
-      ch.padding[2] = pad;
     }
   }
   ch.p = p;

@@ -53,6 +53,10 @@ PjdsParams pjds_resolve(PjdsParams p);
 //   rows when none is, and then, unless the user set long_row, the threshold halved (down to
 //   kPjdsLongLow, a warp's worth of a row) until the sorted padding is within the target: a
 //   power law's tail goes to the long part, one thread group per row.
+// Matrices of more than kPjdsModelRows rows are judged on kPjdsModelWindows windows of
+// kPjdsLocalWindow rows spread evenly (about a million rows), the counts scaled to the matrix.
+constexpr std::int64_t kPjdsModelRows    = 1 << 20;
+constexpr std::int64_t kPjdsModelWindows = 256;
 constexpr std::int64_t kPjdsLongMin      = 1024;
 constexpr std::int64_t kPjdsLongLow      = 32;
 constexpr double       kPjdsLongFactor   = 16.0;
@@ -60,7 +64,8 @@ constexpr std::int64_t kPjdsLocalWindow  = 4096;
 constexpr double       kPjdsPadTarget    = 0.05;
 struct PjdsChoice {
   PjdsParams   p;                   // resolved, sigma and long_row set
-  std::int64_t padding[3] = {-1, -1, -1}; // padding entries with sigma 1, kPjdsLocalWindow, all rows (-1: not evaluated; all rows: at the final long_row)
+  std::int64_t padding[3] = {-1, -1, -1}; // padding entries with sigma 1, kPjdsLocalWindow, all rows (-1: not evaluated;
+                                          // all rows: at the final long_row; estimates on large matrices, see above)
 };
 template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user);

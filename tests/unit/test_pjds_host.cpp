@@ -278,3 +278,28 @@ TEST(PjdsHostFuzz, RandomPatterns) {
 }
 
 } // namespace
+
+namespace {
+// Matrices of more than kPjdsModelRows rows are judged on a sample of windows: its padding
+// estimates stay within 10 % (plus a block's worth) of the exact counts, so the model chooses as
+// an exact count would.
+TEST(PjdsModel, SampledEstimatesOfLargeMatrices) {
+  const index_t        n = index_t(gpumat::kPjdsModelRows + 300000);
+  std::vector<index_t> len(static_cast<std::size_t>(n));
+  std::mt19937_64      g(41);
+  for (auto &l : len) {
+    const std::uint64_t u = g() % 1000;
+    l                     = u < 900 ? 3 : (u < 990 ? index_t(4 + g() % 30) : index_t(40 + g() % 400));
+  }
+  const matgen::Csr        M  = matgen::from_lengths("sampled", n, len, 42);
+  const auto               v  = M.values<double>();
+  const gpumat::PjdsChoice ch = gpumat::pjds_model(M.view(v), pp(32, 0, 1000000));
+  const std::int64_t       wins[3] = {1, gpumat::kPjdsLocalWindow, gpumat::pjds_all_rows};
+  for (int k = 0; k < 3; ++k) {
+    if (ch.padding[k] < 0) continue;
+    const std::int64_t exact = gpumat::pjds_padding(M.view(v), pp(32, wins[k], 1000000));
+    EXPECT_LE(std::llabs(ch.padding[k] - exact), exact / 10 + 32 * 440) << "window " << wins[k] << ": estimate " << ch.padding[k] << ", exact " << exact;
+  }
+  EXPECT_EQ(ch.p.sigma, gpumat::pjds_all_rows) << "unsorted and in windows of 4096 the long tail pads more than 5 %";
+}
+} // namespace
