@@ -2,7 +2,8 @@
 // non-blocking stream, one product on the device with y poisoned (NaN) or aliasing z.
 #pragma once
 #include "core/csr.hpp"
-#include "params.hpp" // tolerance<T>()
+#include "host_helpers.hpp" // ZMode
+#include "params.hpp"       // tolerance<T>()
 
 #include <gtest/gtest.h>
 
@@ -10,8 +11,6 @@
 #include <vector>
 
 namespace gpumat_test {
-
-enum class ZMode { None, Separate, Alias };
 
 template <typename T>
 struct DeviceArray {

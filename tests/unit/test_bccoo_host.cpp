@@ -8,6 +8,7 @@
 #include "matgen.hpp"
 #include "params.hpp"
 #include "bccoo_params.hpp"
+#include "host_helpers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,6 +26,7 @@ using gpumat::Op;
 namespace {
 
 using gpumat_test::bp;
+using gpumat_test::ZMode;
 using gpumat_test::describe;
 
 // Layout invariants: one row stop per segment, the stop ends it, padding flags are 1, decompressed
@@ -78,21 +80,9 @@ void check_products(const matgen::Csr &M, const BccooParams &p) {
   const std::string where = M.name + " " + describe(B.p);
   check_layout(B, where);
   for (Op op : {Op::NoTrans, Op::Trans})
-    for (int zm = 0; zm < 3; ++zm) { // no z, separate z, y aliasing z
-      const bool trans = op == Op::Trans;
-      const std::size_t nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
-      const std::vector<T> x = matgen::random_vector<T>(nin, 71), zv = matgen::random_vector<T>(nout, 72);
-      std::vector<long double> ref, scale;
-      matgen::reference(M, vals, trans, x.data(), zm ? zv.data() : nullptr, ref, scale);
-      std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
-      const T *z = zm == 1 ? zv.data() : nullptr;
-      if (zm == 2) {
-        y = zv;
-        z = y.data();
-      }
-      gpumat::bccoo_apply(B, op, x.data(), z, y.data());
-      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << zm;
-    }
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
+      ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 71, 72, [&](const T *x, const T *z, T *y) { gpumat::bccoo_apply(B, op, x, z, y); }), "")
+          << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
 class BccooHostApply : public ::testing::TestWithParam<BccooParams> {};

@@ -2,6 +2,7 @@
 // speculative segmented sum against a plain long-double CSR reference.
 #include "core/csrspec.hpp"
 #include "matgen.hpp"
+#include "host_helpers.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ using gpumat::Op;
 
 namespace {
 
-enum class ZMode { None, Separate, Alias };
+using gpumat_test::ZMode;
 
 using gpumat_test::describe;
 using gpumat_test::param_sets;

@@ -4,6 +4,7 @@
 // long-double CSR product.
 #include "core/cusparsebsr.hpp"
 #include "matgen.hpp"
+#include "host_helpers.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
@@ -25,7 +26,7 @@ namespace {
 
 using gpumat_test::tolerance;
 
-enum class ZMode { None, Separate, Alias };
+using gpumat_test::ZMode;
 
 // The standard set without its largest random patterns (each nonzero its own block at bs up to 7
 // would store millions of values), plus a 1021 x 1013 matrix (no tested bs divides either) with one
@@ -46,21 +47,8 @@ const std::vector<matgen::Csr> &matrices() {
 
 template <typename T>
 void check_apply(const BsrHost<T> &H, const matgen::Csr &M, const std::vector<T> &vals, Op op, ZMode zm, const std::string &what) {
-  const bool           trans = op == Op::Trans;
-  const std::size_t    nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
-  const std::vector<T> x  = matgen::random_vector<T>(nin, 101);
-  const std::vector<T> zv = matgen::random_vector<T>(nout, 202);
-  std::vector<long double> ref, scale;
-  matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : zv.data(), ref, scale);
-  std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
-  const T       *z = nullptr;
-  if (zm == ZMode::Separate) z = zv.data();
-  if (zm == ZMode::Alias) {
-    y = zv;
-    z = y.data();
-  }
-  H.apply(op, x.data(), z, y.data());
-  ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "") << what << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+  ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 101, 202, [&](const T *x, const T *z, T *y) { H.apply(op, x, z, y); }), "")
+      << what << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
 // The layout against its definition: the set of blocks of each block row, ascending, every entry

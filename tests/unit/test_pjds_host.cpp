@@ -6,6 +6,7 @@
 // balance, and a fuzz test of random patterns across b_r and sigma.
 #include "core/pjds.hpp"
 #include "matgen.hpp"
+#include "host_helpers.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@ using gpumat::index_t;
 using gpumat::Op;
 using gpumat::Pjds;
 using gpumat::PjdsParams;
+using gpumat_test::ZMode;
 
 namespace {
 
@@ -102,21 +104,9 @@ void check_products(const matgen::Csr &M, const PjdsParams &p) {
   const std::string where = M.name + " " + describe(B.p);
   check_layout(M, vals, B, where);
   for (Op op : {Op::NoTrans, Op::Trans})
-    for (int zm = 0; zm < 3; ++zm) { // no z, separate z, y aliasing z
-      const bool               trans = op == Op::Trans;
-      const std::size_t        nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
-      const std::vector<T>     x = matgen::random_vector<T>(nin, 81), zv = matgen::random_vector<T>(nout, 82);
-      std::vector<long double> ref, scale;
-      matgen::reference(M, vals, trans, x.data(), zm ? zv.data() : nullptr, ref, scale);
-      std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
-      const T       *z = zm == 1 ? zv.data() : nullptr;
-      if (zm == 2) {
-        y = zv;
-        z = y.data();
-      }
-      gpumat::pjds_apply(B, op, x.data(), z, y.data());
-      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << zm;
-    }
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
+      ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 81, 82, [&](const T *x, const T *z, T *y) { gpumat::pjds_apply(B, op, x, z, y); }), "")
+          << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
 std::vector<PjdsParams> param_sets() {
