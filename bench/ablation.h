@@ -41,6 +41,24 @@ typedef struct {
 int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int block_size, int reps,
                        int warmup, BenchAblationRow *res, int maxres, int *nres, BenchAblationInfo *info, char *err, int errlen);
 
+/* bccoo's parameter landscape (bench/grid_bccoo.cu says which candidates): one row per candidate. */
+typedef struct {
+  BenchBccooParams p;            /* resolved */
+  int              stage;        /* 0: the model's choice, 1: compress x tile x group, 2: slices, 3: shapes */
+  int              model;        /* 1: the model's choice */
+  int              status;       /* 0, or the CUDA error that skipped it (out of memory, parameters refused) */
+  double           ms;           /* median product time (NaN when skipped) */
+  double           format_bytes; /* BccooDevice::format_bytes() */
+} BenchGridRow;
+
+/* Host CSR in as BenchAblationBccoo's; block_size as there. Uploads the CSR once, then builds and
+   times every candidate (warmup, then the median of reps; cuda::bccoo_time_candidate). Fills
+   res[0..*nres) in the order timed and *model (bccoo_model's choice). Returns 0 (skipped
+   candidates have a nonzero status), or nonzero (a CUDA error code; -1 for a host error) with a
+   message in err. */
+int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int block_size, int reps, int warmup,
+                   BenchGridRow *res, int maxres, int *nres, BenchBccooParams *model, char *err, int errlen);
+
 /* The bytes of the matrix data of a product (x and y excluded), per format, as the paper's Table 3
    counts them (every array read once): CSR 12 B per nonzero + 4 B per row pointer (rows + 1); COO
    16 B per nonzero (row, column, value); ELL every row padded to the longest, 12 B per entry; bccoo

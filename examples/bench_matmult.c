@@ -45,6 +45,11 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     strategy 1 (no result cache); the model's parameters; each step's median, its\n"
                      "                     own bytes' GB/s, speedup over (a), and its y against the production y (an\n"
                      "                     error above 1e-12)\n"
+                     "  -bccoo_grid        also bccoo's parameter landscape (GPU builds, one rank; bench/grid_bccoo.cu):\n"
+                     "                     up to 82 parameter sets (compression x tile x group at the model's block shape,\n"
+                     "                     then slices, then the four smallest block shapes), each built from one upload\n"
+                     "                     and timed as -mat_bccoo_tune times its candidates (-warmup, median of -reps);\n"
+                     "                     one 'grid' line per set, the model's choice marked\n"
                      "  -footprint         also the matrix data's bytes in CSR, COO, ELL, bccoo (the yaSpMV paper's Table 3),\n"
                      "                     ELLPACK-R and pJDS (Kreutzer et al.'s Table 1, with the pjds model's parameters)\n"
                      "                     and their ratios to CSR; any build, one rank; bccoo with -floor_bccoo's\n"
@@ -452,6 +457,45 @@ static PetscErrorCode PrintAblation(Mat A0, PetscInt reps, int warmup, int block
 }
 #endif
 
+#if defined(PETSC_HAVE_CUDA)
+/* -bccoo_grid: every parameter set of bench/grid_bccoo.cu timed on the assembled one-rank AIJ A0;
+   one line each: "grid <matrix> h w slices tile group compress ms format_MB stage model ratio",
+   ratio = ms / the fastest set's. */
+static PetscErrorCode PrintBccooGrid(Mat A0, const char *name, PetscInt reps, int warmup, int block_size)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *va;
+  PetscInt           m, N;
+  PetscBool          ok;
+  BenchGridRow       res[96];
+  BenchBccooParams   model;
+  int                nres = 0, rc, best = -1;
+  char               err[256] = "";
+  PetscFunctionBegin;
+  PetscCall(GetCSR(A0, &m, &N, &ia, &ja, &va, &ok));
+  if (!ok) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bccoo grid: 32-bit PetscInt and double scalars only; skipped\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  rc = BenchBccooGrid((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, block_size, (int)reps, warmup, res, (int)PETSC_STATIC_ARRAY_LENGTH(res), &nres, &model, err, (int)sizeof(err));
+  PetscCall(RestoreCSR(A0, m, &ia, &ja, &va));
+  PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", err);
+  for (int i = 0; i < nres; i++)
+    if (res[i].status == 0 && (best < 0 || res[i].ms < res[best].ms)) best = i;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bccoo grid (bench/grid_bccoo.cu): %d parameter sets, the model's %dx%d, %d slice(s), tile %d, group %d, %s columns\n", nres, model.h, model.w, model.slices, model.tile, model.group,
+                        model.compress ? "16-bit" : "32-bit"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "grid %-s %s\n", "matrix", "h w slices tile group compress ms format_MB stage model ratio"));
+  for (int i = 0; i < nres; i++) {
+    const BenchGridRow *r = &res[i];
+    if (r->status) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "grid %s %d %d %d %d %d %d nan nan %d %d nan (skipped: CUDA error %d)\n", name, r->p.h, r->p.w, r->p.slices, r->p.tile, r->p.group, r->p.compress, r->stage, r->model, r->status));
+    else
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "grid %s %d %d %d %d %d %d %.5f %.2f %d %d %.4f\n", name, r->p.h, r->p.w, r->p.slices, r->p.tile, r->p.group, r->p.compress, r->ms, 1e-6 * r->format_bytes, r->stage, r->model,
+                            r->ms / res[best].ms));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* -layout nnz on P ranks: contiguous row ranges of about equal nonzeros. A row goes to the rank
    whose share [r T/P, (r+1) T/P) of the T nonzeros holds the middle of the row's nonzeros (row
    counts from both blocks of each rank, prefix sums across the ranks), then MatCreateSubMatrix with
@@ -778,7 +822,7 @@ int main(int argc, char **argv)
   BenchBccooParams fb_params;
   int          fb_on = 1;
   MatInfo      info;
-  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE;
+  PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE, grid = PETSC_FALSE;
   Result       res[32];
   Distribution dist;
 
@@ -809,6 +853,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-view_types", &view_types, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ablation", &ablation, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-footprint", &footprint, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-bccoo_grid", &grid, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
@@ -871,7 +916,7 @@ int main(int argc, char **argv)
     PetscCall(MatGetBlockSizes(A0, &rbs, &cbs));
     fb_params.block_size = rbs == cbs ? (int)rbs : 1;
   }
-  if ((footprint || ablation) && nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-footprint and -ablation: one rank only; skipped\n"));
+  if ((footprint || ablation || grid) && nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-footprint, -ablation and -bccoo_grid: one rank only; skipped\n"));
   if (footprint && nranks == 1) {
     BenchBccooParams fp = fb_params; /* -floor_bccoo's bccoo; off: the default (the type's model) */
     if (!fb_on) {
@@ -883,8 +928,10 @@ int main(int argc, char **argv)
   }
 #if defined(PETSC_HAVE_CUDA)
   if (ablation && nranks == 1) PetscCall(PrintAblation(A0, reps, (int)warmup, fb_params.block_size));
+  if (grid && nranks == 1) PetscCall(PrintBccooGrid(A0, name, reps, (int)warmup, fb_params.block_size));
 #else
   if (ablation) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-ablation: GPU builds only (a CUDA PETSc); skipped\n"));
+  if (grid) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "-bccoo_grid: GPU builds only (a CUDA PETSc); skipped\n"));
 #endif
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9s %9s %9s %8s %6s %9s %8s %9s %8s %9s %9s %9s %8s %9s", "type", "median ms", "min ms", "max ms", "CSR GB/s", "%copy", "fmt GB/s", "fmt MB", "build ms", "build/mv", "refresh", "max relerr", "ksp ms/it", "ksp ms", "breakeven"));
   if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %9s %9s %9s", "diag ms", "offd ms", "scatter ms"));

@@ -680,10 +680,34 @@ void BccooDevice<T>::release() {
 template <typename T>
 cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params, cudaStream_t s) {
   release();
+  const long long nnz = A.nnz();
+  Tmp             tmp{s, {}}; // the CSR on the device, freed stream-ordered after the build
+  PhaseTimer      clock(s);
+  index_t        *rowptr = tmp.get<index_t>(std::size_t(A.nrows) + 1), *colidx = tmp.get<index_t>(nnz);
+  T              *aval   = tmp.get<T>(nnz);
+  BCCOO_TRY(tmp.err);
+  BCCOO_TRY(cudaMemcpyAsync(rowptr, A.rowptr, sizeof(index_t) * (std::size_t(A.nrows) + 1), cudaMemcpyHostToDevice, s));
+  if (nnz > 0) {
+    BCCOO_TRY(cudaMemcpyAsync(colidx, A.colidx, sizeof(index_t) * nnz, cudaMemcpyHostToDevice, s));
+    BCCOO_TRY(cudaMemcpyAsync(aval, A.val, sizeof(T) * nnz, cudaMemcpyHostToDevice, s));
+  }
+  clock.mark("upload");
+  return build_from(DeviceCsrView<T>{A.nrows, A.ncols, nnz, rowptr, colidx, aval}, params, s, clock);
+}
+
+template <typename T>
+cudaError_t BccooDevice<T>::build(const DeviceCsrView<T> &A, const BccooParams &params, cudaStream_t s) {
+  PhaseTimer clock(s);
+  return build_from(A, params, s, clock);
+}
+
+template <typename T>
+cudaError_t BccooDevice<T>::build_from(const DeviceCsrView<T> &A, const BccooParams &params, cudaStream_t s, PhaseTimer &clock) {
+  release();
   why_ = "";
   p_   = params;
   const int h = p_.h, w = p_.w;
-  nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = A.nnz();
+  nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = index_t(A.nnz);
   nbrows_ = (A.nrows + h - 1) / h;
   nbcols_ = (A.ncols + w - 1) / w;
   if (nbcols_ > 0) {
@@ -698,18 +722,12 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
   BuildGeo        geo{nrows_, ncols_, nbrows_, nbcols_, slice_bcols_, h, w, TT, G, p_.slices, nnz, nsegments_};
   const int       nt = kThreads;
   Tmp             tmp{s, {}};
-  PhaseTimer      clock(s);
-
-  // the CSR on the device
-  index_t *rowptr = tmp.get<index_t>(nrows_ + 1), *colidx = tmp.get<index_t>(nnz), *row = tmp.get<index_t>(nnz);
-  T       *aval   = tmp.get<T>(nnz);
-  int     *flag   = tmp.get<int>(1);
+  const index_t  *rowptr = A.rowptr, *colidx = A.colidx;
+  const T        *aval   = A.val;
+  index_t        *row    = tmp.get<index_t>(nnz);
+  int            *flag   = tmp.get<int>(1);
   BCCOO_TRY(tmp.err);
-  BCCOO_TRY(cudaMemcpyAsync(rowptr, A.rowptr, sizeof(index_t) * (nrows_ + 1), cudaMemcpyHostToDevice, s));
-  BCCOO_TRY(cudaMemcpyAsync(colidx, A.colidx, sizeof(index_t) * nnz, cudaMemcpyHostToDevice, s));
-  BCCOO_TRY(cudaMemcpyAsync(aval, A.val, sizeof(T) * nnz, cudaMemcpyHostToDevice, s));
   BCCOO_TRY(cudaMemsetAsync(flag, 0, sizeof(int), s));
-  clock.mark("upload");
   BCCOO_TRY(entry_rows(rowptr, nrows_, nnz, row, s));
   if (nnz > 1) check_sorted<<<grid_for(nnz, nt), nt, 0, s>>>(row, colidx, nnz, flag);
   BCCOO_TRY(launched());
@@ -719,24 +737,25 @@ cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params
 
   // block order: within each block row by column (sorted rows merged when h > 1, a segmented sort
   // of the block rows when some row is unsorted)
-  index_t *order = nullptr, *scol = colidx;
+  index_t       *order = nullptr, *sorted = nullptr;
+  const index_t *scol  = colidx;
   if (nnz > 0 && h > 1 && !unsorted) {
-    order = tmp.get<index_t>(nnz), scol = tmp.get<index_t>(nnz);
+    order = tmp.get<index_t>(nnz), sorted = tmp.get<index_t>(nnz), scol = sorted;
     BCCOO_TRY(tmp.err);
-    merge_block_rows<<<grid_for(nnz, nt), nt, 0, s>>>(rowptr, row, colidx, geo, order, scol);
+    merge_block_rows<<<grid_for(nnz, nt), nt, 0, s>>>(rowptr, row, colidx, geo, order, sorted);
     BCCOO_TRY(launched());
   } else if (nnz > 0 && unsorted) {
     index_t *off = tmp.get<index_t>(nbrows_ + 1), *iv = tmp.get<index_t>(nnz);
-    order = tmp.get<index_t>(nnz), scol = tmp.get<index_t>(nnz);
+    order = tmp.get<index_t>(nnz), sorted = tmp.get<index_t>(nnz), scol = sorted;
     BCCOO_TRY(tmp.err);
     block_row_offsets<<<grid_for(nbrows_ + 1LL, nt), nt, 0, s>>>(rowptr, geo, off);
     fill_iota<<<grid_for(nnz, nt), nt, 0, s>>>(iv, nnz);
     BCCOO_TRY(launched());
     std::size_t bytes = 0;
-    BCCOO_TRY(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, colidx, scol, iv, order, nnz, nbrows_, off, off + 1, s));
+    BCCOO_TRY(cub::DeviceSegmentedSort::SortPairs(nullptr, bytes, colidx, sorted, iv, order, nnz, nbrows_, off, off + 1, s));
     void *work = tmp.get<unsigned char>(bytes);
     BCCOO_TRY(tmp.err);
-    BCCOO_TRY(cub::DeviceSegmentedSort::SortPairs(work, bytes, colidx, scol, iv, order, nnz, nbrows_, off, off + 1, s));
+    BCCOO_TRY(cub::DeviceSegmentedSort::SortPairs(work, bytes, colidx, sorted, iv, order, nnz, nbrows_, off, off + 1, s));
   }
 
   clock.mark("order");

@@ -2,6 +2,7 @@
 // Included by host C++ (the PETSc adapter, tests) and by bccoo.cu; needs only cuda_runtime.h.
 #pragma once
 #include "../core/bccoo.hpp"
+#include "primitives.cuh"
 #include <cuda_runtime.h>
 #include <string>
 #include <utility>
@@ -64,6 +65,10 @@ public:
   // content. Synchronizes the stream four times: the sortedness flag, the block count and the escape
   // count size what follows; the last ends the build (build_phases() reads its events).
   cudaError_t build(const CsrView<T> &A, const BccooParams &p, cudaStream_t s);
+  // The same from a CSR already on the device (read only; it must stay valid until the stream
+  // reaches the end of the build): no upload phase. The tuner builds all its candidates from one
+  // upload.
+  cudaError_t build(const DeviceCsrView<T> &A, const BccooParams &p, cudaStream_t s);
   // New values, same pattern: one host-to-device copy of the value array, scattered through the
   // slot map.
   cudaError_t refresh(const T *host_val, cudaStream_t s);
@@ -95,6 +100,8 @@ public:
   void               release();
 
 private:
+  // both builds: the format from A on the device, phases timed on clock
+  cudaError_t build_from(const DeviceCsrView<T> &A, const BccooParams &p, cudaStream_t s, PhaseTimer &clock);
   // apply and apply_variant: y = op(A) x (+ z), the variant for Op::NoTrans
   cudaError_t product(Op op, const BccooVariant &v, const T *x, const T *z, T *y, cudaStream_t s) const;
   cudaError_t fail(const std::string &w) {

@@ -59,7 +59,7 @@ struct Scratch {
 } // namespace
 
 template <typename T>
-cudaError_t bccoo_time_candidate(BccooDevice<T> &D, const CsrView<T> &A, const BccooParams &p, int warmup, int reps, cudaStream_t s, double *median_ms) {
+cudaError_t bccoo_time_candidate(BccooDevice<T> &D, const DeviceCsrView<T> &A, const BccooParams &p, int warmup, int reps, cudaStream_t s, double *median_ms) {
   *median_ms = 0;
   if (warmup < 0 || reps < 1 || reps > kBccooTuneMaxReps) return cudaErrorInvalidValue;
   TUNE_TRY(D.build(A, p, s));
@@ -85,8 +85,8 @@ cudaError_t bccoo_time_candidate(BccooDevice<T> &D, const CsrView<T> &A, const B
   return cudaSuccess;
 }
 
-template cudaError_t bccoo_time_candidate<double>(BccooDevice<double> &, const CsrView<double> &, const BccooParams &, int, int, cudaStream_t, double *);
-template cudaError_t bccoo_time_candidate<float>(BccooDevice<float> &, const CsrView<float> &, const BccooParams &, int, int, cudaStream_t, double *);
+template cudaError_t bccoo_time_candidate<double>(BccooDevice<double> &, const DeviceCsrView<double> &, const BccooParams &, int, int, cudaStream_t, double *);
+template cudaError_t bccoo_time_candidate<float>(BccooDevice<float> &, const DeviceCsrView<float> &, const BccooParams &, int, int, cudaStream_t, double *);
 
 } // namespace cuda
 } // namespace gpumat

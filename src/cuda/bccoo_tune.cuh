@@ -8,8 +8,8 @@
 namespace gpumat {
 namespace cuda {
 
-// One candidate: builds D from A (host CSR) with the resolved parameters p (BccooDevice::build,
-// replacing D's content), then times y = A x on stream s with CUDA events: `warmup` (>= 0) untimed
+// One candidate: builds D from A (a CSR on the device, uploaded once for the whole search) with the
+// resolved parameters p (BccooDevice::build, replacing D's content), then times y = A x on stream s with CUDA events: `warmup` (>= 0) untimed
 // products, then `reps` (1..kBccooTuneMaxReps, bccoo_tune.hpp) products, each between two events recorded back to
 // back on s, one synchronization at the end; *median_ms = the median of the reps' times (the mean
 // of the two middle ones for an even count). x holds pseudo-random values in +-[0.5, 1.5], y is
@@ -20,7 +20,7 @@ namespace cuda {
 // out of range. Afterwards D holds the candidate (its product is the one timed), or a partial build
 // after an error (build or release it before use).
 template <typename T>
-cudaError_t bccoo_time_candidate(BccooDevice<T> &D, const CsrView<T> &A, const BccooParams &p, int warmup, int reps, cudaStream_t s, double *median_ms);
+cudaError_t bccoo_time_candidate(BccooDevice<T> &D, const DeviceCsrView<T> &A, const BccooParams &p, int warmup, int reps, cudaStream_t s, double *median_ms);
 
 // Whether an error of bccoo_time_candidate leaves the device usable, so that the tuner skips the
 // candidate and goes on: out of memory, parameters the format or the launch refuse. Any other error

@@ -48,6 +48,45 @@ cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, i
   return err;
 }
 
+template <typename T>
+cudaError_t DeviceCsr<T>::upload(const CsrView<T> &A, cudaStream_t s) {
+  release();
+  s_                   = s;
+  const std::int64_t nnz = A.nnz();
+  auto               get = [&](void *&p, std::size_t bytes) {
+    const cudaError_t e = cudaMallocAsync(&p, bytes > 0 ? bytes : 1, s);
+    if (e != cudaSuccess) {
+      p = nullptr;
+      (void)cudaGetLastError();
+    }
+    return e;
+  };
+  cudaError_t err = get(rowptr_, sizeof(index_t) * (std::size_t(A.nrows) + 1));
+  if (err == cudaSuccess) err = get(colidx_, sizeof(index_t) * std::size_t(nnz));
+  if (err == cudaSuccess) err = get(val_, sizeof(T) * std::size_t(nnz));
+  if (err == cudaSuccess) err = cudaMemcpyAsync(rowptr_, A.rowptr, sizeof(index_t) * (std::size_t(A.nrows) + 1), cudaMemcpyHostToDevice, s);
+  if (err == cudaSuccess && nnz > 0) err = cudaMemcpyAsync(colidx_, A.colidx, sizeof(index_t) * std::size_t(nnz), cudaMemcpyHostToDevice, s);
+  if (err == cudaSuccess && nnz > 0) err = cudaMemcpyAsync(val_, A.val, sizeof(T) * std::size_t(nnz), cudaMemcpyHostToDevice, s);
+  if (err != cudaSuccess) {
+    release();
+    return err;
+  }
+  v_ = DeviceCsrView<T>{A.nrows, A.ncols, nnz, static_cast<const index_t *>(rowptr_), static_cast<const index_t *>(colidx_), static_cast<const T *>(val_)};
+  return cudaSuccess;
+}
+
+template <typename T>
+void DeviceCsr<T>::release() {
+  for (void **p : {&rowptr_, &colidx_, &val_}) {
+    if (*p) cudaFreeAsync(*p, s_);
+    *p = nullptr;
+  }
+  v_ = DeviceCsrView<T>{};
+}
+
+template class DeviceCsr<double>;
+template class DeviceCsr<float>;
+
 PhaseTimer::PhaseTimer(cudaStream_t s) : s_(s) { mark(nullptr); }
 
 PhaseTimer::~PhaseTimer() {

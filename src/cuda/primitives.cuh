@@ -26,6 +26,37 @@ cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, c
 // the row lengths (one thread per row would serialize on a hub row). Asynchronous.
 cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, index_t *row, cudaStream_t s);
 
+// A CSR on the device (device pointers, columns sorted or not within a row): what a format's device
+// builder reads. The bccoo tuner uploads the matrix once (DeviceCsr) and builds every candidate
+// from it.
+template <typename T>
+struct DeviceCsrView {
+  index_t        nrows = 0, ncols = 0;
+  std::int64_t   nnz    = 0;
+  const index_t *rowptr = nullptr, *colidx = nullptr; // nrows + 1, nnz
+  const T       *val    = nullptr;                    // nnz
+};
+
+// A host CSR's copy on the device, owned. upload() allocates (cudaMallocAsync on s) and copies on
+// s, stream-ordered: the copy is usable by later work on s. Out of memory: cudaErrorMemoryAllocation
+// (cleared), nothing kept. release() frees stream-ordered on the stream of the last upload.
+template <typename T>
+class DeviceCsr {
+public:
+  DeviceCsr() = default;
+  DeviceCsr(const DeviceCsr &)            = delete;
+  DeviceCsr &operator=(const DeviceCsr &) = delete;
+  ~DeviceCsr() { release(); }
+  cudaError_t      upload(const CsrView<T> &A, cudaStream_t s);
+  DeviceCsrView<T> view() const { return v_; }
+  void             release();
+
+private:
+  DeviceCsrView<T> v_{};
+  void            *rowptr_ = nullptr, *colidx_ = nullptr, *val_ = nullptr;
+  cudaStream_t     s_      = nullptr;
+};
+
 // The device time of the phases of a stream's work (a build's upload, sort, scans, ...): mark(name)
 // ends the phase `name` with an event on the stream, times() reads them once the stream has been
 // synchronized. Costs one event record per phase; a failure to create or record an event only

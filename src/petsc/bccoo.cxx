@@ -272,12 +272,18 @@ private:
       PetscCall(PetscInfo(nullptr, "bccoo tuner: the cached decision %s is not used: %s; tuning afresh\n", path.c_str(), why.c_str()));
       if (use == BccooCached::Invalid) PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat bccoo: the tuning cache entry %s is unusable (%s); ignored, tuning afresh (the file will be replaced)\n", path.c_str(), why.c_str()));
     }
-    // Each candidate is built into dev_ (the previous one released first: one candidate on the GPU
-    // at a time) and timed. Non-sticky errors skip it; others end the search.
-    cudaError_t last = cudaSuccess; // the last candidate's error
-    auto        time = [&](const BccooParams &p) {
+    // The CSR is uploaded once; each candidate is built from it into dev_ (the previous one
+    // released first: one candidate on the GPU at a time) and timed. Non-sticky errors skip it;
+    // others end the search.
+    cuda::DeviceCsr<Scalar> csr;
+    cudaError_t             last = csr.upload(A, s); // the last candidate's error
+    if (last != cudaSuccess) {
+      dev_.release();
+      PetscCall(CheckDevice((int)last, "bccoo tuner: the upload of the matrix", A));
+    }
+    auto time = [&](const BccooParams &p) {
       BccooTiming       t;
-      const cudaError_t e = cuda::bccoo_time_candidate(dev_, A, p, kBccooTuneWarmup, tune_reps_, s, &t.ms);
+      const cudaError_t e = cuda::bccoo_time_candidate(dev_, csr.view(), p, kBccooTuneWarmup, tune_reps_, s, &t.ms);
       if (e == cudaSuccess) return t;
       last     = e;
       t.status = cuda::bccoo_candidate_skippable(e) ? BccooTiming::Skip : BccooTiming::Abort;
@@ -286,12 +292,13 @@ private:
     };
     BccooTuneResult r;
     PetscCallCXX(r = bccoo_tune(choice_, user_, time));
-    dev_.release(); // the last candidate's memory, before the winner is built
+    dev_.release(); // the last candidate's memory and the CSR's, before the winner is built
+    csr.release();
     for (const BccooTrial &t : r.trials) {
-      if (t.t.status == BccooTiming::Ok) continue;
       std::string what;
       PetscCallCXX(what = bccoo_describe(t.p));
-      PetscCall(PetscInfo(nullptr, "bccoo tuner: candidate %s skipped: %s\n", what.c_str(), t.t.why.c_str()));
+      if (t.t.status == BccooTiming::Ok) PetscCall(PetscInfo(nullptr, "bccoo tuner: stage %d candidate %s: %.4f ms\n", t.stage, what.c_str(), t.t.ms));
+      else PetscCall(PetscInfo(nullptr, "bccoo tuner: stage %d candidate %s skipped: %s\n", t.stage, what.c_str(), t.t.why.c_str()));
     }
     if (!r.ok()) {
       std::string failure;

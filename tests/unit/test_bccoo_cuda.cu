@@ -102,6 +102,34 @@ TEST_P(BccooDeviceApply, Float) { run<float>(); }
 INSTANTIATE_TEST_SUITE_P(Params, BccooDeviceApply, ::testing::ValuesIn(gpumat_test::bccoo_param_sets()),
                          [](const ::testing::TestParamInfo<BccooParams> &i) { return gpumat_test::bccoo_name(i.param); });
 
+// A build from a CSR already on the device (the tuner's: one upload for every candidate) lays out
+// the same arrays as the build from the host CSR, for sorted and unsorted rows, one and several
+// slices, compressed and 32-bit columns; several builds from one upload; the upload of an empty
+// matrix.
+TEST(BccooDevice, BuildFromTheDeviceCsr) {
+  const Stream s;
+  matgen::Csr  U = matgen::power_law(3000, 70000, 1.4, 3.0, 2000, 17);
+  for (index_t r = 0; r < U.nrows; ++r) std::reverse(U.colidx.begin() + U.rowptr[r], U.colidx.begin() + U.rowptr[r + 1]); // unsorted rows
+  U.name += " (rows reversed)";
+  std::vector<matgen::Csr> set = matgen::standard_set_cached(512);
+  set.push_back(U);
+  for (const matgen::Csr &M : set) {
+    const std::vector<double>       v = M.values<double>();
+    gpumat::cuda::DeviceCsr<double> csr;
+    ASSERT_EQ(cudaSuccess, csr.upload(M.view(v), s)) << M.name;
+    EXPECT_EQ(csr.view().nnz, std::int64_t(M.colidx.size())) << M.name;
+    for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1), bp(4, 4, 1, 24, 64, 0), bp(2, 1, 32, 40, 128, 0)}) {
+      const BccooParams   p = gpumat::bccoo_resolve(q);
+      BccooDevice<double> D;
+      ASSERT_EQ(cudaSuccess, D.build(csr.view(), p, s)) << M.name << " " << describe(p) << ": " << D.why();
+      check_layout(M, v, p, D);
+      if (!D.build_phases().empty()) EXPECT_STRNE(D.build_phases().front().first, "upload") << M.name;
+    }
+  }
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  EXPECT_EQ(cudaSuccess, cudaGetLastError());
+}
+
 // The diagonal, with and without a row map (a compressed block: row r of the format is row map[r]
 // of the full matrix, whose diagonal entry is at column map[r]).
 TEST(BccooDevice, Diagonal) {
@@ -360,12 +388,14 @@ TEST(BccooDeviceTune, TimeACandidate) {
   const Stream              s;
   const matgen::Csr         M = matgen::power_law(50000, 50000, 1.3, 2.0, 5000, 41);
   const std::vector<double> v = M.values<double>();
+  gpumat::cuda::DeviceCsr<double> csr;
+  ASSERT_EQ(cudaSuccess, csr.upload(M.view(v), s));
   for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(2, 4, 8, 40, 64, 0), bp(4, 1, 32, 128, 512, 1)}) {
     const BccooParams   p = gpumat::bccoo_resolve(q);
     BccooDevice<double> D;
     for (int reps : {1, 4, 11}) {
       double ms = -1;
-      ASSERT_EQ(cudaSuccess, gpumat::cuda::bccoo_time_candidate(D, M.view(v), p, 2, reps, s, &ms)) << describe(p) << ": " << D.why();
+      ASSERT_EQ(cudaSuccess, gpumat::cuda::bccoo_time_candidate(D, csr.view(), p, 2, reps, s, &ms)) << describe(p) << ": " << D.why();
       EXPECT_GT(ms, 0.0) << describe(p);
       EXPECT_LT(ms, 1e3) << describe(p);
     }
@@ -379,9 +409,9 @@ TEST(BccooDeviceTune, TimeACandidate) {
   }
   BccooDevice<double> D;
   double              ms = 0;
-  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), 2, 0, s, &ms));
-  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), -1, 5, s, &ms));
-  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, M.view(v), gpumat::bccoo_resolve({}), 2, gpumat::kBccooTuneMaxReps + 1, s, &ms));
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, csr.view(), gpumat::bccoo_resolve({}), 2, 0, s, &ms));
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, csr.view(), gpumat::bccoo_resolve({}), -1, 5, s, &ms));
+  EXPECT_EQ(cudaErrorInvalidValue, gpumat::cuda::bccoo_time_candidate(D, csr.view(), gpumat::bccoo_resolve({}), 2, gpumat::kBccooTuneMaxReps + 1, s, &ms));
   EXPECT_EQ(cudaSuccess, cudaGetLastError());
   EXPECT_TRUE(gpumat::cuda::bccoo_candidate_skippable(cudaErrorMemoryAllocation));
   EXPECT_FALSE(gpumat::cuda::bccoo_candidate_skippable(cudaErrorIllegalAddress));
@@ -397,10 +427,12 @@ TEST(BccooDeviceTune, SearchOnTheDevice) {
     const BccooParams         user  = BccooParams{};
     const gpumat::BccooChoice model = gpumat::bccoo_model(M.view(v), user, 1);
     BccooDevice<double>       D;
+    gpumat::cuda::DeviceCsr<double> csr;
+    ASSERT_EQ(cudaSuccess, csr.upload(M.view(v), s));
     cudaError_t               last = cudaSuccess;
     const gpumat::BccooTuneResult r = gpumat::bccoo_tune(model, user, [&](const BccooParams &p) {
       gpumat::BccooTiming t;
-      const cudaError_t   e = gpumat::cuda::bccoo_time_candidate(D, M.view(v), p, gpumat::kBccooTuneWarmup, gpumat::kBccooTuneDefaultReps, s, &t.ms);
+      const cudaError_t   e = gpumat::cuda::bccoo_time_candidate(D, csr.view(), p, gpumat::kBccooTuneWarmup, gpumat::kBccooTuneDefaultReps, s, &t.ms);
       if (e != cudaSuccess) {
         last     = e;
         t.status = gpumat::cuda::bccoo_candidate_skippable(e) ? gpumat::BccooTiming::Skip : gpumat::BccooTiming::Abort;
