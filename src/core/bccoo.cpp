@@ -9,6 +9,7 @@
 #include "bccoo.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -307,7 +308,7 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
 }
 
 template <typename T>
-BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size, index_t max_windows) {
+BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const BccooHints &hints, index_t max_windows) {
   BccooChoice ch;
   // the sample: windows of 12 rows (every block height divides 12), evenly spread, at most
   // max_windows of them and about kModelSampleEntries nonzeros, at least kModelMinWindows windows
@@ -336,73 +337,156 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
   CsrView<T> S;
   S.nrows = index_t(rp.size() - 1), S.ncols = A.ncols, S.rowptr = rp.data(), S.colidx = ci.data(), S.val = va.data();
   ch.sampled_rows = S.nrows;
-  ch.shapes       = bccoo_shapes(S, block_size);
+  ch.shapes       = bccoo_shapes(S, hints.block_size);
   BccooParams p   = user;
-  double blocks_per_row = 0; // blocks per block row of the chosen shape
   for (const BccooShape &sh : ch.shapes)
     if ((user.h == 0 || user.h == sh.h) && (user.w == 0 || user.w == sh.w)) {
       p.h = sh.h, p.w = sh.w;
-      blocks_per_row = S.nrows ? double(sh.blocks) / ((S.nrows + sh.h - 1) / sh.h) : 0.0;
       break;
     }
-  // Long block rows (stencils, FEM: 20 or more blocks) take longer thread tiles in smaller groups:
-  // fewer group phases (scan, synchronization, result cache) per block read. Measured on an H100
-  // (docs/results/h100-2026-11-23-bccoo): 27-point stencil 0.680 -> 0.582 ms, 3-dof FEM 0.478 ->
-  // 0.443 ms, while short power-law rows lose 10 % with them (0.239 -> 0.265 ms).
-  if (blocks_per_row >= 20 && user.tile == 0 && user.group == 0) p.tile = 32, p.group = 128;
+  if (p.h == 0) p.h = 1;
+  if (p.w == 0) p.w = 1;
+  const int     h = p.h, w = p.w;
+  const index_t nbcols = (A.ncols + w - 1) / w, nbrows = (A.nrows + h - 1) / h;
+  // The sample's block rows: their distinct block columns, ascending (bcs from bstart[b]), and A's
+  // block row of each (bdiag; the windows are whole block rows of A, 12 being a multiple of every
+  // height).
+  std::vector<index_t>     bcs, cols, tmp;
+  std::vector<std::size_t> bstart;
+  std::vector<index_t>     bdiag;
+  for (std::size_t wi = 0; wi < wstart.size(); ++wi) {
+    const index_t s0 = index_t(wi * 12), s1 = std::min<index_t>(S.nrows, s0 + 12); // the window's rows in S
+    for (index_t r = s0; r < s1; r += h) {
+      const std::size_t b0 = bcs.size();
+      merged_columns(S, r, std::min<index_t>(s1, r + h), cols, tmp);
+      for (const index_t c : cols)
+        if (bcs.size() == b0 || bcs.back() != c / w) bcs.push_back(c / w);
+      bstart.push_back(b0);
+      bdiag.push_back((wstart[wi] + (r - s0)) / h);
+    }
+  }
+  bstart.push_back(bcs.size());
+  const std::size_t nsb   = bdiag.size();                                     // sampled block rows
+  const double      scale = nsb ? double(nbrows) / double(nsb) : 0.0;         // sample -> A
+  const double      blocks = double(bcs.size()) * scale;                       // A's nonzero blocks (estimate)
+  const double      l2     = hints.l2_bytes > 0 ? hints.l2_bytes : kModelL2Bytes;
+
+  // Slices (BCCOO+): the byte model of one product for S = 1, 2, 4, ..., 32 slices, the cheapest
+  // taken if it saves kModelSliceGain over one slice. Per product: the blocks (with the zero blocks
+  // of empty segments, counted per sampled block row for each S) at h w 8 B + 4 B; with S > 1 the
+  // per-slice partial sums, S x rows x 8 B written and read again; and the gathers of x by blocks
+  // far from the diagonal (further than kModelNearShare of the columns half the L2 holds, or 1/64
+  // of A's columns: near ones hit what the neighbouring rows brought in), each a 32-byte sector from memory, from L2 (4 B) or L1
+  // (1 B) by the share of the slice's x that fits the cache (half the L2: one partition; 128 KB of
+  // L1). Fitted on an H100 (docs/results/h100-2026-11-24-bccoo-model, bench_matmult -bccoo_grid):
+  // uniform random columns 8M x 8M, 16 per row, 4 slices 2.1x faster than 1; Pareto rows of random
+  // columns 20M x 20M, 8 slices 1.65x; LP 4096 x 1M and 16384 x 4M, 32 slices 1.18x and 1.40x;
+  // no gain on the short rows of short4, econ, web and circuit (the partial sums cost what the
+  // gathers save) nor on the stencils and FEM matrices (no far columns).
+  int slices = p.slices;
+  if (user.slices == 0) {
+    slices = 1;
+    if (nsb > 0 && nbcols > 1) {
+      const double near_cols = std::min(kModelNearShare * 0.5 * l2 / double(sizeof(T)), double(A.ncols) / 64);
+      double       far       = 0; // far blocks of the sample
+      for (std::size_t b = 0; b < nsb; ++b) {
+        const double diag = double(bdiag[b]) * h * double(A.ncols) / double(std::max<index_t>(1, A.nrows));
+        for (std::size_t k = bstart[b]; k < bstart[b + 1]; ++k) far += std::abs(double(bcs[k]) * w - diag) > near_cols;
+      }
+      far *= scale;
+      auto cost = [&](int sl, double *nsl_out) {
+        const index_t sb  = (nbcols + sl - 1) / sl;
+        const index_t nsl = (nbcols + sb - 1) / sb;
+        double        empty = 0; // empty segments of the sample
+        for (std::size_t b = 0; b < nsb; ++b) {
+          index_t distinct = 0, last = -1;
+          for (std::size_t k = bstart[b]; k < bstart[b + 1]; ++k)
+            if (bcs[k] / sb != last) ++distinct, last = bcs[k] / sb;
+          empty += double(nsl - distinct);
+        }
+        const double xs   = double(A.ncols) * sizeof(T) / double(nsl);
+        const double hit2 = std::min(1.0, 0.5 * l2 / xs), hit1 = std::min(1.0, kModelL1Bytes / xs);
+        const double far_cost = hit1 * 1.0 + (hit2 - hit1) * 4.0 + (1.0 - hit2) * 32.0;
+        *nsl_out              = double(nsl);
+        return (blocks + empty * scale) * (double(h) * w * sizeof(T) + 4.0) + (nsl > 1 ? 2.0 * double(nsl) * nbrows * h * sizeof(T) : 0.0) + far * far_cost;
+      };
+      double nsl = 1;
+      const double one = cost(1, &nsl);
+      double       best = one;
+      for (int sl = 2; sl <= 32; sl *= 2) {
+        const double c = cost(sl, &nsl);
+        if (c < best && c < (1.0 - kModelSliceGain) * one && int(nsl) == sl) best = c, slices = sl;
+      }
+    }
+  }
+  p.slices = slices;
+
+  // Tile and group (measured on an H100 with bench_matmult -bccoo_grid, ibid.):
+  // - below kModelLatencyBlocks blocks the product is short and latency-bound: threads matter
+  //   more than phases per block, so tiles of 16 (8 when that leaves fewer than 64k threads) and
+  //   smaller groups when the threads are few (a 2000 x 2000 dense matrix in 4 x 4 blocks: tile 8,
+  //   group 64, 1.9x faster than tile 32, group 128);
+  // - 1 x 1 blocks: tile 24 in groups of 256 (within 3 % of the grid's best on the stencils, web,
+  //   econ, power-law and short4 matrices); very long segments (64 blocks or more: LP rows) tile
+  //   40 in groups of 512; a segment longer than 64 groups (circuit's hub rows) groups of 512: the
+  //   adjacent synchronization passes the running sum of a long segment from group to group, about
+  //   0.8 us a hop (circuit 16M: tile 16, group 256 1.34x slower than tile 32, group 512);
+  // - larger blocks: tile 32 in groups of 128 for block rows of 20 blocks or more (FEM), else 16
+  //   and 256.
+  const double segments = double(p.slices) * nbrows;
+  const double per_seg  = segments > 0 ? blocks / segments : 0.0; // blocks per segment
+  index_t      longest  = hints.longest_row;
+  if (longest < 0) {
+    longest = 0;
+    for (index_t r = 0; r < A.nrows; ++r) longest = std::max<index_t>(longest, A.rowptr[r + 1] - A.rowptr[r]);
+  }
+  int tile = 16, group = 256;
+  if (blocks < kModelLatencyBlocks) {
+    tile              = blocks / 16 >= 65536 ? 16 : 8;
+    const double thr  = blocks / tile;
+    group             = thr >= 65536 ? 256 : thr >= 32768 ? 128 : 64;
+  } else if (h * w == 1) {
+    tile = 24, group = 256;
+    if (per_seg >= 64) tile = 40, group = 512;
+    else if (double(longest) / p.slices / (24.0 * 256.0) > 64) group = 512;
+  } else if (per_seg * p.slices >= 20) tile = 32, group = 128;
+  if (user.tile == 0) p.tile = tile;
+  if (user.group == 0) p.group = group;
   p = bccoo_resolve(p);
   if (user.compress_col < 0 && S.nrows > 0 && S.ncols > 0) {
     // The escapes the builder would make, counted on the sample's block rows in the builder's order
     // (slice by slice, block rows in order, block columns ascending; an empty segment holds one
     // padding block at its slice's first column), each thread tile's first difference taken from
-    // the diagonal of the block row it starts in (A's row numbers: the windows are whole block rows
-    // of A, 12 being a multiple of every height). The tiles' alignment is the sample's, not A's.
-    const int     h = p.h, w = p.w;
-    const index_t nbcols = (A.ncols + w - 1) / w, nbrows = (A.nrows + h - 1) / h;
-    const index_t sb     = (nbcols + p.slices - 1) / p.slices;
-    const int     nsl    = int((nbcols + sb - 1) / sb);
-    std::vector<index_t>      bcs;     // distinct block columns of every sampled block row, ascending
-    std::vector<index_t>      cols, tmp;
-    std::vector<std::size_t>  bstart;  // their start per sampled block row
-    std::vector<index_t>      bdiag;   // A's block row of every sampled block row
-    for (std::size_t wi = 0; wi < wstart.size(); ++wi) {
-      const index_t s0 = index_t(wi * 12), s1 = std::min<index_t>(S.nrows, s0 + 12); // the window's rows in S
-      for (index_t r = s0; r < s1; r += h) {
-        const std::size_t b0 = bcs.size();
-        merged_columns(S, r, std::min<index_t>(s1, r + h), cols, tmp);
-        for (const index_t c : cols)
-          if (bcs.size() == b0 || bcs.back() != c / w) bcs.push_back(c / w);
-        bstart.push_back(b0);
-        bdiag.push_back((wstart[wi] + (r - s0)) / h);
-      }
-    }
-    bstart.push_back(bcs.size());
-    std::int64_t k = 0, blocks = 0, escapes = 0;
-    index_t      prev = 0;
-    auto         visit = [&](index_t bc, index_t br) {
+    // the diagonal of the block row it starts in. The tiles' alignment is the sample's, not A's.
+    const index_t sb  = (nbcols + p.slices - 1) / p.slices;
+    const int     nsl = int((nbcols + sb - 1) / sb);
+    std::int64_t  k = 0, nblk = 0, escapes = 0;
+    index_t       prev = 0;
+    auto          visit = [&](index_t bc, index_t br) {
       if (k % p.tile == 0) prev = bccoo_tile_base(br, nbrows, h, w, nbcols);
       const std::int64_t d = std::int64_t(bc) - prev;
       escapes += d < -32767 || d > 32767;
       prev = bc;
-      ++k, ++blocks;
+      ++k, ++nblk;
     };
     for (int sl = 0; sl < nsl; ++sl)
-      for (std::size_t b = 0; b + 1 < bstart.size(); ++b) {
+      for (std::size_t b = 0; b < nsb; ++b) {
         const auto first = bcs.begin() + (std::ptrdiff_t)bstart[b], last = bcs.begin() + (std::ptrdiff_t)bstart[b + 1];
         const auto lo = std::lower_bound(first, last, index_t(std::int64_t(sl) * sb)), hi = std::lower_bound(lo, last, index_t(std::min<std::int64_t>(nbcols, std::int64_t(sl + 1) * sb)));
         if (lo == hi) visit(std::min<index_t>(index_t(std::int64_t(sl) * sb), nbcols - 1), bdiag[b]);
         for (auto it = lo; it != hi; ++it) visit(*it, bdiag[b]);
       }
-    ch.escape_share = blocks ? double(escapes) / double(blocks) : 0.0;
+    ch.escape_share = nblk ? double(escapes) / double(nblk) : 0.0;
     // 2 B + 4 B per escape against 4 B, but the differences are decoded in a chain per thread and
     // an escape is a dependent load inside it: x's gathers wait for it. Measured on an H100
-    // (docs/results/h100-2026-11-23-bccoo-suite): with 1 x 1 blocks, 8 B of values per column,
-    // escapes do not pay for the 2 B saved: the 27-point stencil 160^3 (0.036 escaping) took 0.583
-    // ms compressed against 0.519 ms with 32-bit columns, the web matrix (0.249) 0.136 against
-    // 0.115 ms; the 3-dof FEM matrix in 3 x 1 blocks (0.016) gained from compression (0.443 against
-    // 0.450 ms). Compress 1 x 1 blocks only when no sampled difference escapes, larger blocks while
-    // fewer than a tenth escape.
-    p.compress_col  = p.h * p.w == 1 ? ch.escape_share == 0.0 : ch.escape_share < 0.1;
+    // (bench_matmult -bccoo_grid, docs/results/h100-2026-11-24-bccoo-model): with 1 x 1 blocks, 8 B
+    // of values per column, 32-bit columns were faster on every matrix, escapes or not (the 2D
+    // 5-point stencil, no escape: 16-bit 1.10x slower; the 3D 7-point 1.32x); larger blocks gain
+    // from compression when the product is bandwidth-bound (3-dof FEM 90^3 nodes in 3 x 1 blocks,
+    // 0.016 escaping: 16-bit 4 % faster) but not below kModelLatencyBlocks (the same at 30^3: 5 %
+    // slower). Compress blocks of 2 or more values on large matrices while fewer than a tenth of
+    // the differences escape.
+    p.compress_col = p.h * p.w > 1 && blocks >= kModelLatencyBlocks && ch.escape_share < 0.1;
   }
   ch.p = p;
   return ch;
@@ -414,7 +498,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_
   template void bccoo_refresh<T>(const CsrView<T> &, Bccoo<T> &);                           \
   template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);            \
   template std::vector<BccooShape> bccoo_shapes<T>(const CsrView<T> &, int);                \
-  template BccooChoice bccoo_model<T>(const CsrView<T> &, const BccooParams &, int, index_t);
+  template BccooChoice bccoo_model<T>(const CsrView<T> &, const BccooParams &, const BccooHints &, index_t);
 GPUMAT_BCCOO_INSTANTIATE(double)
 GPUMAT_BCCOO_INSTANTIATE(float)
 #undef GPUMAT_BCCOO_INSTANTIATE

@@ -141,18 +141,42 @@ struct BccooShape {
 template <typename T>
 std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size = 1);
 
-// The model's parameters for A, in time independent of A's size beyond a sample: the block shape
-// with the fewest bytes (bccoo_shapes) and the share of escaped column differences are measured on
-// up to `max_windows` windows of 12 consecutive rows spread evenly over A (all rows of smaller
-// matrices), fewer where the windows would hold more than about kModelSampleEntries nonzeros
-// (but at least kModelMinWindows); columns are compressed when no difference escapes (1 x 1 blocks) or fewer than a tenth (larger blocks) (2 B +
-// 4 B per escape against 4 B, an escape being a dependent load outside the coalesced stream).
-// Tile and group: 32 blocks per thread in groups of 128 for block rows of 20 blocks or more, else
-// the defaults; slices: 1 (BCCOO+ is left to the user and the tuner); strategy: 2 (the result
-// cache; 1 is left to the user). Every parameter the user set (nonzero; compress_col >= 0) is
-// kept, and the block shape is then the best one with the user's height or width.
+// What the model knows of A and the GPU beyond the CSR: the matrix's block size (MatGetBlockSize,
+// 1 when unknown: the shapes' tie-break), its longest row (the machinery counts it with the empty
+// rows; -1: unknown, counted here in one pass over the row pointer) and the GPU's L2 cache (0:
+// kModelL2Bytes; CPU builds have no GPU to ask).
+struct BccooHints {
+  int     block_size  = 1;
+  index_t longest_row = -1;
+  double  l2_bytes    = 0;
+  BccooHints(int bs = 1, index_t longest = -1, double l2 = 0) : block_size(bs), longest_row(longest), l2_bytes(l2) {}
+};
+
+// The model's parameters for A, in time independent of A's size beyond a sample (and the longest
+// row): the block shape with the fewest bytes (bccoo_shapes) measured on up to `max_windows`
+// windows of 12 consecutive rows spread evenly over A (all rows of smaller matrices), fewer where
+// the windows would hold more than about kModelSampleEntries nonzeros (but at least
+// kModelMinWindows); then, on the same sample (bccoo.cpp says what each rule measured):
+// - slices: the count of 1..32 with the fewest bytes per product by a byte model of the blocks,
+//   the empty segments' zero blocks, the partial sums of each slice and the gathers of x far from
+//   the diagonal (from memory, L2 or L1 by the share of a slice's x the cache holds), taken when it
+//   saves kModelSliceGain over one slice;
+// - tile and group: below kModelLatencyBlocks blocks tiles of 16 or 8 and groups of 256, 128 or 64
+//   by the threads that leaves; 1 x 1 blocks tile 24, group 256 (segments of 64 blocks or more:
+//   40 and 512; a segment longer than 64 groups: group 512); larger blocks tile 32, group 128 for
+//   block rows of 20 blocks or more, else 16 and 256;
+// - columns: 32-bit for 1 x 1 blocks; 16-bit differences for larger blocks on matrices of at least
+//   kModelLatencyBlocks blocks while fewer than a tenth of the sampled differences escape;
+// - strategy 2 (the result cache; 1 is left to the user).
+// Every parameter the user set (nonzero; compress_col >= 0) is kept, and the block shape is then
+// the best one with the user's height or width.
 constexpr double  kModelSampleEntries = 65536;
 constexpr index_t kModelMinWindows    = 4;
+constexpr double  kModelL2Bytes       = 50e6;   // an H100's (and H200's) L2
+constexpr double  kModelL1Bytes       = 128e3;  // of x an SM's L1 holds beside the product's other traffic
+constexpr double  kModelNearShare     = 0.25;   // near the diagonal: within this share of L2/2's columns
+constexpr double  kModelSliceGain     = 0.05;
+constexpr double  kModelLatencyBlocks = 2.5e6;
 struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first
@@ -160,6 +184,6 @@ struct BccooChoice {
   index_t                 sampled_rows = 0;
 };
 template <typename T>
-BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, int block_size = 1, index_t max_windows = 4096);
+BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const BccooHints &hints = BccooHints(), index_t max_windows = 4096);
 
 } // namespace gpumat

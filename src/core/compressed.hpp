@@ -30,12 +30,25 @@ struct CompressedRows {
   }
 };
 
+// The empty rows of A and the length of its longest row, in one pass over the row pointer.
+struct RowStats {
+  index_t empty = 0, longest = 0;
+};
+template <typename T>
+RowStats row_stats(const CsrView<T> &A) {
+  RowStats st;
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t len = A.rowptr[r + 1] - A.rowptr[r];
+    st.empty += len == 0;
+    st.longest = len > st.longest ? len : st.longest;
+  }
+  return st;
+}
+
 // Number of empty rows of A (one pass over the row pointer).
 template <typename T>
 index_t count_empty_rows(const CsrView<T> &A) {
-  index_t e = 0;
-  for (index_t r = 0; r < A.nrows; ++r) e += A.rowptr[r] == A.rowptr[r + 1];
-  return e;
+  return row_stats(A).empty;
 }
 
 // PETSc's rule (MatCheckCompressedRow, ratio 0.6 in SeqAIJ): compress when at least `ratio` of

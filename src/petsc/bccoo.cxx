@@ -24,9 +24,9 @@ public:
     } opts[] = {
       {"-mat_bccoo_block_height", "Block height h: 1..4 (0 = chosen by the model: the block shape with the fewest bytes)", &user_.h, 0, 4, 1},
       {"-mat_bccoo_block_width", "Block width w: 1, 2 or 4 (0 = chosen by the model)", &user_.w, 0, 4, 1},
-      {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the default, 1)", &user_.slices, 0, 32, 1},
-      {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
-      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 128 with tiles of 32, else 256)", &user_.group, 0, 512, 32},
+      {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the model: the count with the fewest bytes per product by its byte model of the blocks, partial sums and far gathers of x against the GPU's L2 and L1, if it saves 5 %; else 1)", &user_.slices, 0, 32, 1},
+      {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 16 or 8 below 2.5M blocks; 1 x 1 blocks 24, 40 for segments of 64 blocks or more; larger blocks 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
+      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 256; 128 or 64 when fewer than 64k or 32k threads; 512 for 1 x 1 segments of 64 blocks or more or a row longer than 64 groups; 128 with tiles of 32 of larger blocks)", &user_.group, 0, 512, 32},
       {"-mat_bccoo_strategy", "Segment sums to y through the group's result cache in shared memory (2) or straight from the threads (1), the paper's strategies 2 and 1 (0 = the model: 2)", &user_.strategy, 0, 2, 1},
     };
     for (auto &o : opts) {
@@ -38,7 +38,7 @@ public:
     }
     const char *const compress_names[] = {"auto", "yes", "no", "BccooCompress", "BCCOO_COMPRESS_", nullptr};
     PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
-    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: 1 x 1 blocks unless one escapes, larger blocks unless a tenth would), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
+    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: 32-bit for 1 x 1 blocks and below 2.5M blocks, 16-bit for larger blocks unless a tenth would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
     PetscBool tune = tune_ ? PETSC_TRUE : PETSC_FALSE, set;
     PetscCall(PetscOptionsBool("-mat_bccoo_tune", "Choose the parameters left to the model by timing candidates on the GPU at the device build (the paper's auto-tuner, pruned; cached on disk); CPU builds use the model's", "MATBCCOO", tune, &tune, nullptr));
@@ -170,6 +170,25 @@ private:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // The L2 cache of the current GPU (the model's slices), asked once; 0 (the model's default) in
+  // builds without CUDA or when the runtime does not answer.
+  double L2Bytes()
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (l2_bytes_ < 0) {
+      int dev = 0, l2 = 0;
+      if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) == cudaSuccess) l2_bytes_ = l2;
+      else {
+        (void)cudaGetLastError();
+        l2_bytes_ = 0;
+      }
+    }
+    return l2_bytes_;
+#else
+    return 0;
+#endif
+  }
+
   // The parameters for A: the user's, the rest from the model (bccoo_model).
   PetscErrorCode Choose(const CsrView<Scalar> &A)
   {
@@ -177,7 +196,7 @@ private:
     PetscFunctionBegin;
     PetscCall(PetscTime(&t0));
     try {
-      choice_ = bccoo_model(A, user_, BlockSize());
+      choice_ = bccoo_model(A, user_, BccooHints(BlockSize(), LongestRow(), L2Bytes()));
     } catch (const std::invalid_argument &e) {
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s (options -mat_bccoo_*)", e.what());
     }
@@ -326,7 +345,8 @@ private:
   int           tune_reps_ = kBccooTuneDefaultReps; // -mat_bccoo_tune_reps
   TuneReport    report_;
   BccooChoice   choice_{};
-  double        model_ms_ = 0; // host time of the last bccoo_model
+  double        model_ms_ = 0;  // host time of the last bccoo_model
+  double        l2_bytes_ = -1; // L2Bytes(): -1 until asked
   Bccoo<Scalar> host_;
 };
 

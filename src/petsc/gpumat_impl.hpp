@@ -78,6 +78,10 @@ public:
   // sizes agree, 1 otherwise and for compressed blocks): a hint for formats with blocks of values.
   void SetBlockSize(int bs) { block_size_ = bs > 0 ? bs : 1; }
   int  BlockSize() const { return block_size_; }
+  // The length of the longest row of the matrix the next Build stores (counted by the machinery
+  // with the empty rows; -1: unknown): a hint for formats whose work is split along rows.
+  void    SetLongestRow(index_t n) { longest_row_ = n; }
+  index_t LongestRow() const { return longest_row_; }
 
   // The directory of the disk cache of tuning decisions (-mat_gpumat_tuning_cache, its default, or
   // "" with -mat_gpumat_tuning_cache_disable), set before each build: a format that tunes looks its
@@ -90,7 +94,8 @@ public:
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
 
 private:
-  int         block_size_ = 1;
+  int         block_size_  = 1;
+  index_t     longest_row_ = -1;
   std::string tuning_cache_dir_;
 };
 

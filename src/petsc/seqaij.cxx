@@ -84,7 +84,10 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
   PetscCall(d->csr.Get(A, new_pattern));
   if (new_pattern) {
     const CsrView<Scalar> &full = d->csr.view();
-    PetscCallCXX(d->empty_rows = count_empty_rows(full));
+    RowStats rs;
+    PetscCallCXX(rs = row_stats(full));
+    d->empty_rows = rs.empty;
+    d->fmt->SetLongestRow(rs.longest);
     switch ((Compress)d->opt.compress) {
     case kCompressAlways: d->compressed = true; break;
     case kCompressNever: d->compressed = false; break;
@@ -415,6 +418,7 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
     PetscInt rbs, cbs;
     PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
     d->fmt->SetBlockSize(rbs == cbs ? (int)rbs : 1);
+    PetscCallCXX(d->fmt->SetLongestRow(row_stats(d->csr.view()).longest));
   }
   const CsrView<Scalar> &full      = d->csr.view();
   const double           csr_bytes = (double)(full.nrows + 1 + full.nnz()) * sizeof(index_t) + (double)full.nnz() * sizeof(Scalar);

@@ -325,57 +325,172 @@ TEST(BccooModelStrategy, KeepsTheUsers) {
   EXPECT_EQ(gpumat::bccoo_model(M.view(v), user).p.strategy, 1);
 }
 
-// The model's column compression (bccoo_model): 1 x 1 blocks keep 16-bit differences only when no
-// sampled difference escapes (an escape is a dependent load in the decoding chain; measured on an
-// H100, docs/results/h100-2026-11-23-bccoo-suite), larger blocks while fewer than a tenth escape.
-// Rows of 20 columns two apart (so that neither wider nor taller blocks fill: 1 x 1 has the fewest
-// bytes), every fifth row with one column 100,000 to the right: about 2 % of the differences escape.
-TEST(BccooModelColumns, OneByOneBlocksWithEscapesStayUncompressed) {
-  for (const bool far : {false, true}) {
-    matgen::Csr A;
-    A.name  = far ? "banded_far" : "banded";
-    A.nrows = 6000;
-    A.ncols = 200000;
-    for (index_t r = 0; r < A.nrows; ++r) {
-      for (index_t k = 0; k < 20; ++k) A.colidx.push_back(r + 2 * k);
-      if (far && r % 5 == 0) A.colidx.push_back(r + 100000);
-      A.rowptr.push_back(index_t(A.colidx.size()));
+namespace {
+// A CSR built in place (no matgen::Csr: its double values would double the memory of the large
+// ones), float values.
+struct Big {
+  index_t              nrows = 0, ncols = 0;
+  std::vector<index_t> rowptr{0}, colidx;
+  std::vector<float>   val;
+  void                 end_row() { rowptr.push_back(index_t(colidx.size())); }
+  gpumat::CsrView<float> view() {
+    val.assign(colidx.size(), 1.0f);
+    return {nrows, ncols, rowptr.data(), colidx.data(), val.data()};
+  }
+};
+
+// Rows of `len` columns two apart from the diagonal, every fifth row with one column `far` to the
+// right when far > 0 (about 2 % of the differences escape): neither wider nor taller blocks fill,
+// 1 x 1 has the fewest bytes.
+Big banded(index_t nrows, index_t len, index_t far) {
+  Big A;
+  A.nrows = nrows, A.ncols = nrows + 2 * len + far;
+  for (index_t r = 0; r < nrows; ++r) {
+    for (index_t k = 0; k < len; ++k) A.colidx.push_back(r + 2 * k);
+    if (far > 0 && r % 5 == 0) A.colidx.push_back(r + far);
+    A.end_row();
+  }
+  return A;
+}
+
+// nbrows block rows of 3 x 3 dense blocks, 8 at every other block column from the diagonal; with
+// far, every tenth block row one more block 60,000 block columns to the right (fewer than a tenth
+// of the differences escape). 3 x 1 blocks (24 per block row) have the fewest bytes: the gaps
+// leave wider blocks part empty.
+Big blocks3(index_t nbrows, bool far) {
+  Big A;
+  A.nrows = 3 * nbrows, A.ncols = 3 * (nbrows + 60016);
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t br = r / 3;
+    for (index_t b = br; b < br + 16; b += 2)
+      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * b + j);
+    if (far && br % 10 == 0)
+      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * (br + 60000) + j);
+    A.end_row();
+  }
+  return A;
+}
+
+// n x n, `per_row` distinct uniformly random columns per row (sorted).
+Big random_columns(index_t n, index_t per_row, std::uint64_t seed) {
+  Big                                    A;
+  std::mt19937_64                        g(seed);
+  std::uniform_int_distribution<index_t> col(0, n - 1);
+  A.nrows = A.ncols = n;
+  std::vector<index_t> row;
+  for (index_t r = 0; r < n; ++r) {
+    row.clear();
+    while (index_t(row.size()) < per_row) {
+      const index_t c = col(g);
+      if (std::find(row.begin(), row.end(), c) == row.end()) row.push_back(c);
     }
-    A.val.assign(A.colidx.size(), 1.0);
-    const auto                v  = A.values<double>();
-    const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(v), BccooParams{});
-    EXPECT_EQ(ch.p.h * ch.p.w, 1) << A.name;
+    std::sort(row.begin(), row.end());
+    A.colidx.insert(A.colidx.end(), row.begin(), row.end());
+    A.end_row();
+  }
+  return A;
+}
+} // namespace
+
+// Column compression (bccoo_model): 1 x 1 blocks take 32-bit columns, escapes or not (their
+// decoding chain cost more than the 2 B saved on every 1 x 1 matrix measured on an H100,
+// bench_matmult -bccoo_grid); the escape share is still measured.
+TEST(BccooModelColumns, OneByOneBlocksTake32BitColumns) {
+  for (const index_t far : {0, 100000}) {
+    Big                       A  = banded(6000, 20, far);
+    const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(), BccooParams{});
+    EXPECT_EQ(ch.p.h * ch.p.w, 1) << far;
+    EXPECT_EQ(ch.p.compress_col, 0) << far;
     if (far) {
       EXPECT_GT(ch.escape_share, 0.0);
       EXPECT_LT(ch.escape_share, 0.1);
-      EXPECT_EQ(ch.p.compress_col, 0) << "1 x 1 blocks with escapes: 32-bit columns";
-    } else {
-      EXPECT_EQ(ch.escape_share, 0.0);
-      EXPECT_EQ(ch.p.compress_col, 1) << "1 x 1 blocks without escapes: 16-bit differences";
+    } else EXPECT_EQ(ch.escape_share, 0.0);
+    BccooParams user;
+    user.compress_col = 1;
+    EXPECT_EQ(gpumat::bccoo_model(A.view(), user).p.compress_col, 1) << "the user's choice is kept";
+  }
+}
+
+// Larger blocks compress while fewer than a tenth of the differences escape, on matrices of at
+// least kModelLatencyBlocks blocks; below it (latency-bound products) they keep 32-bit columns.
+TEST(BccooModelColumns, LargerBlocksCompressWhenLarge) {
+  const index_t large = index_t(gpumat::kModelLatencyBlocks / 24) + 2000; // block rows of 24 3 x 1 blocks
+  for (const index_t nbr : {index_t(3000), large}) {
+    Big                       A  = blocks3(nbr, true);
+    const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(), BccooParams{}, 3);
+    EXPECT_EQ(ch.p.h, 3) << nbr;
+    EXPECT_EQ(ch.p.w, 1) << nbr;
+    EXPECT_GT(ch.escape_share, 0.0) << nbr;
+    EXPECT_LT(ch.escape_share, 0.1) << nbr;
+    EXPECT_EQ(ch.p.compress_col, nbr == large ? 1 : 0) << nbr;
+    if (nbr == large) { // FEM-like long block rows: tile 32 in groups of 128
+      EXPECT_EQ(ch.p.tile, 32);
+      EXPECT_EQ(ch.p.group, 128);
     }
   }
 }
 
-// 3 x 3 dense blocks (3 x 1 has the fewest bytes) with one far block per tenth block row: fewer than
-// a tenth of the differences escape, and blocks of 3 values compress.
-TEST(BccooModelColumns, LargerBlocksCompressBelowATenth) {
-  matgen::Csr A;
-  A.name  = "blocks_far";
-  A.nrows = 3 * 3000;
-  A.ncols = 3 * 70000;
-  for (index_t r = 0; r < A.nrows; ++r) {
-    const index_t br = r / 3;
-    for (index_t b = br; b < br + 8; ++b)
-      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * b + j);
-    if (br % 10 == 0)
-      for (index_t j = 0; j < 3; ++j) A.colidx.push_back(3 * (br + 60000) + j);
-    A.rowptr.push_back(index_t(A.colidx.size()));
+// Tile and group: small matrices (latency-bound) get tiles of 16 or 8 and smaller groups as the
+// threads get fewer; large 1 x 1 ones tile 24 in groups of 256, groups of 512 when the longest row
+// spans more than 64 groups (the machinery's hint), tile 40 in groups of 512 for segments of 64
+// blocks or more. The user's tile or group is kept.
+TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
+  { // 1.2M blocks: 75k threads of 16
+    Big A = banded(60000, 20, 0);
+    const BccooParams p = gpumat::bccoo_model(A.view(), BccooParams{}).p;
+    EXPECT_EQ(p.tile, 16);
+    EXPECT_EQ(p.group, 256);
   }
-  A.val.assign(A.colidx.size(), 1.0);
-  const auto                v  = A.values<double>();
-  const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(v), BccooParams{}, 3);
-  EXPECT_GT(ch.p.h * ch.p.w, 1);
-  EXPECT_GT(ch.escape_share, 0.0);
-  EXPECT_LT(ch.escape_share, 0.1);
-  EXPECT_EQ(ch.p.compress_col, 1);
+  { // 200k blocks: 25k threads of 8, groups of 64
+    Big A = banded(10000, 20, 0);
+    const BccooParams p = gpumat::bccoo_model(A.view(), BccooParams{}).p;
+    EXPECT_EQ(p.tile, 8);
+    EXPECT_EQ(p.group, 64);
+  }
+  { // 480k blocks: 60k threads of 8, groups of 128
+    Big A = banded(24000, 20, 0);
+    const BccooParams p = gpumat::bccoo_model(A.view(), BccooParams{}).p;
+    EXPECT_EQ(p.tile, 8);
+    EXPECT_EQ(p.group, 128);
+  }
+  Big A = banded(index_t(gpumat::kModelLatencyBlocks / 5) + 1000, 5, 0); // 2.5M blocks, 5 per row
+  BccooParams p = gpumat::bccoo_model(A.view(), BccooParams{}).p;
+  EXPECT_EQ(p.tile, 24);
+  EXPECT_EQ(p.group, 256);
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 65 * 24 * 256)).p; // a hub row of 65 groups
+  EXPECT_EQ(p.tile, 24);
+  EXPECT_EQ(p.group, 512);
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 64 * 24 * 256)).p; // 64 groups: not yet
+  EXPECT_EQ(p.group, 256);
+  BccooParams user;
+  user.tile = 40;
+  p         = gpumat::bccoo_model(A.view(), user, gpumat::BccooHints(1, 65 * 24 * 256)).p;
+  EXPECT_EQ(p.tile, 40);
+  EXPECT_EQ(p.group, 512);
+  user      = BccooParams{};
+  user.group = 64;
+  p          = gpumat::bccoo_model(A.view(), user).p;
+  EXPECT_EQ(p.tile, 24);
+  EXPECT_EQ(p.group, 64);
+  Big L = banded(index_t(gpumat::kModelLatencyBlocks / 64) + 1000, 64, 0); // segments of 64 blocks
+  p     = gpumat::bccoo_model(L.view(), BccooParams{}).p;
+  EXPECT_EQ(p.tile, 40);
+  EXPECT_EQ(p.group, 512);
+}
+
+// Slices (BCCOO+) by the byte model: uniformly random columns whose x does not fit half the L2 take
+// slices (a 1 MB L2 hint makes a 200k-column x of 1.6 MB too large), not when it fits (the default
+// 50 MB); a stencil never (no far columns), whatever the L2; the user's count is kept.
+TEST(BccooModelSlices, WhereXDoesNotFitTheCache) {
+  Big R = random_columns(200000, 16, 5);
+  const BccooParams small_l2 = gpumat::bccoo_model(R.view(), BccooParams{}, gpumat::BccooHints(1, -1, 1e6)).p;
+  EXPECT_GT(small_l2.slices, 1);
+  EXPECT_LE(small_l2.slices, 8);
+  EXPECT_EQ(gpumat::bccoo_model(R.view(), BccooParams{}).p.slices, 1);
+  BccooParams user;
+  user.slices = 2;
+  EXPECT_EQ(gpumat::bccoo_model(R.view(), user, gpumat::BccooHints(1, -1, 1e6)).p.slices, 2);
+  const matgen::Csr M = matgen::stencil_2d(400, 400);
+  const auto        v = M.values<double>();
+  EXPECT_EQ(gpumat::bccoo_model(M.view(v), BccooParams{}, gpumat::BccooHints(1, -1, 1e5)).p.slices, 1);
 }
