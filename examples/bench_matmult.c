@@ -12,7 +12,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     bccoo:tune=1 sets -mat_bccoo_tune: the tuner's report (MatView lines\n"
                      "                     'tuner ...': candidates, cost, the winner's and the model's time per\n"
                      "                     product) follows the type's row; its build cost includes the search\n"
-                     "                     a type that cannot be made from the AIJ matrix is reported and skipped\n"
+                     "                     a type that cannot be made from the AIJ matrix, or whose first product\n"
+                     "                     fails (its format refuses the matrix), is reported and skipped\n"
                      "  -reps <100>        timed products per GPU type (median, min, max reported)\n"
                      "  -reps_host <10>    timed products for host (CPU) types, which are 100x slower\n"
                      "  -warmup <10>       untimed products before timing\n"
@@ -671,6 +672,29 @@ static PetscErrorCode TryConvertTo(Mat A0, const char *spec, int variant, Mat *A
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The first product of a converted type with PETSc's errors returned instead of aborting (a type
+   that refuses the matrix only when it builds its format on the device, e.g. cuSPARSE's sliced ELL
+   beyond its 32-bit positions): *ok is PETSC_FALSE on every rank when it failed on any, after one
+   line naming the type and the error (of the lowest failing rank). */
+static PetscErrorCode TryFirstProduct(Mat A, Vec x, Vec y, const char *spec, PetscBool *ok)
+{
+  PetscErrorCode ierr;
+  PetscMPIInt    mine, first;
+  const char    *text = NULL, *specific = NULL;
+  PetscFunctionBegin;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatMult(A, x, y);
+  PetscCall(PetscPopErrorHandler());
+  mine = ierr != PETSC_SUCCESS ? myrank : nranks;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  *ok = first == nranks ? PETSC_TRUE : PETSC_FALSE;
+  if (!*ok && myrank == first) {
+    PetscCall(PetscErrorMessage(ierr, &text, &specific));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDOUT, "!! type %s: its first product failed on %d rank(s) (rank %d: %s%s%s); skipped\n", spec, nranks, myrank, text ? text : "error", specific && specific[0] ? ": " : "", specific ? specific : ""));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   char   type[96];
   char   tuner[1024]; /* bccoo with -mat_bccoo_tune: its tuner's report (TunerLines), printed under its row */
@@ -976,8 +1000,15 @@ int main(int argc, char **argv)
     { /* first product: builds the format (and copies to the GPU) */
       PetscLogDouble t0, t1;
       PetscCall(NowAll(&t0));
-      PetscCall(MatMult(A, x, y));
+      PetscCall(TryFirstProduct(A, x, y, type, &ok));
       PetscCall(Now(&t1));
+      if (!ok) {
+        PetscCall(VecDestroy(&x));
+        PetscCall(VecDestroy(&y));
+        PetscCall(MatDestroy(&A));
+        nskipped++;
+        continue;
+      }
       r->first = 1e3 * (t1 - t0);
       PetscCall(MaxOverRanks(&r->first, 1));
     }

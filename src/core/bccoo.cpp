@@ -368,7 +368,10 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   bstart.push_back(bcs.size());
   const std::size_t nsb   = bdiag.size();                                     // sampled block rows
   const double      scale = nsb ? double(nbrows) / double(nsb) : 0.0;         // sample -> A
-  const double      blocks = double(bcs.size()) * scale;                       // A's nonzero blocks (estimate)
+  // A's nonzero blocks: its nonzeros over the sample's nonzeros per block (exact for 1 x 1 blocks;
+  // the sample's row count would misjudge rows of very different lengths, LP's heavy tail)
+  const double      blocks = S.nnz() > 0 ? double(A.nnz()) * double(bcs.size()) / double(S.nnz()) : 0.0;
+  ch.blocks                = blocks;
   const double      l2     = hints.l2_bytes > 0 ? hints.l2_bytes : kModelL2Bytes;
 
   // Slices (BCCOO+): the byte model of one product for S = 1, 2, 4, ..., 32 slices, the cheapest
@@ -393,7 +396,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
         const double diag = double(bdiag[b]) * h * double(A.ncols) / double(std::max<index_t>(1, A.nrows));
         for (std::size_t k = bstart[b]; k < bstart[b + 1]; ++k) far += std::abs(double(bcs[k]) * w - diag) > near_cols;
       }
-      far *= scale;
+      far = S.nnz() > 0 ? far * double(A.nnz()) / double(S.nnz()) : 0.0; // as the blocks: by the nonzeros
       auto cost = [&](int sl, double *nsl_out) {
         const index_t sb  = (nbcols + sl - 1) / sl;
         const index_t nsl = (nbcols + sb - 1) / sb;

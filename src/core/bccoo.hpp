@@ -181,6 +181,7 @@ struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first
   double                  escape_share = 0; // escaped differences per block with 16-bit columns (sample)
+  double                  blocks       = 0; // A's nonzero blocks of the chosen shape: nnz x the sample's blocks per nonzero
   index_t                 sampled_rows = 0;
 };
 template <typename T>

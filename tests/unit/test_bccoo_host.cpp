@@ -472,10 +472,34 @@ TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
   p          = gpumat::bccoo_model(A.view(), user).p;
   EXPECT_EQ(p.tile, 24);
   EXPECT_EQ(p.group, 64);
+  // the block count the rules use: exact for 1 x 1 blocks, sampled or not
+  EXPECT_EQ(gpumat::bccoo_model(A.view(), BccooParams{}).blocks, double(A.colidx.size()));
   Big L = banded(index_t(gpumat::kModelLatencyBlocks / 64) + 1000, 64, 0); // segments of 64 blocks
   p     = gpumat::bccoo_model(L.view(), BccooParams{}).p;
   EXPECT_EQ(p.tile, 40);
   EXPECT_EQ(p.group, 512);
+}
+
+// Rows of very different lengths (LP's heavy tail): the block count comes from the nonzeros, not
+// from the sampled rows' count, so the segment length and the blocks per thread do not depend on
+// which rows the sample met. Bands of 48 rows alternate between 4 and 1,200 nonzeros; 1 x 1 blocks.
+TEST(BccooModelTiles, HeavyTailedRowsCountedByTheirNonzeros) {
+  Big A;
+  A.nrows = 4800, A.ncols = 1 << 20;
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t len = (r / 48) % 2 ? 1200 : 4;
+    for (index_t k = 0; k < len; ++k) A.colidx.push_back(index_t((std::int64_t(r) * 7919 + std::int64_t(k) * 877) % A.ncols));
+    std::sort(A.colidx.end() - len, A.colidx.end());
+    A.end_row();
+  }
+  BccooParams one_slice;
+  one_slice.slices             = 1;
+  const gpumat::BccooChoice ch = gpumat::bccoo_model(A.view(), one_slice);
+  EXPECT_EQ(ch.p.h * ch.p.w, 1);
+  EXPECT_EQ(ch.blocks, double(A.colidx.size()));
+  EXPECT_LT(ch.sampled_rows, A.nrows); // a sample, not every row
+  EXPECT_EQ(ch.p.tile, 40) << "2.9M blocks in segments of more than 64: tile 40, group 512";
+  EXPECT_EQ(ch.p.group, 512);
 }
 
 // Slices (BCCOO+) by the byte model: uniformly random columns whose x does not fit half the L2 take
