@@ -378,10 +378,10 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   // taken if it saves kModelSliceGain over one slice. Per product: the blocks (with the zero blocks
   // of empty segments, counted per sampled block row for each S) at h w 8 B + 4 B; with S > 1 the
   // per-slice partial sums, S x rows x 8 B written and read again; and the gathers of x by blocks
-  // far from the diagonal (further than kModelNearShare of the columns half the L2 holds, or 1/64
+  // far from the diagonal (further than kModelNearShare of the columns the L2 holds of x, or 1/64
   // of A's columns: near ones hit what the neighbouring rows brought in), each a 32-byte sector from memory, from L2 (4 B) or L1
-  // (1 B) by the share of the slice's x that fits the cache (half the L2: one partition; 128 KB of
-  // L1). Fitted on an H100 (docs/results/h100-2026-11-24-bccoo-model, bench_matmult -bccoo_grid):
+  // (1 B) by the share of the slice's x that fits the cache (kModelL2XShare of the L2: half is one
+  // partition, and the matrix's streamed arrays pass through it too; 128 KB of L1). Fitted on an H100 (docs/results/h100-2026-11-23-bccoo-model, bench_matmult -bccoo_grid):
   // uniform random columns 8M x 8M, 16 per row, 4 slices 2.1x faster than 1; Pareto rows of random
   // columns 20M x 20M, 8 slices 1.65x; LP 4096 x 1M and 16384 x 4M, 32 slices 1.18x and 1.40x;
   // no gain on the short rows of short4, econ, web and circuit (the partial sums cost what the
@@ -390,7 +390,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   if (user.slices == 0) {
     slices = 1;
     if (nsb > 0 && nbcols > 1) {
-      const double near_cols = std::min(kModelNearShare * 0.5 * l2 / double(sizeof(T)), double(A.ncols) / 64);
+      const double near_cols = std::min(kModelNearShare * kModelL2XShare * l2 / double(sizeof(T)), double(A.ncols) / 64);
       double       far       = 0; // far blocks of the sample
       for (std::size_t b = 0; b < nsb; ++b) {
         const double diag = double(bdiag[b]) * h * double(A.ncols) / double(std::max<index_t>(1, A.nrows));
@@ -408,7 +408,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
           empty += double(nsl - distinct);
         }
         const double xs   = double(A.ncols) * sizeof(T) / double(nsl);
-        const double hit2 = std::min(1.0, 0.5 * l2 / xs), hit1 = std::min(1.0, kModelL1Bytes / xs);
+        const double hit2 = std::min(1.0, kModelL2XShare * l2 / xs), hit1 = std::min(1.0, kModelL1Bytes / xs);
         const double far_cost = hit1 * 1.0 + (hit2 - hit1) * 4.0 + (1.0 - hit2) * 32.0;
         *nsl_out              = double(nsl);
         return (blocks + empty * scale) * (double(h) * w * sizeof(T) + 4.0) + (nsl > 1 ? 2.0 * double(nsl) * nbrows * h * sizeof(T) : 0.0) + far * far_cost;
@@ -482,7 +482,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
     ch.escape_share = nblk ? double(escapes) / double(nblk) : 0.0;
     // 2 B + 4 B per escape against 4 B, but the differences are decoded in a chain per thread and
     // an escape is a dependent load inside it: x's gathers wait for it. Measured on an H100
-    // (bench_matmult -bccoo_grid, docs/results/h100-2026-11-24-bccoo-model): with 1 x 1 blocks, 8 B
+    // (bench_matmult -bccoo_grid, docs/results/h100-2026-11-23-bccoo-model): with 1 x 1 blocks, 8 B
     // of values per column, 32-bit columns were faster on every matrix, escapes or not (the 2D
     // 5-point stencil, no escape: 16-bit 1.10x slower; the 3D 7-point 1.32x); larger blocks gain
     // from compression when the product is bandwidth-bound (3-dof FEM 90^3 nodes in 3 x 1 blocks,

@@ -174,7 +174,8 @@ constexpr double  kModelSampleEntries = 65536;
 constexpr index_t kModelMinWindows    = 4;
 constexpr double  kModelL2Bytes       = 50e6;   // an H100's (and H200's) L2
 constexpr double  kModelL1Bytes       = 128e3;  // of x an SM's L1 holds beside the product's other traffic
-constexpr double  kModelNearShare     = 0.25;   // near the diagonal: within this share of L2/2's columns
+constexpr double  kModelL2XShare      = 0.4;    // of the L2 that holds x for the gathers: half (one partition) less the streamed arrays
+constexpr double  kModelNearShare     = 0.25;   // near the diagonal: within this share of the columns the L2 holds of x
 constexpr double  kModelSliceGain     = 0.05;
 constexpr double  kModelLatencyBlocks = 2.5e6;
 struct BccooChoice {
