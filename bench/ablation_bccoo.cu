@@ -37,6 +37,7 @@
 //       (c) and (d) do not read) + x + y + 2 x 8 h per group (carry-outs stored, then read);
 //   (d) the 32-bit format's bytes + x + y;  (e), strategy 1: the format's bytes + x + y.
 #include "ablation.h"
+#include "floors_bccoo.hpp"
 #include "timing.cuh"
 
 #include "core/bccoo.hpp"
@@ -285,12 +286,7 @@ extern "C" int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int
     snprintf(err, (size_t)errlen, "ablation: needs a matrix with nonzeros, and nnz = rowptr[nrows] (32-bit indices); got %d x %d, nnz %lld", nrows, ncols, nnz);
     return -1;
   }
-  gpumat::CsrView<double> A;
-  A.nrows  = nrows;
-  A.ncols  = ncols;
-  A.rowptr = rowptr;
-  A.colidx = colidx;
-  A.val    = val;
+  const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
   try {
     p        = gpumat::bccoo_model(A, gpumat::BccooParams{}, std::max(block_size, 1)).p;
     p.slices = 1; // BCCOO, not BCCOO+: the model takes one slice anyway
@@ -362,7 +358,7 @@ extern "C" int BenchAblationBccoo(int nrows, int ncols, long long nnz, const int
     ABL_CALL(cudaStreamSynchronize(s));
     ABL_CALL(cudaMemcpy(yref.data(), d_y, sizeof(double) * (size_t)nrows, cudaMemcpyDeviceToHost));
     info->relerr_host = rel_err(yref, yhost);
-    info->p.h = p.h, info->p.w = p.w, info->p.slices = p.slices, info->p.tile = p.tile, info->p.group = p.group, info->p.compress = p.compress_col;
+    info->p = gpumat_floors::to_bench(p);
     info->p.block_size = block_size, info->p.model = 1;
     info->blocks  = D.blocks();
     info->padded  = D.padded_blocks();

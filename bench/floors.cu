@@ -398,12 +398,7 @@ extern "C" int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *
     return -1;
   }
   try {
-    gpumat::CsrView<double> A;
-    A.nrows  = nrows;
-    A.ncols  = ncols;
-    A.rowptr = rowptr;
-    A.colidx = colidx;
-    A.val    = val;
+    const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
     gpumat_floors::bccoo_plan(A, *p, plan);
   } catch (const std::exception &e) {
     snprintf(err, (size_t)errlen, "bccoo floors: %s", e.what());

@@ -12,8 +12,6 @@
 
 namespace gpumat_floors {
 
-namespace {
-
 gpumat::BccooParams to_core(const BenchBccooParams &p) {
   gpumat::BccooParams q;
   q.h            = p.h;
@@ -25,7 +23,16 @@ gpumat::BccooParams to_core(const BenchBccooParams &p) {
   return q;
 }
 
-} // namespace
+BenchBccooParams to_bench(const gpumat::BccooParams &p) {
+  BenchBccooParams b{};
+  b.h        = p.h;
+  b.w        = p.w;
+  b.slices   = p.slices;
+  b.tile     = p.tile;
+  b.group    = p.group;
+  b.compress = p.compress_col;
+  return b;
+}
 
 void bccoo_plan(const gpumat::CsrView<double> &A, const BenchBccooParams &p, BccooPlan &plan) {
   gpumat::BccooParams q      = to_core(p);
@@ -46,12 +53,7 @@ void bccoo_plan(const gpumat::CsrView<double> &A, const BenchBccooParams &p, Bcc
   const gpumat::Bccoo<double> &B = plan.B;
   BenchBccooInfo              &I = plan.info;
   I                              = BenchBccooInfo{};
-  I.p.h                          = B.p.h;
-  I.p.w                          = B.p.w;
-  I.p.slices                     = B.p.slices;
-  I.p.tile                       = B.p.tile;
-  I.p.group                      = B.p.group;
-  I.p.compress                   = B.p.compress_col;
+  I.p                            = to_bench(B.p);
   I.p.block_size                 = p.block_size;
   I.chosen                       = chosen;
   I.blocks                       = B.nblocks - B.pad_blocks;

@@ -9,6 +9,11 @@
 
 namespace gpumat_floors {
 
+// The benchmark's C parameters (floors.h) and the core's, field by field (block_size and model stay
+// with the benchmark's; strategy with the core's default).
+gpumat::BccooParams to_core(const BenchBccooParams &p);
+BenchBccooParams    to_bench(const gpumat::BccooParams &p);
+
 struct BccooPlan {
   gpumat::Bccoo<double> B; // built with the parameters in info.p (its slot map dropped)
   BenchBccooInfo        info{};

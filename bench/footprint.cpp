@@ -25,12 +25,7 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
   f->ell       = 12.0 * double(nrows) * double(width);
   f->ellr      = f->ell + 4.0 * double(nrows);
   try {
-    gpumat::CsrView<double> A;
-    A.nrows  = nrows;
-    A.ncols  = ncols;
-    A.rowptr = rowptr;
-    A.colidx = colidx;
-    A.val    = val;
+    const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
     {
       gpumat_floors::BccooPlan plan;
       gpumat_floors::bccoo_plan(A, *p, plan);

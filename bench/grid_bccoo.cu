@@ -12,6 +12,7 @@
 //   3. the best so far at each of the model's four smallest block shapes x compress {0, 1}.
 // The model's own choice is timed too (it may lie outside the grid: a user's or a shape's).
 #include "ablation.h"
+#include "floors_bccoo.hpp"
 
 #include "core/bccoo.hpp"
 #include "core/bccoo_tune.hpp"
@@ -30,13 +31,9 @@
 namespace {
 
 using gpumat::BccooParams;
+using gpumat_floors::to_bench;
+using gpumat_floors::to_core;
 using Key = std::tuple<int, int, int, int, int, int>;
-
-BenchBccooParams to_bench(const BccooParams &p) {
-  BenchBccooParams b{};
-  b.h = p.h, b.w = p.w, b.slices = p.slices, b.tile = p.tile, b.group = p.group, b.compress = p.compress_col;
-  return b;
-}
 
 } // namespace
 
@@ -48,8 +45,7 @@ extern "C" int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *ro
     return -1;
   }
   try {
-    gpumat::CsrView<double> A;
-    A.nrows = nrows, A.ncols = ncols, A.rowptr = rowptr, A.colidx = colidx, A.val = val;
+    const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
     const gpumat::BccooChoice ch = gpumat::bccoo_model(A, BccooParams{}, block_size);
     *model                       = to_bench(ch.p);
     cudaStream_t s               = nullptr;
@@ -94,11 +90,6 @@ extern "C" int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *ro
           if (res[i].status == 0 && res[i].stage <= stage_max && (compress < 0 || res[i].p.compress == compress) && (b < 0 || res[i].ms < res[b].ms)) b = i;
         return b;
       };
-      auto params_of = [](const BenchGridRow &r) {
-        BccooParams p;
-        p.h = r.p.h, p.w = r.p.w, p.slices = r.p.slices, p.tile = r.p.tile, p.group = r.p.group, p.compress_col = r.p.compress;
-        return p;
-      };
       bool go = rc == 0 && time(ch.p, 0);
       for (int c = 0; go && c < 2; ++c)
         for (int tile : gpumat::kBccooTuneTiles)
@@ -111,7 +102,7 @@ extern "C" int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *ro
       for (int c = 0; go && c < 2; ++c) {
         const int b = best_of(1, c);
         if (b < 0) continue;
-        const BccooParams base = params_of(res[b]);
+        const BccooParams base = to_core(res[b].p);
         for (int sl : {2, 4, 8, 16, 32}) {
           if (!go) break;
           BccooParams p = base;
@@ -121,7 +112,7 @@ extern "C" int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *ro
       }
       const int b = best_of(2, -1);
       if (go && b >= 0) {
-        const BccooParams base = params_of(res[b]);
+        const BccooParams base = to_core(res[b].p);
         int               n    = 0;
         for (const gpumat::BccooShape &sh : ch.shapes) {
           if (n++ >= gpumat::kBccooTuneShapes || !go) break;

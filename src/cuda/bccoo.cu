@@ -680,19 +680,11 @@ void BccooDevice<T>::release() {
 template <typename T>
 cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params, cudaStream_t s) {
   release();
-  const long long nnz = A.nnz();
-  Tmp             tmp{s, {}}; // the CSR on the device, freed stream-ordered after the build
-  PhaseTimer      clock(s);
-  index_t        *rowptr = tmp.get<index_t>(std::size_t(A.nrows) + 1), *colidx = tmp.get<index_t>(nnz);
-  T              *aval   = tmp.get<T>(nnz);
-  BCCOO_TRY(tmp.err);
-  BCCOO_TRY(cudaMemcpyAsync(rowptr, A.rowptr, sizeof(index_t) * (std::size_t(A.nrows) + 1), cudaMemcpyHostToDevice, s));
-  if (nnz > 0) {
-    BCCOO_TRY(cudaMemcpyAsync(colidx, A.colidx, sizeof(index_t) * nnz, cudaMemcpyHostToDevice, s));
-    BCCOO_TRY(cudaMemcpyAsync(aval, A.val, sizeof(T) * nnz, cudaMemcpyHostToDevice, s));
-  }
+  DeviceCsr<T> csr; // the CSR on the device, freed stream-ordered after the build
+  PhaseTimer   clock(s);
+  BCCOO_TRY(csr.upload(A, s));
   clock.mark("upload");
-  return build_from(DeviceCsrView<T>{A.nrows, A.ncols, nnz, rowptr, colidx, aval}, params, s, clock);
+  return build_from(csr.view(), params, s, clock);
 }
 
 template <typename T>

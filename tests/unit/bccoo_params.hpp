@@ -75,4 +75,29 @@ inline matgen::Csr bccoo_fuzz_matrix(std::uint64_t seed) {
   return matgen::from_lengths("fuzz" + std::to_string(seed) + "_" + std::to_string(nrows) + "x" + std::to_string(ncols), ncols, len, g());
 }
 
+// One matrix of the fuzz tests (host and CUDA) with its values, x and z for y = A x and y = A^T x,
+// and the long-double reference products [trans][with z].
+struct BccooFuzzCase {
+  matgen::Csr              M;
+  std::vector<double>      v, x, xt, z, zt;
+  std::vector<long double> ref[2][2], scale[2][2];
+};
+
+// The fuzz tests' pool: n matrices bccoo_fuzz_matrix(1000 + m), their vectors from fixed seeds.
+inline std::vector<BccooFuzzCase> bccoo_fuzz_pool(std::size_t n) {
+  std::vector<BccooFuzzCase> pool(n);
+  for (std::size_t m = 0; m < pool.size(); ++m) {
+    BccooFuzzCase &c = pool[m];
+    c.M              = bccoo_fuzz_matrix(1000 + m);
+    c.v              = c.M.values<double>();
+    c.x              = matgen::random_vector<double>(std::size_t(c.M.ncols), 3000 + m);
+    c.xt             = matgen::random_vector<double>(std::size_t(c.M.nrows), 4000 + m);
+    c.z              = matgen::random_vector<double>(std::size_t(c.M.nrows), 5000 + m);
+    c.zt             = matgen::random_vector<double>(std::size_t(c.M.ncols), 6000 + m);
+    for (int t = 0; t < 2; ++t)
+      for (int wz = 0; wz < 2; ++wz) matgen::reference(c.M, c.v, t == 1, (t ? c.xt : c.x).data(), wz ? (t ? c.zt : c.z).data() : nullptr, c.ref[t][wz], c.scale[t][wz]);
+  }
+  return pool;
+}
+
 } // namespace gpumat_test

@@ -336,29 +336,13 @@ TEST(BccooDeviceSpecial, ManyConcurrentGroups) {
 // with more than 65,535 columns (escapes), long rows chained over work groups.
 TEST(BccooDeviceFuzz, EveryTunerCandidate) {
   const Stream s;
-  struct Case {
-    matgen::Csr              M;
-    std::vector<double>      v, x, xt, z, zt;
-    std::vector<long double> ref[2][2], scale[2][2]; // [trans][with z]
-  };
-  std::vector<Case> pool(48);
-  for (std::size_t m = 0; m < pool.size(); ++m) {
-    Case &c = pool[m];
-    c.M     = gpumat_test::bccoo_fuzz_matrix(1000 + m);
-    c.v     = c.M.values<double>();
-    c.x     = matgen::random_vector<double>(std::size_t(c.M.ncols), 3000 + m);
-    c.xt    = matgen::random_vector<double>(std::size_t(c.M.nrows), 4000 + m);
-    c.z     = matgen::random_vector<double>(std::size_t(c.M.nrows), 5000 + m);
-    c.zt    = matgen::random_vector<double>(std::size_t(c.M.ncols), 6000 + m);
-    for (int t = 0; t < 2; ++t)
-      for (int wz = 0; wz < 2; ++wz) matgen::reference(c.M, c.v, t == 1, (t ? c.xt : c.x).data(), wz ? (t ? c.zt : c.z).data() : nullptr, c.ref[t][wz], c.scale[t][wz]);
-  }
+  const std::vector<gpumat_test::BccooFuzzCase> pool = gpumat_test::bccoo_fuzz_pool(48);
   const std::vector<BccooParams> space = gpumat_test::bccoo_tune_space();
   ASSERT_EQ(space.size(), 4608u);
   std::mt19937_64 pick(77);
   int             failures = 0, escapes = 0;
   for (std::size_t i = 0; i < space.size() && failures < 10; ++i) {
-    const Case         &c = pool[std::size_t(pick() % pool.size())];
+    const gpumat_test::BccooFuzzCase &c = pool[std::size_t(pick() % pool.size())];
     const std::string   where = c.M.name + " " + describe(space[i]);
     BccooDevice<double> D;
     const cudaError_t   err = D.build(c.M.view(c.v), space[i], s);
