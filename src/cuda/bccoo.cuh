@@ -69,8 +69,8 @@ public:
   // reaches the end of the build): no upload phase. The tuner builds all its candidates from one
   // upload.
   cudaError_t build(const DeviceCsrView<T> &A, const BccooParams &p, cudaStream_t s);
-  // New values, same pattern: one host-to-device copy of the value array, scattered through the
-  // slot map.
+  // New values, same pattern: the value array copied to the device in chunks of at most 4M values
+  // through one staging buffer, each chunk scattered through the slot map.
   cudaError_t refresh(const T *host_val, cudaStream_t s);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;

@@ -2,6 +2,8 @@
 #include "primitives.cuh"
 #include "common.cuh"
 
+#include <algorithm>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
 
@@ -120,7 +122,9 @@ std::vector<std::pair<const char *, float>> PhaseTimer::times() const {
   return t;
 }
 
-cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s) {
+namespace {
+template <typename I>
+cudaError_t exclusive_sum_impl(const I *in, I *out, std::int64_t n, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   std::size_t bytes = 0;
   cudaError_t err   = cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, s);
@@ -136,6 +140,27 @@ cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaS
   }
   return err;
 }
+} // namespace
+
+cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s) { return exclusive_sum_impl(in, out, n, s); }
+cudaError_t exclusive_sum(const std::int64_t *in, std::int64_t *out, std::int64_t n, cudaStream_t s) { return exclusive_sum_impl(in, out, n, s); }
+
+cudaError_t reduce_max(const index_t *in, std::int64_t n, index_t *out, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  std::size_t bytes = 0;
+  cudaError_t err   = cub::DeviceReduce::Max(nullptr, bytes, in, out, n, s);
+  void       *tmp   = nullptr;
+  if (err == cudaSuccess && (err = cudaMallocAsync(&tmp, bytes > 0 ? bytes : 1, s)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  if (err == cudaSuccess) err = cub::DeviceReduce::Max(tmp, bytes, in, out, n, s);
+  if (tmp) {
+    const cudaError_t fr = cudaFreeAsync(tmp, s);
+    if (err == cudaSuccess) err = fr;
+  }
+  return err;
+}
 
 template <typename T, typename S>
 cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, cudaStream_t s) {
@@ -143,6 +168,30 @@ cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, c
   scatter_slots_kernel<T, S><<<grid_for(n, kThreads), kThreads, 0, s>>>(n, slot, src, dst);
   return launched();
 }
+
+template <typename T, typename S>
+cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  const std::int64_t chunk = std::min<std::int64_t>(n, kRefreshChunk);
+  T                 *in    = nullptr;
+  cudaError_t        err   = cudaMallocAsync(reinterpret_cast<void **>(&in), sizeof(T) * std::size_t(chunk), s);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  for (std::int64_t off = 0; off < n && err == cudaSuccess; off += chunk) {
+    const std::int64_t m = std::min<std::int64_t>(chunk, n - off);
+    err                  = cudaMemcpyAsync(in, host_val + off, sizeof(T) * std::size_t(m), cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess) err = scatter_slots(m, slot + off, in, dst, s);
+  }
+  const cudaError_t fr = cudaFreeAsync(in, s);
+  return err != cudaSuccess ? err : fr;
+}
+
+template cudaError_t refresh_through_slots<double, index_t>(const double *, std::int64_t, const index_t *, double *, cudaStream_t);
+template cudaError_t refresh_through_slots<float, index_t>(const float *, std::int64_t, const index_t *, float *, cudaStream_t);
+template cudaError_t refresh_through_slots<double, unsigned>(const double *, std::int64_t, const unsigned *, double *, cudaStream_t);
+template cudaError_t refresh_through_slots<float, unsigned>(const float *, std::int64_t, const unsigned *, float *, cudaStream_t);
 
 template cudaError_t scatter_slots<double, index_t>(std::int64_t, const index_t *, const double *, double *, cudaStream_t);
 template cudaError_t scatter_slots<float, index_t>(std::int64_t, const index_t *, const float *, float *, cudaStream_t);

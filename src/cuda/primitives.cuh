@@ -16,10 +16,75 @@ namespace cuda {
 // stream-ordered on s; out may not alias in). Asynchronous. Out of memory: cudaErrorMemoryAllocation.
 cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s);
 
+// *out = max(in[0], ..., in[n-1]) (device arrays; CUB's DeviceReduce, temporary storage
+// stream-ordered on s; n = 0 leaves *out untouched). Asynchronous.
+cudaError_t reduce_max(const index_t *in, std::int64_t n, index_t *out, cudaStream_t s);
+
+// Sorts each segment [off[k], off[k+1]) of keys_in (k < nseg) ascending into keys_out, carrying
+// vals_in into vals_out (CUB's DeviceSegmentedSort, temporary storage stream-ordered on s). In its
+// own file and so its own CUDA module (segmented_sort.cu): a sort of that generality is a few MB of
+// kernels that CUDA loads only when the first unsorted matrix needs it. Asynchronous.
+cudaError_t sort_segments(const index_t *keys_in, index_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, std::int64_t nseg,
+                          const index_t *off, cudaStream_t s);
+
+// Temporaries of a builder: stream-ordered allocations (cudaMallocAsync on s) freed stream-ordered
+// (after the work queued on s) when the object goes out of scope. After the first failure get()
+// returns null and err holds the error (cleared from CUDA's state), so a builder checks err once
+// after a run of get() calls.
+struct StreamTemps {
+  explicit StreamTemps(cudaStream_t stream) : s(stream) {}
+  StreamTemps(const StreamTemps &)            = delete;
+  StreamTemps &operator=(const StreamTemps &) = delete;
+  ~StreamTemps() {
+    for (void *p : ptrs) cudaFreeAsync(p, s);
+  }
+  template <typename U>
+  U *get(std::size_t n) {
+    if (err != cudaSuccess) return nullptr;
+    void *p = nullptr;
+    err     = cudaMallocAsync(&p, (n > 0 ? n : 1) * sizeof(U), s);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    ptrs.push_back(p);
+    return static_cast<U *>(p);
+  }
+  cudaStream_t        s;
+  std::vector<void *> ptrs;
+  cudaError_t         err = cudaSuccess;
+};
+
+// Returns the CUDA error of call, if any, from the enclosing function.
+#define GPUMAT_CUDA_TRY(call)          \
+  do {                                 \
+    const cudaError_t e_ = (call);     \
+    if (e_ != cudaSuccess) return e_;  \
+  } while (0)
+
+// Sorts n (key, value) pairs by bits [0, end_bit) of the keys, ascending and stable (CUB's
+// DeviceRadixSort; end_bit / 8 passes rounded up, temporary storage stream-ordered on s). In its own
+// file and module (radix_sort.cu), loaded by the first build that sorts rows. Asynchronous.
+cudaError_t sort_pairs(const std::uint64_t *keys_in, std::uint64_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, int end_bit,
+                       cudaStream_t s);
+
 // dst[slot[k]] = src[k], k < n (the value of CSR entry k into the format's position); S is the
 // slot type (index_t, or unsigned where a format's value array may exceed 2^31 entries).
 template <typename T, typename S>
 cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, cudaStream_t s);
+
+// A values-only refresh: dst[slot[k]] = host_val[k], k < n (host_val: the host's CSR values, in
+// its order). The values go through one stream-ordered staging buffer of at most kRefreshChunk
+// entries, copied and scattered a chunk at a time (a pageable copy waits for the stream, so the
+// buffer is free again when the next chunk arrives): a staging array of all n values would take
+// the pool 8 B per nonzero more on each refresh (1 GB on a 125M-nonzero matrix) for no gain, the
+// copy being bound by the host link. Out of memory: cudaErrorMemoryAllocation (cleared).
+constexpr std::int64_t kRefreshChunk = std::int64_t(1) << 22; // values per chunk (32 MB in fp64)
+template <typename T, typename S>
+cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s);
+
+// out[i] = in[0] + ... + in[i-1] in 64 bits (block sizes whose total may pass 2^31).
+cudaError_t exclusive_sum(const std::int64_t *in, std::int64_t *out, std::int64_t n, cudaStream_t s);
 
 // row[q] = the row of CSR entry q, q < nnz (device arrays): the start of every nonempty row marked
 // with its row number, then an inclusive max-scan (CUB): three passes of 4 B per entry, whatever

@@ -2,13 +2,13 @@
 // transposed values and column differences, escapes, first segments, no-scan groups), and the
 // device products (y = A x with the adjacent synchronization, the BCCOO+ combine, y = A^T x, the
 // diagonal) match the long-double CSR reference for every block shape and parameter set, in double
-// and float, with y poisoned (NaN) before each product; refresh equals a rebuild; two products are
-// bitwise equal; the special cases of the issue: rows spanning many work groups, every block a row
-// stop, more than 65,535 columns, unsorted columns, a matrix large enough for thousands of
-// concurrently running groups; a fuzz test of every parameter set the tuner can pick on random
-// matrices; the tuner's timing of one candidate and a whole search on the device. The ablation's
-// steps (apply_variant) and strategy 1 give the production product: bitwise where they add in its
-// order, else within the reference's tolerance.
+// and float, with y poisoned (NaN) before each product; refresh equals a rebuild (also in several
+// staging chunks); two products are bitwise equal; the special cases of the issue: rows spanning
+// many work groups, every block a row stop, more than 65,535 columns, unsorted columns, a matrix
+// large enough for thousands of concurrently running groups; a fuzz test of every parameter set
+// the tuner can pick on random matrices; the tuner's timing of one candidate and a whole search on
+// the device. The ablation's steps (apply_variant) and strategy 1 give the production product:
+// bitwise where they add in its order, else within the reference's tolerance.
 #include "core/bccoo.hpp"
 #include "core/bccoo_tune.hpp"
 #include "cuda/bccoo.cuh"
@@ -184,6 +184,24 @@ TEST(BccooDevice, RefreshEqualsRebuild) {
     ASSERT_EQ(cudaSuccess, E.download(b));
     EXPECT_TRUE(a.val == b.val);
   }
+}
+
+// More values than one staging chunk of the refresh (4M): the chunks land where a build puts them.
+TEST(BccooDevice, RefreshInChunks) {
+  const Stream        s;
+  const matgen::Csr   M = matgen::random_rows("refresh-chunks", 500000, 400000, 8, 12, 0.0, 86); // about 5M nonzeros
+  ASSERT_GT(M.colidx.size(), std::size_t(gpumat::cuda::kRefreshChunk));
+  std::vector<double> v = M.values<double>(), w(v.size());
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = 1.0 + double(k % 1009) / 1024.0;
+  const BccooParams   p = gpumat::bccoo_resolve(bp(2, 1, 1, 16, 256, 1));
+  BccooDevice<double> D, E;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s));
+  ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, E.build(M.view(w), p, s));
+  Bccoo<double> a, b;
+  ASSERT_EQ(cudaSuccess, D.download(a));
+  ASSERT_EQ(cudaSuccess, E.download(b));
+  EXPECT_TRUE(a.val == b.val);
 }
 
 // Two products are bitwise equal (fixed summation order; the transpose uses atomics and is not
