@@ -270,7 +270,7 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
   std::vector<BccooShape> shapes;
   std::vector<index_t>    cols, merged; // the columns of a block row's rows, ascending (repeats kept)
   const double            nnz = double(A.nnz());
-  constexpr int           widths[3] = {1, 2, 4};
+  constexpr int           widths[3] = {1, 2, 4}; // = 1 << k
   // One pass per height: a block row's rows merged by column (sorted rows, PETSc's AIJ: linear
   // merges into reused buffers; others sorted), then its distinct block columns for the three
   // widths counted on the same merged list (c / w is ascending with c).
@@ -279,12 +279,11 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
     for (index_t br = 0; br * h < A.nrows; ++br) {
       merged_columns(A, br * h, std::min<index_t>(A.nrows, (br + 1) * h), merged, cols);
       empty += merged.empty();
-      for (int k = 0; k < 3; ++k) {
-        const index_t w    = widths[k];
-        index_t       prev = -1;
+      for (int k = 0; k < 3; ++k) { // widths 1, 2, 4: c / w = c >> k
+        index_t prev = -1;
         for (const index_t c : merged) {
-          blocks[k] += c / w != prev;
-          prev = c / w;
+          blocks[k] += (c >> k) != prev;
+          prev = c >> k;
         }
       }
     }
@@ -312,9 +311,9 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   BccooChoice ch;
   // the sample: windows of 12 rows (every block height divides 12), evenly spread, at most
   // max_windows of them and about kModelSampleEntries nonzeros, at least kModelMinWindows windows
-  // (the model's time is bounded by the sample: 49,152 rows of a 3-dof FEM matrix, 4M nonzeros,
-  // took 550 ms on one core; 256 windows of a dense 2000 x 2000 matrix, 6M nonzeros, 296 ms on
-  // the H100 machine's host)
+  // (the model's time is bounded by the sample. 65,536 sampled nonzeros took 4-11 ms on the H100
+  // machine's host, more than aijcusparse's whole build of the small suite matrices; 16,384 take
+  // 1-3 ms here, with the same choice on all 22 generated suite matrices)
   const index_t        nwin = (A.nrows + 11) / 12;
   const double         per_window = A.nrows ? 12.0 * double(A.nnz()) / double(A.nrows) : 0.0;
   if (per_window > 0) max_windows = std::min<index_t>(max_windows, std::max<index_t>(kModelMinWindows, index_t(kModelSampleEntries / per_window)));
@@ -402,9 +401,12 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
         const index_t nsl = (nbcols + sb - 1) / sb;
         double        empty = 0; // empty segments of the sample
         for (std::size_t b = 0; b < nsb; ++b) {
-          index_t distinct = 0, last = -1;
+          // the distinct slices of a block row's ascending block columns: a division only where a
+          // column passes the current slice's end (at most nsl per block row, not one per block)
+          index_t      distinct = 0;
+          std::int64_t end      = 0;
           for (std::size_t k = bstart[b]; k < bstart[b + 1]; ++k)
-            if (bcs[k] / sb != last) ++distinct, last = bcs[k] / sb;
+            if (bcs[k] >= end) ++distinct, end = (std::int64_t(bcs[k] / sb) + 1) * sb;
           empty += double(nsl - distinct);
         }
         const double xs   = double(A.ncols) * sizeof(T) / double(nsl);
@@ -431,7 +433,9 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   //   group 64, 1.9x faster than tile 32, group 128);
   // - 1 x 1 blocks: tile 24 in groups of 256 (within 3 % of the grid's best on the stencils, web,
   //   econ, power-law and short4 matrices); very long segments (64 blocks or more: LP rows) tile
-  //   40 in groups of 512; a segment longer than 64 groups (circuit's hub rows) groups of 512: the
+  //   40 in groups of 512, and groups of 512 from 48 blocks on (PETSc's ex13, Q2 Poisson, 62 per
+  //   row: the tuner's tile 24, group 512 7 % faster than group 256; the 27-point stencil, 27 per
+  //   row, 1.4 % slower with 512); a segment longer than 64 groups (circuit's hub rows) groups of 512: the
   //   adjacent synchronization passes the running sum of a long segment from group to group, about
   //   0.8 us a hop (circuit 16M: tile 16, group 256 1.34x slower than tile 32, group 512);
   // - larger blocks: tile 32 in groups of 128 for block rows of 20 blocks or more (FEM), else 16
@@ -451,7 +455,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   } else if (h * w == 1) {
     tile = 24, group = 256;
     if (per_seg >= 64) tile = 40, group = 512;
-    else if (double(longest) / p.slices / (24.0 * 256.0) > 64) group = 512;
+    else if (per_seg >= 48 || double(longest) / p.slices / (24.0 * 256.0) > 64) group = 512;
   } else if (per_seg * p.slices >= 20) tile = 32, group = 128;
   if (user.tile == 0) p.tile = tile;
   if (user.group == 0) p.group = group;

@@ -162,15 +162,15 @@ struct BccooHints {
 //   the diagonal (from memory, L2 or L1 by the share of a slice's x the cache holds), taken when it
 //   saves kModelSliceGain over one slice;
 // - tile and group: below kModelLatencyBlocks blocks tiles of 16 or 8 and groups of 256, 128 or 64
-//   by the threads that leaves; 1 x 1 blocks tile 24, group 256 (segments of 64 blocks or more:
-//   40 and 512; a segment longer than 64 groups: group 512); larger blocks tile 32, group 128 for
-//   block rows of 20 blocks or more, else 16 and 256;
+//   by the threads that leaves; 1 x 1 blocks tile 24, group 256 (segments of 48 blocks or more:
+//   group 512; of 64 or more: tile 40, group 512; a segment longer than 64 groups: group 512);
+//   larger blocks tile 32, group 128 for block rows of 20 blocks or more, else 16 and 256;
 // - columns: 32-bit for 1 x 1 blocks; 16-bit differences for larger blocks on matrices of at least
 //   kModelLatencyBlocks blocks while fewer than a tenth of the sampled differences escape;
 // - strategy 2 (the result cache; 1 is left to the user).
 // Every parameter the user set (nonzero; compress_col >= 0) is kept, and the block shape is then
 // the best one with the user's height or width.
-constexpr double  kModelSampleEntries = 65536;
+constexpr double  kModelSampleEntries = 16384;
 constexpr index_t kModelMinWindows    = 4;
 constexpr double  kModelL2Bytes       = 50e6;   // an H100's (and H200's) L2
 constexpr double  kModelL1Bytes       = 128e3;  // of x an SM's L1 holds beside the product's other traffic

@@ -416,8 +416,8 @@ TEST(BccooModelColumns, LargerBlocksCompressWhenLarge) {
 
 // Tile and group: small matrices (latency-bound) get tiles of 16 or 8 and smaller groups as the
 // threads get fewer; large 1 x 1 ones tile 24 in groups of 256, groups of 512 when the longest row
-// spans more than 64 groups (the machinery's hint), tile 40 in groups of 512 for segments of 64
-// blocks or more. The user's tile or group is kept.
+// spans more than 64 groups (the machinery's hint) or segments hold 48 blocks or more, tile 40 in
+// groups of 512 for segments of 64 blocks or more. The user's tile or group is kept.
 TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
   { // 1.2M blocks: 75k threads of 16
     Big A = banded(60000, 20, 0);
@@ -462,6 +462,14 @@ TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
   p     = gpumat::bccoo_model(L.view(), BccooParams{}).p;
   EXPECT_EQ(p.tile, 40);
   EXPECT_EQ(p.group, 512);
+  Big Q = banded(index_t(gpumat::kModelLatencyBlocks / 48) + 1000, 48, 0); // 48 per segment (Q2 elements): groups of 512, tile 24
+  p     = gpumat::bccoo_model(Q.view(), BccooParams{}).p;
+  EXPECT_EQ(p.tile, 24);
+  EXPECT_EQ(p.group, 512);
+  Big S = banded(index_t(gpumat::kModelLatencyBlocks / 40) + 1000, 40, 0); // 40: still 256
+  p     = gpumat::bccoo_model(S.view(), BccooParams{}).p;
+  EXPECT_EQ(p.tile, 24);
+  EXPECT_EQ(p.group, 256);
 }
 
 // Rows of very different lengths (LP's heavy tail): the block count comes from the nonzeros, not
