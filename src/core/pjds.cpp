@@ -124,7 +124,9 @@ void model_sample(const CsrView<T> &A, std::int64_t long_row, std::int64_t w, st
       if (n <= long_row) len.push_back(n);
     }
   };
-  const std::int64_t nwin = kPjdsModelWindows;
+  // about kPjdsModelRows rows in all: kPjdsModelWindows windows of the local size, fewer (at least
+  // 4) of the larger ones
+  const std::int64_t nwin = std::max<std::int64_t>(4, std::min<std::int64_t>(kPjdsModelWindows, kPjdsModelRows / std::max<std::int64_t>(w, 1)));
   if (A.nrows <= kPjdsModelRows || std::int64_t(A.nrows) < nwin * w) {
     take(0, A.nrows);
     factor = 1.0;
@@ -153,32 +155,33 @@ template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
   PjdsChoice ch;
   PjdsParams p = pjds_resolve(user);
-  if (p.long_row == 0) {
-    const double mean = A.nrows ? double(A.nnz()) / double(A.nrows) : 0.0;
-    p.long_row        = std::max<std::int64_t>(kPjdsLongMin, std::int64_t(std::ceil(kPjdsLongFactor * mean)));
-  }
+  if (p.long_row == 0) p.long_row = kPjdsLongMin;
   if (p.sigma == 0) {
     const std::int64_t   local = round_window(kPjdsLocalWindow, p.block_rows);
     std::vector<index_t> len;
-    double               factor = 1.0;
-    model_sample(A, p.long_row, local, len, factor);
-    double nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
-    // sigma 1 and the local windows: sums over blocks and windows, scaled; all rows: the scaled
-    // histogram sorted
-    ch.padding[0] = std::int64_t(factor * double(padding_of(len, 1, p.block_rows)));
-    ch.padding[1] = std::int64_t(factor * double(padding_of(len, local, p.block_rows)));
-    ch.padding[2] = padding_all_scaled(len, factor, p.block_rows);
-    const std::int64_t wins[3] = {1, local, pjds_all_rows};
-    p.sigma                    = 0;
-    for (int k = 0; k < 3 && p.sigma == 0; ++k)
-      if (double(ch.padding[k]) <= kPjdsPadTarget * nnz) p.sigma = wins[k];
+    double               factor = 1.0, nnz = 0.0;
+    for (int k = 0; k < kPjdsNumWindows; ++k) {
+      const std::int64_t w   = round_window(kPjdsWindows[k], p.block_rows);
+      const bool         all = w == pjds_all_rows || (w > 1 && w >= A.nrows); // a window of every row
+      std::int64_t      &pad = ch.padding[all ? kPjdsNumWindows - 1 : k];
+      // sigma 1 and all rows judged on windows of `local` rows, the others on windows of w rows
+      model_sample(A, p.long_row, w == 1 || all ? local : w, len, factor);
+      nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+      pad = all ? padding_all_scaled(len, factor, p.block_rows) : std::int64_t(factor * double(padding_of(len, w, p.block_rows)));
+      if (double(pad) <= kPjdsPadTarget * nnz) {
+        p.sigma = all ? pjds_all_rows : w;
+        break;
+      }
+      if (all) break;
+    }
     if (p.sigma == 0) { // sorted, still above the target: the longest rows go to the long part,
       p.sigma = pjds_all_rows; // halving the threshold down to kPjdsLongLow (a warp's worth)
-      while (user.long_row == 0 && double(ch.padding[2]) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
+      std::int64_t &pad = ch.padding[kPjdsNumWindows - 1];
+      while (user.long_row == 0 && double(pad) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
         p.long_row /= 2;
-        model_sample(A, p.long_row, local, len, factor);
-        nnz           = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
-        ch.padding[2] = padding_all_scaled(len, factor, p.block_rows);
+        model_sample(A, p.long_row, round_window(kPjdsLocalWindow, p.block_rows), len, factor);
+        nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+        pad = padding_all_scaled(len, factor, p.block_rows);
       }
     }
   }

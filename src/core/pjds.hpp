@@ -46,26 +46,33 @@ PjdsParams pjds_resolve(PjdsParams p);
 
 // The model's choice for A (every parameter the user set, nonzero, is kept), in time linear in the
 // rows:
-// - long_row: max(kPjdsLongMin, kPjdsLongFactor x the mean row length): a row that long holds at
-//   least a block's worth of the typical rows' work;
-// - sigma: the smallest of 1 (no sorting: x locality kept), kPjdsLocalWindow rows (rows move
-//   within a window) and all rows whose padding is at most kPjdsPadTarget of the nonzeros; all
-//   rows when none is, and then, unless the user set long_row, the threshold halved (down to
-//   kPjdsLongLow, a warp's worth of a row) until the sorted padding is within the target: a
-//   power law's tail goes to the long part, one thread group per row.
-// Matrices of more than kPjdsModelRows rows are judged on kPjdsModelWindows windows of
-// kPjdsLocalWindow rows spread evenly (about a million rows), the counts scaled to the matrix.
+// - long_row: kPjdsLongMin: a thread walks a row of the pJDS part alone, so a longer row goes to
+//   the long part, where blocks of 256 threads share chunks of 2048 entries (measured on the H100:
+//   LP rows of about 10,000 entries walked by one thread each made a product 32x slower than
+//   aijcusparse);
+// - sigma: the smallest window of kPjdsWindows (1: no sorting, the matrix's order and its x
+//   locality kept; then 4096 .. 1M rows: rows move only within a window, so the x a warp gathers
+//   stays within a window's span of columns on matrices with locality; all rows) whose padding is
+//   at most kPjdsPadTarget of the nonzeros (4.5 %: the issue asks for 5 %, the margin is for sampled estimates); all rows when none is, and then, unless the user set
+//   long_row, the threshold halved (down to kPjdsLongLow, a warp's worth of a row) until the sorted
+//   padding is within the target: a power law's tail goes to the long part.
+// Matrices of more than kPjdsModelRows rows are judged on windows spread evenly (kPjdsModelWindows
+// of kPjdsLocalWindow rows for sigma 1 and for all rows; for the others about kPjdsModelRows rows
+// in windows of the window's rows, at least 4; all rows once those cover the matrix), the counts
+// scaled to the matrix.
 constexpr std::int64_t kPjdsModelRows    = 1 << 20;
 constexpr std::int64_t kPjdsModelWindows = 256;
 constexpr std::int64_t kPjdsLongMin      = 1024;
 constexpr std::int64_t kPjdsLongLow      = 32;
-constexpr double       kPjdsLongFactor   = 16.0;
 constexpr std::int64_t kPjdsLocalWindow  = 4096;
-constexpr double       kPjdsPadTarget    = 0.05;
+constexpr double       kPjdsPadTarget    = 0.045; // the issue asks for 5 %: margin for the sampled estimates
+constexpr int          kPjdsNumWindows   = 7;
+constexpr std::int64_t kPjdsWindows[kPjdsNumWindows] = {1, 4096, 16384, 65536, 262144, 1048576, pjds_all_rows};
 struct PjdsChoice {
-  PjdsParams   p;                   // resolved, sigma and long_row set
-  std::int64_t padding[3] = {-1, -1, -1}; // padding entries with sigma 1, kPjdsLocalWindow, all rows (-1: not evaluated;
-                                          // all rows: at the final long_row; estimates on large matrices, see above)
+  PjdsParams   p; // resolved, sigma and long_row set
+  // padding entries with each window of kPjdsWindows (-1: not evaluated; the last, all rows, at the
+  // final long_row; estimates on large matrices, see above)
+  std::int64_t padding[kPjdsNumWindows] = {-1, -1, -1, -1, -1, -1, -1};
 };
 template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user);

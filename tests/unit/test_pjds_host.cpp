@@ -284,12 +284,14 @@ TEST(PjdsModel, SampledEstimatesOfLargeMatrices) {
   const matgen::Csr        M  = matgen::from_lengths("sampled", n, len, 42);
   const auto               v  = M.values<double>();
   const gpumat::PjdsChoice ch = gpumat::pjds_model(M.view(v), pp(32, 0, 1000000));
-  const std::int64_t       wins[3] = {1, gpumat::kPjdsLocalWindow, gpumat::pjds_all_rows};
-  for (int k = 0; k < 3; ++k) {
+  int evaluated = 0;
+  for (int k = 0; k < gpumat::kPjdsNumWindows; ++k) {
     if (ch.padding[k] < 0) continue;
-    const std::int64_t exact = gpumat::pjds_padding(M.view(v), pp(32, wins[k], 1000000));
-    EXPECT_LE(std::llabs(ch.padding[k] - exact), exact / 10 + 32 * 440) << "window " << wins[k] << ": estimate " << ch.padding[k] << ", exact " << exact;
+    ++evaluated;
+    const std::int64_t exact = gpumat::pjds_padding(M.view(v), pp(32, gpumat::kPjdsWindows[k], 1000000));
+    EXPECT_LE(std::llabs(ch.padding[k] - exact), exact / 10 + 32 * 440) << "window " << gpumat::kPjdsWindows[k] << ": estimate " << ch.padding[k] << ", exact " << exact;
   }
-  EXPECT_EQ(ch.p.sigma, gpumat::pjds_all_rows) << "unsorted and in windows of 4096 the long tail pads more than 5 %";
+  EXPECT_GE(evaluated, 2);
+  EXPECT_GT(ch.p.sigma, gpumat::kPjdsLocalWindow) << "unsorted and in windows of 4096 the long tail pads more than 5 %";
 }
 } // namespace
