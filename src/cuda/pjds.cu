@@ -1,0 +1,534 @@
+// pjds on the GPU (see pjds.cuh; the layout: src/core/pjds.hpp).
+//
+// Build, from the CSR on the device (every step a kernel over rows or entries, or CUB):
+//   split   row lengths; the long rows (more than long_row entries) flagged and counted by two
+//           exclusive sums (rows, entries); the other rows at their position in matrix order,
+//           each with a sort key (window << lenbits | (lenmax - length));
+//   sort    a stable radix sort of the keys over the bits they use (sigma > 1): descending length
+//           within windows of sigma positions, equal lengths in matrix order (the host's order);
+//   layout  lengths in sorted order, each block's longest row times its rows, an exclusive sum of
+//           those (64-bit) into the block starts, the padded size read back;
+//   fill    a thread per position writes its row column by column (consecutive positions of a
+//           block at consecutive addresses), its padding (value 0, the row's last column) and the
+//           slot map; the long rows a thread block each, then their chunks.
+// Product (one kernel): the first `chunks` blocks each sum one chunk of a long row (block reduce;
+// a row of several chunks is finished by its last-arriving block, which adds the partial sums in
+// chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
+// skipped, ELLPACK-R, where that saves bytes), eight loads in flight, the matrix streamed past the caches
+// (__ldcs) so that x keeps them, y written through perm.
+// (In detail: kUnroll entries of a row loaded at once, predicated, so that a row of 5 entries has
+// all its loads in flight, not one after another.)
+// Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included), 4 B
+// rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
+// width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
+// 8 B per block, the long part 12 B per entry, x gathered, y written once.
+#include "pjds.cuh"
+#include "common.cuh"
+#include "pjds_index.cuh"
+#include "rowmap.cuh"
+
+#include <cub/block/block_reduce.cuh>
+#include <climits>
+#include <string>
+
+namespace gpumat {
+namespace cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
+static_assert(kPjdsChunk % kThreads == 0, "a chunk is whole passes of a block");
+
+int bit_width(unsigned long long v) {
+  int b = 0;
+  while (v) ++b, v >>= 1;
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builder kernels.
+
+// long_flag[r] = (row r is long), long_len[r] = its length if long, else 0; entry nrows = 0 (the
+// exclusive sums' totals land there).
+__global__ void __launch_bounds__(kThreads) pj_classify(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, index_t *__restrict__ long_flag,
+                                                        index_t *__restrict__ long_len) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r > nrows) return;
+  index_t isl = 0, len = 0;
+  if (r < nrows) {
+    len = rowptr[r + 1] - rowptr[r];
+    isl = len > long_row;
+  }
+  long_flag[r] = isl;
+  long_len[r]  = isl ? len : 0;
+}
+
+// A short row r to its position i = r - (long rows before r), with its sort key when keys is not
+// null; a long row to the long list (its row and its first entry in the long arrays).
+__global__ void __launch_bounds__(kThreads) pj_split(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, const index_t *__restrict__ long_idx,
+                                                     const index_t *__restrict__ long_off, long long sigma, index_t lenmax, int lenbits,
+                                                     std::uint64_t *__restrict__ keys, index_t *__restrict__ rows, index_t *__restrict__ long_rows,
+                                                     index_t *__restrict__ long_ptr) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t len = rowptr[r + 1] - rowptr[r];
+  if (len > long_row) {
+    const index_t k = long_idx[r];
+    long_rows[k]    = index_t(r);
+    long_ptr[k]     = long_off[r];
+    return;
+  }
+  const long long i = r - long_idx[r];
+  if (rows) rows[i] = index_t(r);
+  if (keys) keys[i] = (std::uint64_t(i / sigma) << lenbits) | std::uint64_t(lenmax - len);
+}
+
+__global__ void __launch_bounds__(kThreads) pj_rowlen(const index_t *__restrict__ rowptr, const index_t *__restrict__ perm, index_t npj,
+                                                      index_t *__restrict__ rowlen) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= npj) return;
+  const index_t r = perm ? perm[i] : index_t(i);
+  rowlen[i]       = rowptr[r + 1] - rowptr[r];
+}
+
+// sizes[b] = (longest row of block b) x (its rows); sizes[nblocks] = 0.
+__global__ void __launch_bounds__(kThreads) pj_block_sizes(const index_t *__restrict__ rowlen, index_t npj, int br, long long nblocks,
+                                                           std::int64_t *__restrict__ sizes) {
+  const long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nblocks) return;
+  if (b == nblocks) {
+    sizes[b] = 0;
+    return;
+  }
+  const long long i0 = b * br, i1 = min((long long)npj, i0 + br);
+  index_t         mx = 0;
+  for (long long i = i0; i < i1; ++i) mx = max(mx, rowlen[i]);
+  sizes[b] = std::int64_t(mx) * (i1 - i0);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_fill(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
+                                                    const index_t *__restrict__ perm, const index_t *__restrict__ rowlen,
+                                                    const std::int64_t *__restrict__ block_start, index_t npj, int br, index_t *__restrict__ col,
+                                                    T *__restrict__ val, unsigned *__restrict__ slot) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= npj) return;
+  const index_t   r = perm ? perm[i] : index_t(i), n = rowlen[i], q0 = rowptr[r];
+  const long long b = i / br, rows = min((long long)br, (long long)npj - b * br);
+  const long long bs = block_start[b], width = (block_start[b + 1] - bs) / rows, base = bs + (i - b * br);
+  const index_t   last = n > 0 ? colidx[q0 + n - 1] : 0;
+  for (long long j = 0; j < width; ++j) {
+    const long long pos = base + j * rows;
+    if (j < n) {
+      col[pos]    = colidx[q0 + j];
+      val[pos]    = aval[q0 + j];
+      slot[q0 + j] = unsigned(pos);
+    } else {
+      col[pos] = last;
+      val[pos] = T(0);
+    }
+  }
+}
+
+// A thread block per long row: its entries into the long arrays (values after the padded part).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_long_copy(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
+                                                         const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, long long padded,
+                                                         index_t *__restrict__ long_col, T *__restrict__ val, unsigned *__restrict__ slot) {
+  const index_t k = index_t(blockIdx.x), r = long_rows[k], q0 = rowptr[r], n = rowptr[r + 1] - q0, d = long_ptr[k];
+  for (index_t t = threadIdx.x; t < n; t += blockDim.x) {
+    long_col[d + t]      = colidx[q0 + t];
+    val[padded + d + t]  = aval[q0 + t];
+    slot[q0 + t]         = unsigned(padded + d + t);
+  }
+}
+
+// counts[k] = chunks of long row k; counts[nlong] = 0.
+__global__ void __launch_bounds__(kThreads) pj_chunk_counts(const index_t *__restrict__ long_ptr, index_t nlong, index_t *__restrict__ counts) {
+  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k > nlong) return;
+  counts[k] = k < nlong ? (long_ptr[k + 1] - long_ptr[k] + kPjdsChunk - 1) / kPjdsChunk : 0;
+}
+
+__global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restrict__ chunk_first, index_t nlong, index_t *__restrict__ chunk_row) {
+  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nlong) return;
+  for (index_t c = chunk_first[k]; c < chunk_first[k + 1]; ++c) chunk_row[c] = index_t(k);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Products.
+
+template <typename T>
+struct PjArgs {
+  const index_t      *perm, *rowlen, *col;
+  const std::int64_t *block_start;
+  const T            *val;
+  index_t             npj;
+  int                 br;
+  const index_t      *long_rows, *long_ptr, *long_col, *chunk_first, *chunk_row;
+  const T            *long_val;
+  T                  *partial;
+  unsigned           *arrived;
+  long long           nchunks;
+  bool                read_rowlen; // the product reads rowlen (else its block's width)
+};
+
+template <typename T>
+__device__ __forceinline__ T block_sum(T v, typename cub::BlockReduce<T, kThreads>::TempStorage &tmp) {
+  return cub::BlockReduce<T, kThreads>(tmp).Sum(v);
+}
+
+// Chunk c of a long row: its sum into y (a one-chunk row), or into partial[c], the row's last
+// arriving block adding the partials in chunk order.
+template <typename T>
+__device__ __forceinline__ void long_chunk(const PjArgs<T> &a, long long c, const T *__restrict__ x, const T *z, T *y) {
+  __shared__ typename cub::BlockReduce<T, kThreads>::TempStorage tmp;
+  __shared__ bool                                                  last;
+  const index_t   k = a.chunk_row[c], first = a.chunk_first[k], cnt = a.chunk_first[k + 1] - first;
+  const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
+  T               s = T(0);
+  for (long long q = q0 + threadIdx.x; q < q1; q += kThreads) s += __ldcs(a.long_val + q) * __ldg(x + __ldcs(a.long_col + q));
+  s               = block_sum<T>(s, tmp);
+  const index_t r = a.long_rows[k];
+  if (cnt == 1) {
+    if (threadIdx.x == 0) y[r] = z ? z[r] + s : s;
+    return;
+  }
+  if (threadIdx.x == 0) {
+    __stcg(a.partial + c, s);
+    __threadfence(); // the partial before the arrival
+    last = atomicAdd(a.arrived + k, 1u) == unsigned(cnt - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence(); // the other chunks' partials after their arrivals
+  T t = T(0);
+  for (index_t q = threadIdx.x; q < cnt; q += kThreads) t += __ldcg(a.partial + first + q);
+  __syncthreads(); // tmp reused
+  t = block_sum<T>(t, tmp);
+  if (threadIdx.x == 0) {
+    y[r]         = z ? z[r] + t : t;
+    a.arrived[k] = 0; // ready for the next product (kernels on the stream do not overlap)
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
+  if (blockIdx.x < a.nchunks) {
+    long_chunk(a, blockIdx.x, x, z, y);
+    return;
+  }
+  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+  if (i >= a.npj) return;
+  const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
+  const long long rows = q.rows, bs = a.block_start[q.b];
+  long long       p    = bs + q.lane;
+  // the row's length, or its block's width where the padding costs fewer bytes than the lengths
+  // (padding entries add 0 x the x of the row's last column)
+  const index_t n = a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, q.rows));
+  T             s0 = T(0), s1 = T(0);
+  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) { // kUnroll loads of each array in flight, predicated
+    index_t c[kUnroll];
+    T       v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < n;
+      c[u]          = ok ? __ldcs(a.col + p + u * rows) : 0;
+      v[u]          = ok ? __ldcs(a.val + p + u * rows) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+  }
+  const T       s = s0 + s1;
+  const index_t r = a.perm ? a.perm[i] : index_t(i);
+  y[r]            = z ? z[r] + s : s;
+}
+
+// y += A^T x (y set to z or 0 before): every entry adds into y at its column.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__restrict__ x, T *__restrict__ y) {
+  if (blockIdx.x < a.nchunks) {
+    const long long c = blockIdx.x;
+    const index_t   k = a.chunk_row[c], first = a.chunk_first[k];
+    const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
+    const T         xr = x[a.long_rows[k]];
+    for (long long q = q0 + threadIdx.x; q < q1; q += kThreads) atomicAdd(y + a.long_col[q], a.long_val[q] * xr);
+    return;
+  }
+  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+  if (i >= a.npj) return;
+  const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
+  const long long rows = q.rows;
+  long long       p    = a.block_start[q.b] + q.lane;
+  const index_t   n  = a.rowlen[i];
+  const T         xr = x[a.perm ? a.perm[i] : index_t(i)];
+  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + a.col[p], a.val[p] * xr);
+}
+
+// The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *__restrict__ rowmap, T *__restrict__ d) {
+  if (blockIdx.x < a.nchunks) {
+    const long long c = blockIdx.x;
+    const index_t   k = a.chunk_row[c], first = a.chunk_first[k], r = a.long_rows[k], cr = rowmap ? rowmap[r] : r;
+    const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
+    for (long long q = q0 + threadIdx.x; q < q1; q += kThreads)
+      if (a.long_col[q] == cr) d[cr] = a.long_val[q];
+    return;
+  }
+  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+  if (i >= a.npj) return;
+  const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
+  const long long rows = q.rows;
+  long long       p    = a.block_start[q.b] + q.lane;
+  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
+  T               v = T(0);
+  for (index_t j = 0; j < n; ++j, p += rows)
+    if (a.col[p] == cr) v = a.val[p];
+  d[cr] = v;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_diag_long_zero(const index_t *__restrict__ long_rows, index_t nlong, const index_t *__restrict__ rowmap,
+                                                              T *__restrict__ d) {
+  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < nlong) d[rowmap ? rowmap[long_rows[k]] : long_rows[k]] = T(0);
+}
+
+} // namespace
+
+template <typename T>
+std::size_t PjdsDevice<T>::format_bytes() const {
+  if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
+  return std::size_t(padded_) * (sizeof(T) + sizeof(index_t)) + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
+         std::size_t(nblocks_ + 1) * sizeof(std::int64_t) + std::size_t(long_nnz_) * (sizeof(T) + sizeof(index_t)) + std::size_t(nlong_) * sizeof(index_t) +
+         std::size_t(nlong_ + 1) * sizeof(index_t);
+}
+
+template <typename T>
+std::size_t PjdsDevice<T>::device_bytes() const {
+  if (!block_start_) return 0;
+  return format_bytes() + std::size_t(nnz_) * sizeof(unsigned) + std::size_t(nlong_ + 1) * sizeof(index_t) + std::size_t(nchunks_) * (sizeof(index_t) + sizeof(T)) +
+         std::size_t(nlong_) * sizeof(unsigned);
+}
+
+template <typename T>
+void PjdsDevice<T>::release() {
+  device_free(perm_);
+  device_free(rowlen_);
+  device_free(block_start_);
+  device_free(col_);
+  device_free(val_);
+  device_free(long_rows_);
+  device_free(long_ptr_);
+  device_free(long_col_);
+  device_free(chunk_first_);
+  device_free(chunk_row_);
+  device_free(partial_);
+  device_free(arrived_);
+  device_free(slot_);
+  nrows_ = ncols_ = nnz_ = npj_ = nlong_ = 0;
+  nblocks_ = padded_ = long_nnz_ = nchunks_ = 0;
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::build(const CsrView<T> &A, const PjdsParams &params, cudaStream_t s) {
+  release();
+  DeviceCsr<T> csr; // the CSR on the device, freed stream-ordered after the build
+  PhaseTimer   clock(s);
+  GPUMAT_CUDA_TRY(csr.upload(A, s));
+  clock.mark("upload");
+  return build_from(csr.view(), params, s, clock);
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::build(const DeviceCsrView<T> &A, const PjdsParams &params, cudaStream_t s) {
+  PhaseTimer clock(s);
+  return build_from(A, params, s, clock);
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParams &params, cudaStream_t s, PhaseTimer &clock) {
+  release();
+  why_ = "";
+  phases_.clear();
+  try {
+    p_ = pjds_resolve(params);
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
+  if (p_.sigma == 0) p_.sigma = pjds_all_rows;
+  if (p_.long_row == 0) p_.long_row = INT_MAX;
+  nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = index_t(A.nnz);
+  const int      br = p_.block_rows, nt = kThreads;
+  const index_t *rowptr = A.rowptr, *colidx = A.colidx;
+  const long long n = nrows_;
+  // block_start_ marks a built object (device_bytes); an empty matrix has one block start, 0
+  GPUMAT_CUDA_TRY(device_alloc(block_start_, 1));
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(block_start_, 0, sizeof(std::int64_t), s));
+  if (n == 0) return cudaSuccess;
+
+  StreamTemps tmp{s};
+  index_t    *long_flag = tmp.get<index_t>(n + 1), *long_len = tmp.get<index_t>(n + 1);
+  index_t    *long_idx = tmp.get<index_t>(n + 1), *long_off = tmp.get<index_t>(n + 1);
+  GPUMAT_CUDA_TRY(tmp.err);
+  pj_classify<<<grid_for(n + 1, nt), nt, 0, s>>>(rowptr, nrows_, p_.long_row, long_flag, long_len);
+  GPUMAT_CUDA_TRY(launched());
+  GPUMAT_CUDA_TRY(exclusive_sum(long_flag, long_idx, n + 1, s));
+  GPUMAT_CUDA_TRY(exclusive_sum(long_len, long_off, n + 1, s));
+  index_t totals[2] = {0, 0}; // long rows, long entries
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&totals[0], long_idx + n, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&totals[1], long_off + n, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  nlong_ = totals[0], long_nnz_ = totals[1], npj_ = index_t(n - nlong_);
+
+  // the order of the pJDS part: the short rows in matrix order, sorted by length within windows
+  const bool      sorts = p_.sigma > 1 && npj_ > 1, identity = p_.sigma == 1 && nlong_ == 0; // as the host builder
+  const long long lenmax  = std::min<long long>(p_.long_row, std::max<long long>(A.nnz, 1));
+  const int       lenbits = bit_width((unsigned long long)lenmax);
+  const long long sigma   = std::min<long long>(p_.sigma, std::max<long long>(npj_, 1));
+  std::uint64_t  *keys = nullptr, *keys_sorted = nullptr;
+  index_t        *rows = nullptr;
+  if (!identity) GPUMAT_CUDA_TRY(device_alloc(perm_, std::size_t(npj_)));
+  if (sorts) {
+    keys        = tmp.get<std::uint64_t>(std::size_t(npj_));
+    keys_sorted = tmp.get<std::uint64_t>(std::size_t(npj_));
+    rows        = tmp.get<index_t>(std::size_t(npj_));
+    GPUMAT_CUDA_TRY(tmp.err);
+  } else rows = perm_; // sigma 1: the short rows in matrix order are the order (null: the identity)
+  GPUMAT_CUDA_TRY(device_alloc(long_rows_, std::size_t(nlong_)));
+  GPUMAT_CUDA_TRY(device_alloc(long_ptr_, std::size_t(nlong_) + 1));
+  pj_split<<<grid_for(n, nt), nt, 0, s>>>(rowptr, nrows_, p_.long_row, long_idx, long_off, sigma, index_t(lenmax), lenbits, keys, rows, long_rows_, long_ptr_);
+  GPUMAT_CUDA_TRY(launched());
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(long_ptr_ + nlong_, long_off + n, sizeof(index_t), cudaMemcpyDeviceToDevice, s));
+  clock.mark("split");
+  if (sorts) {
+    const int winbits = bit_width((unsigned long long)((npj_ - 1) / sigma));
+    GPUMAT_CUDA_TRY(sort_pairs(keys, keys_sorted, rows, perm_, npj_, lenbits + winbits, s));
+    clock.mark("sort");
+  }
+
+  // blocks: lengths in order, each block's width, the block starts
+  nblocks_ = (std::int64_t(npj_) + br - 1) / br;
+  device_free(block_start_);
+  GPUMAT_CUDA_TRY(device_alloc(rowlen_, std::size_t(npj_)));
+  GPUMAT_CUDA_TRY(device_alloc(block_start_, std::size_t(nblocks_) + 1));
+  std::int64_t *sizes = tmp.get<std::int64_t>(std::size_t(nblocks_) + 1);
+  GPUMAT_CUDA_TRY(tmp.err);
+  if (npj_ > 0) pj_rowlen<<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, perm_, npj_, rowlen_);
+  GPUMAT_CUDA_TRY(launched());
+  pj_block_sizes<<<grid_for(nblocks_ + 1, nt), nt, 0, s>>>(rowlen_, npj_, br, nblocks_, sizes);
+  GPUMAT_CUDA_TRY(launched());
+  GPUMAT_CUDA_TRY(exclusive_sum(sizes, block_start_, nblocks_ + 1, s));
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&padded_, block_start_ + nblocks_, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  clock.mark("layout");
+  if (padded_ > INT_MAX)
+    return fail("pjds: the padded part holds " + std::to_string(padded_) +
+                " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller sorting window (-mat_pjds_sigma) or long-row threshold (-mat_pjds_long_row)");
+
+  GPUMAT_CUDA_TRY(device_alloc(col_, std::size_t(padded_)));
+  GPUMAT_CUDA_TRY(device_alloc(val_, std::size_t(padded_ + long_nnz_)));
+  GPUMAT_CUDA_TRY(device_alloc(slot_, std::size_t(nnz_)));
+  if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
+  GPUMAT_CUDA_TRY(launched());
+  clock.mark("fill");
+
+  if (nlong_ > 0) {
+    GPUMAT_CUDA_TRY(device_alloc(long_col_, std::size_t(long_nnz_)));
+    pj_long_copy<T><<<unsigned(nlong_), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, padded_, long_col_, val_, slot_);
+    GPUMAT_CUDA_TRY(launched());
+    index_t *counts = tmp.get<index_t>(std::size_t(nlong_) + 1);
+    GPUMAT_CUDA_TRY(tmp.err);
+    GPUMAT_CUDA_TRY(device_alloc(chunk_first_, std::size_t(nlong_) + 1));
+    pj_chunk_counts<<<grid_for(nlong_ + 1, nt), nt, 0, s>>>(long_ptr_, nlong_, counts);
+    GPUMAT_CUDA_TRY(launched());
+    GPUMAT_CUDA_TRY(exclusive_sum(counts, chunk_first_, nlong_ + 1, s));
+    index_t nch = 0;
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(&nch, chunk_first_ + nlong_, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+    GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+    nchunks_ = nch;
+    GPUMAT_CUDA_TRY(device_alloc(chunk_row_, std::size_t(nchunks_)));
+    GPUMAT_CUDA_TRY(device_alloc(partial_, std::size_t(nchunks_)));
+    GPUMAT_CUDA_TRY(device_alloc(arrived_, std::size_t(nlong_)));
+    GPUMAT_CUDA_TRY(cudaMemsetAsync(arrived_, 0, sizeof(unsigned) * std::size_t(nlong_), s));
+    pj_chunk_rows<<<grid_for(nlong_, nt), nt, 0, s>>>(chunk_first_, nlong_, chunk_row_);
+    GPUMAT_CUDA_TRY(launched());
+    clock.mark("long");
+  }
+  GPUMAT_CUDA_TRY(tmp.err);
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  phases_ = clock.times();
+  return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::refresh(const T *host_val, cudaStream_t s) {
+  return refresh_through_slots(host_val, std::int64_t(nnz_), slot_, val_, s);
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
+  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
+  const long long blocks = nchunks_ + (npj_ + kThreads - 1) / kThreads;
+  if (op == Op::NoTrans) {
+    if (blocks == 0) return cudaSuccess; // no rows
+    pj_spmv<T><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    return launched();
+  }
+  GPUMAT_CUDA_TRY(init_output(y, z, ncols_, s));
+  if (blocks == 0) return cudaSuccess;
+  pj_spmv_t<T><<<unsigned(blocks), kThreads, 0, s>>>(a, x, y);
+  return launched();
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
+  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
+  if (nlong_ > 0) {
+    pj_diag_long_zero<T><<<grid_for(nlong_, kThreads), kThreads, 0, s>>>(long_rows_, nlong_, rowmap, d);
+    GPUMAT_CUDA_TRY(launched());
+  }
+  const long long blocks = nchunks_ + (npj_ + kThreads - 1) / kThreads;
+  if (blocks == 0) return cudaSuccess;
+  pj_diag<T><<<unsigned(blocks), kThreads, 0, s>>>(a, rowmap, d);
+  return launched();
+}
+
+template <typename T>
+cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
+  B          = Pjds<T>();
+  B.p        = p_;
+  B.nrows    = nrows_;
+  B.ncols    = ncols_;
+  B.nrows_pj = npj_;
+  auto get   = [](auto &v, const auto *d, std::size_t n) {
+    v.resize(n);
+    return n ? cudaMemcpy(v.data(), d, n * sizeof(*d), cudaMemcpyDeviceToHost) : cudaSuccess;
+  };
+  if (!block_start_) return cudaSuccess;
+  if (perm_) GPUMAT_CUDA_TRY(get(B.perm, perm_, std::size_t(npj_)));
+  GPUMAT_CUDA_TRY(get(B.rowlen, rowlen_, std::size_t(npj_)));
+  GPUMAT_CUDA_TRY(get(B.block_start, block_start_, std::size_t(nblocks_) + 1));
+  GPUMAT_CUDA_TRY(get(B.col, col_, std::size_t(padded_)));
+  std::vector<T> all;
+  GPUMAT_CUDA_TRY(get(all, val_, std::size_t(padded_ + long_nnz_)));
+  B.val.assign(all.begin(), all.begin() + padded_);
+  B.long_val.assign(all.begin() + padded_, all.end());
+  GPUMAT_CUDA_TRY(get(B.long_rows, long_rows_, std::size_t(nlong_)));
+  if (nrows_ > 0) GPUMAT_CUDA_TRY(get(B.long_ptr, long_ptr_, std::size_t(nlong_) + 1));
+  GPUMAT_CUDA_TRY(get(B.long_col, long_col_, std::size_t(long_nnz_)));
+  std::vector<unsigned> slot;
+  GPUMAT_CUDA_TRY(get(slot, slot_, std::size_t(nnz_)));
+  B.slot.assign(slot.begin(), slot.end());
+  return cudaSuccess;
+}
+
+template class PjdsDevice<double>;
+template class PjdsDevice<float>;
+
+} // namespace cuda
+} // namespace gpumat

@@ -1,0 +1,96 @@
+// pjds on the GPU: PETSc-free device storage, builder and kernels (raw pointers + stream).
+// Included by host C++ (the PETSc adapter, tests) and by pjds.cu; needs only cuda_runtime.h.
+#pragma once
+#include "../core/pjds.hpp"
+#include "primitives.cuh"
+#include <cuda_runtime.h>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpumat {
+namespace cuda {
+
+// Entries of a long row per thread block of the product (its chunks): 256 threads x 8.
+constexpr int kPjdsChunk = 2048;
+
+// The device copy of a Pjds<T> (src/core/pjds.hpp), built on the GPU from the CSR arrays: the same
+// arrays, entry for entry, as the host builder's (download() returns them in the host's form for
+// the tests), with the long part's values after the padded values in one array (the refresh
+// scatters into both through one slot map), plus the long rows' chunks: each long row is cut into
+// chunks of kPjdsChunk entries, one thread block each, whose partial sums the row's last block adds
+// in chunk order (deterministic; no second kernel). Owns its device memory. Every call returns the
+// first CUDA error it met (cudaErrorMemoryAllocation when out of memory; cudaErrorInvalidValue with
+// why() for a matrix the format cannot index), never aborts. One stream at a time (the long rows'
+// arrival counters are shared by products).
+template <typename T>
+class PjdsDevice {
+public:
+  PjdsDevice() = default;
+  PjdsDevice(const PjdsDevice &)            = delete;
+  PjdsDevice &operator=(const PjdsDevice &) = delete;
+  ~PjdsDevice() { release(); }
+
+  // Uploads the CSR (host arrays; columns in any order within a row) and builds the layout with
+  // parameters p as pjds_build takes them (pjds_resolve'd or pjds_model's; sigma 0 = all rows,
+  // long_row 0 = none). Replaces any previous content. Synchronizes the stream three times (the
+  // long rows' count, the padded size, the chunks) and once at the end (build_phases()).
+  cudaError_t build(const CsrView<T> &A, const PjdsParams &p, cudaStream_t s);
+  // The same from a CSR already on the device (read only until the stream reaches the build's end).
+  cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
+  // New values, same pattern: copied in chunks through a staging buffer, scattered by the slot map.
+  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s. The product is one kernel
+  // (the long rows' chunks in its first blocks); the transpose adds with atomics.
+  cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
+  // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries untouched.
+  cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
+  // The layout in the host builder's form (perm empty for the identity; slot as host positions).
+  cudaError_t download(Pjds<T> &B) const;
+
+  const PjdsParams  &params() const { return p_; } // as built (sigma rounded, long_row set)
+  const std::string &why() const { return why_; }
+  index_t            pjds_rows() const { return npj_; }
+  index_t            long_rows() const { return nlong_; }
+  std::int64_t       long_entries() const { return long_nnz_; }
+  std::int64_t       padded() const { return padded_; }
+  std::int64_t       padding() const { return padded_ - (std::int64_t(nnz_) - long_nnz_); }
+  std::int64_t       chunks() const { return nchunks_; }
+  // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
+  // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
+  bool               reads_rowlen() const { return padded_ > 0 && std::int64_t(padding()) * std::int64_t(sizeof(T) + sizeof(index_t)) > std::int64_t(npj_) * std::int64_t(sizeof(index_t)); }
+  std::size_t        format_bytes() const; // the arrays a product reads (Pjds::bytes of the host, less rowlen when not read)
+  std::size_t        device_bytes() const; // everything this object holds on the device
+  const std::vector<std::pair<const char *, float>> &build_phases() const { return phases_; }
+  void               release();
+
+private:
+  cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
+  cudaError_t fail(std::string why) {
+    why_ = std::move(why);
+    release();
+    return cudaErrorInvalidValue;
+  }
+
+  PjdsParams   p_{};
+  std::string  why_;
+  index_t      nrows_ = 0, ncols_ = 0, nnz_ = 0, npj_ = 0, nlong_ = 0;
+  std::int64_t nblocks_ = 0, padded_ = 0, long_nnz_ = 0, nchunks_ = 0;
+  // pJDS part
+  index_t      *perm_ = nullptr;        // position -> row (null: the identity)
+  index_t      *rowlen_ = nullptr;      // npj_
+  std::int64_t *block_start_ = nullptr; // nblocks_ + 1
+  index_t      *col_ = nullptr;         // padded_
+  T            *val_ = nullptr;         // padded_ + long_nnz_: the long part's values follow
+  // long part
+  index_t  *long_rows_ = nullptr, *long_ptr_ = nullptr, *long_col_ = nullptr; // nlong_, nlong_ + 1, long_nnz_
+  index_t  *chunk_first_ = nullptr;     // nlong_ + 1: the first chunk of each long row
+  index_t  *chunk_row_ = nullptr;       // nchunks_: the long row of each chunk
+  T        *partial_ = nullptr;         // nchunks_: chunk sums of rows of several chunks
+  unsigned *arrived_ = nullptr;         // nlong_: chunks of the row done in this product (reset by its last)
+  unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_
+  std::vector<std::pair<const char *, float>> phases_;
+};
+
+} // namespace cuda
+} // namespace gpumat

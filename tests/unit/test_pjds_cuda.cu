@@ -1,0 +1,308 @@
+// pjds CUDA layer: the device builder produces the host builder's layout entry for entry (order,
+// lengths, block starts, columns and values with their padding, the long part, the slot map) and
+// the device products (y = A x with the long rows' chunks in the same kernel, y = A^T x, the
+// diagonal) match the long-double CSR reference for b_r, sigma and long-row thresholds on the
+// standard set, in double and float, z absent, separate and aliasing y, y poisoned with NaN; the
+// issue's special cases (equal rows, one full row among single entries, fewer rows than a block,
+// empty rows at the end of the sort, hub rows of over a million entries in many chunks, rows at
+// the chunk boundary); refresh equals a rebuild (also in several staging chunks); two products are
+// bitwise equal; the model's choice on a power law; refusals; a fuzz test against the reference.
+// Without a CUDA device the program exits 77 (CTest: skipped; main() is in test_rowmap_cuda.cu).
+#include "core/pjds.hpp"
+#include "cuda/pjds.cuh"
+#include "device_helpers.cuh"
+#include "matgen.hpp"
+#include "params.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+using gpumat::index_t;
+using gpumat::Op;
+using gpumat::Pjds;
+using gpumat::PjdsParams;
+using gpumat::cuda::PjdsDevice;
+using gpumat_test::DeviceArray;
+using gpumat_test::Stream;
+using gpumat_test::tolerance;
+using gpumat_test::ZMode;
+
+namespace {
+
+PjdsParams pp(int br, std::int64_t sigma, std::int64_t long_row) {
+  PjdsParams p;
+  p.block_rows = br;
+  p.sigma      = sigma;
+  p.long_row   = long_row;
+  return p;
+}
+
+std::string describe(const PjdsParams &p) {
+  return "b_r=" + std::to_string(p.block_rows) + " sigma=" + (p.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(p.sigma)) +
+         " long_row=" + std::to_string(p.long_row);
+}
+
+// The device's arrays equal the host builder's.
+template <typename T>
+void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const PjdsParams &p, const PjdsDevice<T> &D, const std::string &where) {
+  Pjds<T> H, G;
+  gpumat::pjds_build(M.view(vals), p, H);
+  ASSERT_EQ(cudaSuccess, D.download(G)) << where;
+  EXPECT_EQ(G.p.block_rows, H.p.block_rows) << where;
+  EXPECT_EQ(G.p.sigma, H.p.sigma) << where;
+  EXPECT_EQ(G.p.long_row, H.p.long_row) << where;
+  EXPECT_EQ(G.nrows_pj, H.nrows_pj) << where;
+  EXPECT_TRUE(G.perm == H.perm) << where << ": order";
+  EXPECT_TRUE(G.rowlen == H.rowlen) << where << ": lengths";
+  EXPECT_TRUE(G.block_start == H.block_start) << where << ": block starts";
+  EXPECT_TRUE(G.col == H.col) << where << ": columns";
+  EXPECT_TRUE(G.val == H.val) << where << ": values";
+  EXPECT_TRUE(G.long_rows == H.long_rows) << where << ": long rows";
+  EXPECT_TRUE(G.long_ptr == H.long_ptr) << where << ": long row pointer";
+  EXPECT_TRUE(G.long_col == H.long_col) << where << ": long columns";
+  EXPECT_TRUE(G.long_val == H.long_val) << where << ": long values";
+  EXPECT_TRUE(G.slot == H.slot) << where << ": slots";
+  EXPECT_EQ(D.padding(), H.padding()) << where;
+  EXPECT_EQ(D.format_bytes(), H.bytes() - (D.reads_rowlen() ? 0 : H.rowlen.size() * sizeof(index_t))) << where << ": bytes (rowlen read: " << D.reads_rowlen() << ")";
+}
+
+template <typename T>
+void check_products(const matgen::Csr &M, const std::vector<T> &vals, const PjdsDevice<T> &D, cudaStream_t s, const std::string &where) {
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    const bool           trans = op == Op::Trans;
+    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
+    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
+    std::vector<long double> ref, scale;
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
+      const std::vector<T> y = gpumat_test::device_apply(D, op, x, z, zm, s);
+      ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+    }
+  }
+}
+
+template <typename T>
+void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true) {
+  const std::vector<T> vals  = M.values<T>();
+  const std::string    where = M.name + " " + describe(p);
+  PjdsDevice<T>        D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
+  if (layout) check_layout(M, vals, p, D, where);
+  check_products(M, vals, D, s, where);
+}
+
+std::vector<PjdsParams> param_sets() {
+  std::vector<PjdsParams> s;
+  for (int br : {1, 4, 32, 128})
+    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(256), gpumat::pjds_all_rows})
+      for (std::int64_t lr : {std::int64_t(0), std::int64_t(8)}) s.push_back(pp(br, sigma, lr));
+  return s;
+}
+
+class PjdsDeviceApply : public ::testing::TestWithParam<PjdsParams> {};
+TEST_P(PjdsDeviceApply, Double) {
+  const Stream s;
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<double>(M, GetParam(), s);
+}
+TEST_P(PjdsDeviceApply, Float) {
+  const Stream s;
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<float>(M, GetParam(), s);
+}
+INSTANTIATE_TEST_SUITE_P(Params, PjdsDeviceApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<PjdsParams> &i) {
+  return "br" + std::to_string(i.param.block_rows) + "_sigma" + (i.param.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(i.param.sigma)) + "_long" +
+         std::to_string(i.param.long_row);
+});
+
+// The model's choice (as the adapter builds it) on the standard set and a power law.
+TEST(PjdsDevice, ModelChoice) {
+  const Stream s;
+  std::vector<matgen::Csr> ms = matgen::standard_set_cached(512);
+  ms.push_back(matgen::power_law(40000, 40000, 1.2, 2.0, 20000, 37));
+  for (const matgen::Csr &M : ms) {
+    const auto v = M.values<double>();
+    check_matrix<double>(M, gpumat::pjds_model(M.view(v), PjdsParams{}).p, s);
+  }
+}
+
+TEST(PjdsDeviceSpecial, EqualRowsHaveNoPadding) {
+  const Stream      s;
+  const matgen::Csr M = matgen::from_lengths("rows_of_7", 3000, std::vector<index_t>(1000, 7), 31);
+  for (std::int64_t sigma : {std::int64_t(1), std::int64_t(64), gpumat::pjds_all_rows}) {
+    const auto          v = M.values<double>();
+    PjdsDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), pp(32, sigma, 0), s)) << D.why();
+    EXPECT_EQ(D.padding(), 0);
+    check_matrix<double>(M, pp(32, sigma, 0), s);
+  }
+}
+
+// One full row among single entries: as a long row (the model's threshold) nothing is padded.
+TEST(PjdsDeviceSpecial, OneFullRowAmongSingleEntries) {
+  const Stream         s;
+  const index_t        n = 2000;
+  std::vector<index_t> len(n, 1);
+  len[777] = n;
+  const matgen::Csr M = matgen::from_lengths("full_row", n, len, 32);
+  const auto        v = M.values<double>();
+  const PjdsParams  p = gpumat::pjds_model(M.view(v), PjdsParams{}).p;
+  PjdsDevice<double> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+  EXPECT_EQ(D.long_rows(), 1);
+  EXPECT_EQ(D.padding(), 0);
+  check_matrix<double>(M, p, s);
+  check_matrix<double>(M, pp(32, gpumat::pjds_all_rows, 1000000), s); // kept: its block padded
+}
+
+TEST(PjdsDeviceSpecial, FewerRowsThanABlockAndEmptyRowsLast) {
+  const Stream s;
+  for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) check_matrix<double>(matgen::random_rows("five_rows", 5, 40, 0, 9, 0.2, 33), pp(32, sigma, 0), s);
+  check_matrix<double>(matgen::random_rows("with_empty", 3000, 500, 1, 20, 0.3, 34), pp(32, gpumat::pjds_all_rows, 0), s);
+  check_matrix<double>(matgen::random_rows("all_empty", 300, 50, 0, 0, 1.0, 35), pp(32, gpumat::pjds_all_rows, 0), s);
+}
+
+// Hub rows of over a million entries (hundreds of chunks each, their partial sums added by the
+// last-arriving block) and rows at the chunk boundary (2047, 2048, 2049 entries: one chunk, one
+// chunk, two chunks).
+TEST(PjdsDeviceSpecial, HubRowsInChunks) {
+  const Stream         s;
+  const index_t        n = 1100000;
+  std::vector<index_t> len(4000, 3);
+  len[1234] = n;
+  len[3999] = n - 7;
+  len[10]   = 2047;
+  len[11]   = 2048;
+  len[12]   = 2049;
+  const matgen::Csr  M = matgen::from_lengths("hubs", n, len, 35);
+  const auto         v = M.values<double>();
+  const PjdsParams   p = pp(32, 0, 1500);
+  PjdsDevice<double> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+  EXPECT_EQ(D.long_rows(), 5);
+  EXPECT_EQ(D.chunks(), 2 * ((n + 2047) / 2048) + 1 + 1 + 2); // the hubs, 2047, 2048, 2049
+  check_matrix<double>(M, p, s);
+  check_matrix<double>(M, gpumat::pjds_model(M.view(v), PjdsParams{}).p, s, false);
+}
+
+template <typename T>
+void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
+  std::vector<T> v = M.values<T>(), w(v.size());
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = T(0.25) - T(0.5) * T(k % 7);
+  PjdsDevice<T> D, E;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+  ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, E.build(M.view(w), p, s)) << E.why();
+  Pjds<T> a, b;
+  ASSERT_EQ(cudaSuccess, D.download(a));
+  ASSERT_EQ(cudaSuccess, E.download(b));
+  EXPECT_TRUE(a.val == b.val) << M.name;
+  EXPECT_TRUE(a.long_val == b.long_val) << M.name;
+  check_products(M, w, D, s, M.name + " refreshed");
+}
+
+TEST(PjdsDevice, RefreshEqualsRebuild) {
+  const Stream s;
+  check_refresh<double>(matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36), pp(32, 512, 64), s);
+  check_refresh<float>(matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36), pp(32, gpumat::pjds_all_rows, 64), s);
+}
+
+// More values than one staging chunk of the refresh.
+TEST(PjdsDevice, RefreshInChunks) {
+  const Stream      s;
+  const matgen::Csr M = matgen::random_rows("refresh-chunks", 500000, 400000, 8, 12, 0.0, 86);
+  ASSERT_GT(M.colidx.size(), std::size_t(gpumat::cuda::kRefreshChunk));
+  check_refresh<double>(M, pp(32, 4096, 0), s);
+}
+
+// Two products are bitwise equal (the long rows' partial sums are added in chunk order).
+TEST(PjdsDevice, Deterministic) {
+  const Stream         s;
+  const index_t        n = 300000;
+  std::vector<index_t> len(20000, 5);
+  for (int k = 0; k < 40; ++k) len[std::size_t(k * 491)] = n / (k + 1);
+  const matgen::Csr  M = matgen::from_lengths("hubs40", n, len, 44);
+  const auto         v = M.values<double>();
+  const auto         x = matgen::random_vector<double>(std::size_t(n), 5);
+  PjdsDevice<double> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), gpumat::pjds_model(M.view(v), PjdsParams{}).p, s)) << D.why();
+  ASSERT_GT(D.chunks(), 40);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  const auto                y1 = gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s);
+  for (int k = 0; k < 5; ++k) EXPECT_TRUE(y1 == gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s));
+}
+
+// diagonal(): every row's diagonal entry (0 where the row has none), long rows included, with and
+// without a row map.
+TEST(PjdsDevice, Diagonal) {
+  const Stream s;
+  std::vector<matgen::Csr> ms = matgen::standard_set_cached(512);
+  std::vector<index_t>     len(3000, 4);
+  len[5] = len[2000] = 3000; // long rows holding their diagonal (full rows)
+  ms.push_back(matgen::from_lengths("long_diag", 3000, len, 45));
+  for (const PjdsParams &p : {pp(32, 1, 0), pp(4, gpumat::pjds_all_rows, 16)})
+    for (const matgen::Csr &M : ms) {
+      const std::vector<double> vals = M.values<double>();
+      PjdsDevice<double>        D;
+      ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << D.why();
+      std::vector<double> want(std::size_t(M.nrows), 0.0);
+      for (index_t r = 0; r < M.nrows; ++r)
+        for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
+          if (M.colidx[k] == r) want[std::size_t(r)] = vals[std::size_t(k)];
+      DeviceArray<double> d(std::size_t(M.nrows));
+      d.poison(s);
+      ASSERT_EQ(cudaSuccess, D.diagonal(nullptr, d.p, s));
+      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+      EXPECT_EQ(d.download(), want) << M.name << " " << describe(p);
+      std::vector<index_t> map(std::size_t(M.nrows)); // as the compressed block of a matrix twice as tall
+      for (index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = 2 * r + 1;
+      const DeviceArray<index_t> dmap(map);
+      DeviceArray<double>        dfull(std::size_t(2 * M.nrows));
+      dfull.poison(s);
+      ASSERT_EQ(cudaSuccess, D.diagonal(dmap.p, dfull.p, s));
+      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+      const std::vector<double> got = dfull.download();
+      for (index_t r = 0; r < M.nrows; ++r) {
+        double w = 0.0;
+        for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
+          if (M.colidx[k] == 2 * r + 1) w = vals[std::size_t(k)];
+        ASSERT_EQ(got[std::size_t(2 * r + 1)], w) << M.name << " row " << r;
+      }
+    }
+}
+
+// Invalid parameters are refused with a reason and no storage; an empty matrix builds.
+TEST(PjdsDevice, RefusalsAndEmpty) {
+  const Stream        s;
+  const matgen::Csr   M = matgen::random_rows("r", 100, 100, 1, 5, 0.0, 46);
+  const auto          v = M.values<double>();
+  PjdsDevice<double>  D;
+  EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(v), pp(gpumat::pjds_max_block_rows + 1, 1, 0), s));
+  EXPECT_FALSE(D.why().empty());
+  EXPECT_EQ(D.device_bytes(), 0u);
+  const matgen::Csr E = matgen::random_rows("no_rows", 0, 10, 0, 0, 0.0, 47);
+  ASSERT_EQ(cudaSuccess, D.build(E.view(E.values<double>()), pp(32, 0, 0), s)) << D.why();
+  const auto yt = gpumat_test::device_apply(D, Op::Trans, std::vector<double>{}, std::vector<double>(10, 2.0), ZMode::Separate, s);
+  EXPECT_EQ(yt, std::vector<double>(10, 2.0));
+  D.release();
+  EXPECT_EQ(D.device_bytes(), 0u);
+}
+
+// Fuzz: random patterns (empty rows, a full row, ragged sizes) across b_r, sigma and long_row.
+TEST(PjdsDeviceFuzz, RandomPatterns) {
+  const Stream    s;
+  std::mt19937_64 g(91);
+  for (int m = 0; m < 80; ++m) {
+    const index_t        nrows = index_t(1 + g() % 3000), ncols = index_t(1 + g() % 5000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 40) + 1);
+    if (g() % 3 == 0) len[std::size_t(g() % std::uint64_t(nrows))] = ncols; // a full row
+    const matgen::Csr  M     = matgen::from_lengths("fuzz" + std::to_string(m), ncols, len, 100 + std::uint64_t(m));
+    const int          brs[] = {1, 2, 8, 32, 64, 1024};
+    const std::int64_t sig[] = {1, 32, 100, 4096, gpumat::pjds_all_rows};
+    const std::int64_t lrs[] = {0, 1, 16, 1000000};
+    check_matrix<double>(M, pp(brs[g() % 6], sig[g() % 5], lrs[g() % 4]), s);
+  }
+}
+
+} // namespace
