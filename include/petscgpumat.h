@@ -18,6 +18,9 @@
       bccoo    = seqaijbccoo / mpiaijbccoo (also "aijbccoo")
           blocked compressed COO: h x w blocks, bit-flag row stops, 16-bit column differences,
           vertical slices (BCCOO/BCCOO+, Yan et al. 2014)
+      pjds     = seqaijpjds / mpiaijpjds (also "aijpjds")
+          padded jagged diagonals: rows sorted by length within windows, blocks of b_r rows padded
+          to their longest row, column by column; long rows apart, in chunks (Kreutzer et al. 2012)
       cusparsesell = seqaijcusparsesell / mpiaijcusparsesell (also "aijcusparsesell")
           cuSPARSE's sliced ELL and its SpMV (CUSPARSE_SPMV_SELL_ALG1), built on the GPU from the CSR
       cusparsebsr  = seqaijcusparsebsr / mpiaijcusparsebsr (also "aijcusparsebsr")
@@ -45,6 +48,11 @@
       -mat_bccoo_tune_reps <n>          timed products per candidate of the tuner, median (1..1000, default 10)
       -mat_bccoo_strategy <n>           row sums to y through the work group's result cache (2) or straight from
                                         the threads (1), the paper's strategies (0 = the model's: 2); not tuned
+      -mat_pjds_block_rows <n>          rows per padded block, b_r (1..1024, 0 = default 32)
+      -mat_pjds_sigma <n>               sorting window in rows (1 = none, n = windows of n rows, >= the rows = all;
+                                        0 = the model: the smallest of 1, 4096, .., 1048576, all with padding <= 4.5 %)
+      -mat_pjds_long_row <n>            rows longer than n go to the long part (0 = the model: 1024, halved down to
+                                        32 while sorted padding is above 4.5 %)
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)
@@ -75,6 +83,10 @@
 #define MATAIJBCCOO    "aijbccoo"
 #define MATSEQAIJBCCOO "seqaijbccoo"
 #define MATMPIAIJBCCOO "mpiaijbccoo"
+#define MATPJDS       "pjds"
+#define MATAIJPJDS    "aijpjds"
+#define MATSEQAIJPJDS "seqaijpjds"
+#define MATMPIAIJPJDS "mpiaijpjds"
 #define MATCUSPARSESELL       "cusparsesell"
 #define MATAIJCUSPARSESELL    "aijcusparsesell"
 #define MATSEQAIJCUSPARSESELL "seqaijcusparsesell"

@@ -1,0 +1,200 @@
+// Adapter: pjds (src/core/pjds.hpp, src/cuda/pjds.cuh) as a petsc-gpumat format.
+#include "gpumat_impl.hpp"
+#include "core/pjds.hpp"
+#include <cstdio>
+#include <stdexcept>
+#if defined(GPUMAT_WITH_CUDA)
+  #include "cuda/pjds.cuh"
+#endif
+
+namespace gpumat {
+namespace {
+
+class PjdsFormat final : public GPUMAT_DEVICE_FORMAT(cuda::PjdsDevice<Scalar>) {
+public:
+  PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
+  {
+    PetscFunctionBegin;
+    struct {
+      const char *name, *text;
+      PetscInt    lo, hi, shown;
+    } opts[] = {
+      {"-mat_pjds_block_rows", "Rows per padded block, b_r: 1..1024 (0 = 32, the warp)", 0, pjds_max_block_rows, user_.block_rows},
+      {"-mat_pjds_sigma", "Sorting window in rows: 1 = no sorting (sliced ELL), n = rows sorted by length within windows of n rows (rounded up to a multiple of b_r; the row count or more: all rows, pJDS proper), 0 = the model: the smallest of 1, 4096, 16384, 65536, 262144, 1048576 and all rows whose padding is at most 4.5 % of the nonzeros", 0, PETSC_INT_MAX, (PetscInt)user_.sigma},
+      {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, one thread block per 2048 entries (0 = the model: 1024, halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
+    };
+    PetscInt values[3];
+    for (int k = 0; k < 3; ++k) {
+      PetscBool set;
+      values[k] = opts[k].shown;
+      PetscCall(PetscOptionsInt(opts[k].name, opts[k].text, "MATPJDS", values[k], &values[k], &set));
+      PetscCheck(!set || (values[k] >= opts[k].lo && values[k] <= opts[k].hi), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [%" PetscInt_FMT ", %" PetscInt_FMT "] (0 chooses the default), got %" PetscInt_FMT, opts[k].name, opts[k].lo, opts[k].hi, values[k]);
+    }
+    user_.block_rows = (int)values[0];
+    user_.sigma      = values[1];
+    user_.long_row   = values[2];
+    PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  std::unique_ptr<Format> CloneSettings() const override
+  {
+    auto f   = std::make_unique<PjdsFormat>();
+    f->user_ = user_;
+    return f;
+  }
+
+  PetscErrorCode HostBuild(const CsrView<Scalar> &A) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Choose(A));
+    PetscCallCXX(pjds_build(A, choice_.p, host_));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(pjds_refresh(A, host_));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(pjds_apply(host_, op, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+#if defined(GPUMAT_WITH_CUDA)
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Choose(A));
+    const int err = dev_.build(A, choice_.p, s);
+    PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
+    PetscCall(CheckDevice(err, "pjds", A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(CheckDevice(dev_.refresh(A.val, s), "pjds", A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCallCUDA(dev_.apply(op, x, z, y, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  bool HasDeviceTranspose() const override { return true; }
+#endif
+
+  PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
+  {
+    const PjdsParams &p   = choice_.p;
+    auto              src = [](std::int64_t user) { return user ? "set" : "model"; };
+    char              sigma[64];
+    PetscFunctionBegin;
+    if (p.block_rows == 0) { // never built: the options only
+      PetscCall(PetscViewerASCIIPrintf(v, "not built yet\n"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (p.sigma >= A.nrows && p.sigma > 1) snprintf(sigma, sizeof(sigma), "all rows");
+    else if (p.sigma == 1) snprintf(sigma, sizeof(sigma), "1 (no sorting)");
+    else snprintf(sigma, sizeof(sigma), "%lld rows", (long long)p.sigma);
+    PetscCall(PetscViewerASCIIPrintf(v, "blocks of %d rows (%s), rows sorted by length within windows of %s (%s), rows longer than %lld entries in the long part (%s)\n", p.block_rows, src(user_.block_rows), sigma,
+                                     src(user_.sigma), (long long)p.long_row, src(user_.long_row)));
+    if (!user_.sigma) { // the model's windows, as far as it went
+      char        line[512];
+      std::size_t n = (std::size_t)snprintf(line, sizeof(line), "model: padding (%% of the nonzeros) by sorting window:");
+      for (int k = 0; k < kPjdsNumWindows; ++k)
+        if (choice_.padding[k] >= 0 && n < sizeof(line)) {
+          char w[32];
+          if (kPjdsWindows[k] == pjds_all_rows) snprintf(w, sizeof(w), "all");
+          else snprintf(w, sizeof(w), "%lld", (long long)kPjdsWindows[k]);
+          n += (std::size_t)snprintf(line + n, sizeof(line) - n, " %s %.2f", w, A.nnz() ? 100.0 * (double)choice_.padding[k] / (double)A.nnz() : 0.0);
+        }
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    }
+    std::int64_t pj_rows = host_.nrows_pj, long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size(), padded = host_.padded(), chunks = -1;
+    std::size_t  bytes = host_.bytes();
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) { // as the device stores it
+      pj_rows = dev_.pjds_rows(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries(), padded = dev_.padded(), bytes = dev_.format_bytes(), chunks = dev_.chunks();
+    }
+#endif
+    const double nnz = (double)A.nnz(), pj_nnz = nnz - (double)long_nnz, padding = (double)padded - pj_nnz;
+    PetscCall(PetscViewerASCIIPrintf(v, "pJDS part: %lld rows, %lld stored entries, padding %.0f entries (%.2f %% of the nonzeros); long part: %lld rows, %lld entries", (long long)pj_rows, (long long)padded, padding,
+                                     nnz > 0 ? 100.0 * padding / nnz : 0.0, (long long)long_rows, (long long)long_nnz));
+    if (chunks >= 0) PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %d\n", (long long)chunks, cuda_chunk()));
+    else PetscCall(PetscViewerASCIIPrintf(v, "\n"));
+    const double csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
+    PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0));
+    const double nnzr = A.nrows ? nnz / A.nrows : 0.0, rho = nnz > 0 ? ((double)padded + (double)long_nnz) / nnz : 1.0;
+    if (nnzr > 0)
+      PetscCall(PetscViewerASCIIPrintf(v, "code balance (Kreutzer et al., eq. 1, fp64): %.2f B/flop with perfect reuse of x (alpha = 1/%.1f) to %.2f B/flop with none (alpha = 1)\n", pjds_code_balance(nnzr, 1.0 / nnzr, rho), nnzr,
+                                       pjds_code_balance(nnzr, 1.0, rho)));
+#if defined(GPUMAT_WITH_CUDA)
+    if (!dev_.build_phases().empty()) {
+      char        line[512];
+      std::size_t n = (std::size_t)snprintf(line, sizeof(line), "last build (ms): model %.2f (host)", model_ms_);
+      for (const auto &ph : dev_.build_phases())
+        if (n < sizeof(line)) n += (std::size_t)snprintf(line + n, sizeof(line) - n, ", %s %.2f", ph.first, (double)ph.second);
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    }
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+private:
+  static int cuda_chunk()
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    return cuda::kPjdsChunk;
+#else
+    return 0;
+#endif
+  }
+
+  // pjds_resolve of the user's options as a PETSc error (out: the resolved parameters, or null).
+  PetscErrorCode Resolve(PjdsParams *out) const
+  {
+    PetscFunctionBegin;
+    try {
+      const PjdsParams p = pjds_resolve(user_);
+      if (out) *out = p;
+    } catch (const std::invalid_argument &e) {
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s (options -mat_pjds_block_rows, -mat_pjds_sigma, -mat_pjds_long_row)", e.what());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // The parameters for A: the user's, the rest from the model (pjds_model).
+  PetscErrorCode Choose(const CsrView<Scalar> &A)
+  {
+    PetscLogDouble t0, t1;
+    PetscFunctionBegin;
+    PetscCall(Resolve(nullptr));
+    PetscCall(PetscTime(&t0));
+    PetscCallCXX(choice_ = pjds_model(A, user_));
+    PetscCall(PetscTime(&t1));
+    model_ms_ = 1e3 * (t1 - t0);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PjdsParams   user_{};
+  PjdsChoice   choice_{};
+  double       model_ms_ = 0;
+  Pjds<Scalar> host_;
+};
+
+} // namespace
+
+std::unique_ptr<Format> CreatePjds() { return std::make_unique<PjdsFormat>(); }
+
+} // namespace gpumat
