@@ -59,6 +59,21 @@ void BenchBccooDescribe(const BenchBccooInfo *info, char *buf, int len);
    message in err. */
 int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchBccooInfo *info, char *err, int errlen);
 
+/* The pjds of the pjds floors (bench/floors_pjds.cu): the type's default layout (pjds_model). */
+typedef struct {
+  int       block_rows;
+  long long sigma, long_row;  /* as built (sigma: rows per sorting window, >= the rows: all) */
+  long long padding;          /* padded entries beyond the pJDS part's nonzeros */
+  long long long_rows, long_entries;
+  double    format_bytes;     /* Pjds::bytes(): every array the product reads */
+  double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
+} BenchPjdsInfo;
+
+/* Builds the default pjds of the host CSR on the host, copies the arrays its product reads to the
+   device and times floor:pjds-stream and floor:pjds-gather as BenchFloors does. Returns 0, or
+   nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
+int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchPjdsInfo *info, char *err, int errlen);
+
 #ifdef __cplusplus
 }
 #endif

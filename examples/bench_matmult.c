@@ -31,7 +31,10 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     in sequence and x gathered through L1 (floor:bccoo-gather), their parameters\n"
                      "                     and bytes on their rows; a bccoo type's row adds its speed in percent of these\n"
                      "                     two floors (100: at the floor; the floors' parameters are -floor_bccoo's, not\n"
-                     "                     necessarily the type's)\n"
+                     "                     necessarily the type's); pjds's default layout streamed (floor:pjds-stream)\n"
+                     "                     and read as its product reads it, x gathered, no row order (floor:pjds-gather),\n"
+                     "                     its parameters and bytes on their rows; a pjds type's row adds its speed in\n"
+                     "                     percent of these two floors\n"
                      "  -floor_bccoo <h,w,slices,tile,group,compress>  the bccoo of the bccoo floors (default: model, the\n"
                      "                     parameters the bccoo type chooses by default, bccoo_model); h,w,...: these\n"
                      "                     (0 or a field left out: the byte model's first shape, 1 slice, tile 16,\n"
@@ -316,17 +319,20 @@ static PetscErrorCode SplitDestroy(BenchOps *o)
 
 #if defined(PETSC_HAVE_CUDA)
 /* The floors of bench/floors.cu for the assembled AIJ A0 (32-bit PetscInt only), one line each;
-   with bccoo != NULL also the bccoo floors (their medians into bccoo_ms: stream, gather). */
-static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs, const BenchBccooParams *bccoo, double *bccoo_ms)
+   with bccoo != NULL also the bccoo floors (their medians into bccoo_ms: stream, gather), and the pjds floors (pjds_ms). */
+static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs, const BenchBccooParams *bccoo, double *bccoo_ms, double *pjds_ms)
 {
   const PetscInt    *ia, *ja;
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2];
+  BenchFloor         fl[8], fb[2], fp[2];
   BenchBccooInfo     info;
-  int                nfl = 0, nfb = 0, rc, rcb = 0;
-  char               err[256] = "", errb[256] = "", desc[512];
+  BenchPjdsInfo      pinfo;
+  int                nfl = 0, nfb = 0, nfp = 0, rc, rcb = 0, rcp = 0;
+  char               err[256] = "", errb[256] = "", errp[256] = "", desc[512];
+  double             nnz_all = 0;
+  long long          nrows_all = 0;
   PetscFunctionBegin;
   if (sizeof(PetscInt) != sizeof(int) || sizeof(PetscScalar) != sizeof(double)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGetSize(A0, NULL, &N));
@@ -335,10 +341,14 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   PetscCall(MatSeqAIJGetArrayRead(A0, &va));
   rc = BenchFloors((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fl, (int)PETSC_STATIC_ARRAY_LENGTH(fl), &nfl, err, (int)sizeof(err));
   if (rc == 0 && bccoo) rcb = BenchFloorsBccoo((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, bccoo, (int)reps, warmup, fb, (int)PETSC_STATIC_ARRAY_LENGTH(fb), &nfb, &info, errb, (int)sizeof(errb));
+  nnz_all  = (double)ia[m]; /* ia and m are gone after MatRestoreRowIJ */
+  nrows_all = (long long)m;
+  if (rc == 0 && rcb == 0) rcp = BenchFloorsPjds((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fp, (int)PETSC_STATIC_ARRAY_LENGTH(fp), &nfp, &pinfo, errp, (int)sizeof(errp));
   PetscCall(MatSeqAIJRestoreArrayRead(A0, &va));
   PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", err);
   PetscCheck(rcb == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", errb);
+  PetscCheck(rcp == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", errp);
   for (int i = 0; i < nfl; i++) {
     double gbs = csr_bytes / (fl[i].median_ms * 1e-3) / 1e9;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f   (no row sums: a lower bound)\n", fl[i].name, fl[i].median_ms, fl[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0));
@@ -351,6 +361,17 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
                           1e-6 * info.format_bytes, desc));
     if (!strcmp(fb[i].name, "floor:bccoo-stream")) bccoo_ms[0] = fb[i].median_ms;
     if (!strcmp(fb[i].name, "floor:bccoo-gather")) bccoo_ms[1] = fb[i].median_ms;
+  }
+  /* pjds: its default layout's bytes (fmt GB/s), format MB, parameters and padding */
+  if (nfp) {
+    if (pinfo.sigma >= nrows_all && pinfo.sigma > 1) snprintf(desc, sizeof(desc), "pjds b_r %d, sigma all rows, long rows > %lld: %lld rows, %lld entries; padding %lld (%.2f %% of nnz)", pinfo.block_rows, pinfo.long_row, pinfo.long_rows, pinfo.long_entries, pinfo.padding, nnz_all > 0 ? 100.0 * (double)pinfo.padding / nnz_all : 0.0);
+    else snprintf(desc, sizeof(desc), "pjds b_r %d, sigma %lld, long rows > %lld: %lld rows, %lld entries; padding %lld (%.2f %% of nnz)", pinfo.block_rows, pinfo.sigma, pinfo.long_row, pinfo.long_rows, pinfo.long_entries, pinfo.padding, nnz_all > 0 ? 100.0 * (double)pinfo.padding / nnz_all : 0.0);
+  }
+  for (int i = 0; i < nfp; i++) {
+    double gbs = csr_bytes / (fp[i].median_ms * 1e-3) / 1e9, fmt_gbs = pinfo.bytes / (fp[i].median_ms * 1e-3) / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s)\n", fp[i].name, fp[i].median_ms, fp[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * pinfo.format_bytes, desc));
+    if (!strcmp(fp[i].name, "floor:pjds-stream")) pjds_ms[0] = fp[i].median_ms;
+    if (!strcmp(fp[i].name, "floor:pjds-gather")) pjds_ms[1] = fp[i].median_ms;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -786,6 +807,12 @@ static PetscBool IsBccoo(const char *type)
   return n >= 5 && !strncmp(type + n - 5, "bccoo", 5) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+static PetscBool IsPjds(const char *type)
+{
+  size_t n = strcspn(type, ":");
+  return n >= 4 && !strncmp(type + n - 4, "pjds", 4) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* bccoo's tuner report (-mat_bccoo_tune): the lines of A's MatView(::ascii_info) that start with
    "tuner" (on P ranks rank 0's diagonal block), indented, into buf on rank 0; "" on the other ranks
    and without the tuner. Through a temporary file: an ASCII viewer writes to a file or a stream. */
@@ -841,7 +868,7 @@ int main(int argc, char **argv)
   PetscInt     n = 2000000, reps = 100, reps_host = 10, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
   Vec          x0, b0, yref = NULL;
-  double       copy_gbs = 0, csr_bytes, *t, bccoo_ms[2] = {NAN, NAN}; /* the bccoo floors: stream, gather */
+  double       copy_gbs = 0, csr_bytes, *t, bccoo_ms[2] = {NAN, NAN}, pjds_ms[2] = {NAN, NAN}; /* the bccoo and pjds floors: stream, gather */
   char         fb_spec[128] = "", fb_err[256] = "";
   BenchBccooParams fb_params;
   int          fb_on = 1;
@@ -963,7 +990,7 @@ int main(int argc, char **argv)
 
 #if defined(PETSC_HAVE_CUDA)
   if (floors && nranks == 1) {
-    PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms));
+    PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms, pjds_ms));
   }
 #else
   (void)floors;
@@ -1149,6 +1176,8 @@ int main(int argc, char **argv)
     }
     if (IsBccoo(r->type) && !PetscIsNanReal(bccoo_ms[1]) && r->median > 0) /* its speed against its floors */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bccoo-gather, %.1f %% of floor:bccoo-stream", 100.0 * bccoo_ms[1] / r->median, 100.0 * bccoo_ms[0] / r->median));
+    if (IsPjds(r->type) && !PetscIsNanReal(pjds_ms[1]) && r->median > 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:pjds-gather, %.1f %% of floor:pjds-stream", 100.0 * pjds_ms[1] / r->median, 100.0 * pjds_ms[0] / r->median));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     if (r->tuner[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", r->tuner)); /* rank 0's */
     if (f)
