@@ -155,7 +155,7 @@ template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
   PjdsChoice ch;
   PjdsParams p = pjds_resolve(user);
-  if (p.long_row == 0) p.long_row = kPjdsLongMin;
+  if (p.long_row == 0) p.long_row = pjds_latency_long_row(std::int64_t(A.nnz()));
   if (p.sigma == 0) {
     const std::int64_t   local = round_window(kPjdsLocalWindow, p.block_rows);
     std::vector<index_t> len;

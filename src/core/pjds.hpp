@@ -46,10 +46,11 @@ PjdsParams pjds_resolve(PjdsParams p);
 
 // The model's choice for A (every parameter the user set, nonzero, is kept), in time linear in the
 // rows:
-// - long_row: kPjdsLongMin: a thread walks a row of the pJDS part alone, so a longer row goes to
-//   the long part, where blocks of 256 threads share chunks of 2048 entries (measured on the H100:
-//   LP rows of about 10,000 entries walked by one thread each made a product 32x slower than
-//   aijcusparse);
+// - long_row: the longest row a thread of the pJDS part may walk alone, from a latency model
+//   (pjds_latency_long_row): a longer row goes to the long part, where a warp takes each chunk of
+//   256 of its entries (measured on the H100: rows of up to 1024 entries walked by one thread each
+//   made products 4-14x slower than aijcusparse on matrices of 1-20M nonzeros, the walk of the
+//   longest row outlasting the whole stream of the matrix);
 // - sigma: the smallest window of kPjdsWindows (1: no sorting, the matrix's order and its x
 //   locality kept; then 4096 .. 1M rows: rows move only within a window, so the x a warp gathers
 //   stays within a window's span of columns on matrices with locality; all rows) whose padding is
@@ -62,8 +63,17 @@ PjdsParams pjds_resolve(PjdsParams p);
 // scaled to the matrix.
 constexpr std::int64_t kPjdsModelRows    = 1 << 20;
 constexpr std::int64_t kPjdsModelWindows = 256;
-constexpr std::int64_t kPjdsLongMin      = 1024;
+constexpr std::int64_t kPjdsLongMax      = 1024;
 constexpr std::int64_t kPjdsLongLow      = 32;
+// The latency model of long_row. A thread of the pJDS part takes one step per 8 entries of its row
+// (8 loads of columns and values in flight, then the 8 gathers of x they address: two memory
+// latencies): about 2.5 us on the H100 under a full load (econ_207k, rows of up to 332 entries:
+// 0.126 ms a product, 42 steps, against aijcusparse's 0.021 ms). The product streams about 12 B
+// per nonzero at about 3 TB/s. Keeping the longest walk under a quarter of the stream:
+//   long_row = 8 x 0.25 x 12 nnz / (3e12 B/s x 2.5e-6 s) = nnz / 312,500,
+// clamped to [kPjdsLongLow, kPjdsLongMax]: 32 below 10M nonzeros, 320 at 100M, 1024 from 320M.
+constexpr std::int64_t kPjdsLatencyNnz = 312500;
+inline std::int64_t    pjds_latency_long_row(std::int64_t nnz) { return std::clamp<std::int64_t>(nnz / kPjdsLatencyNnz, kPjdsLongLow, kPjdsLongMax); }
 constexpr std::int64_t kPjdsLocalWindow  = 4096;
 constexpr double       kPjdsPadTarget    = 0.045; // the issue asks for 5 %: margin for the sampled estimates
 constexpr int          kPjdsNumWindows   = 7;

@@ -242,6 +242,18 @@ TEST(PjdsModel, ChoosesFromThePadding) {
   EXPECT_EQ(user.p.long_row, 100) << "the user's parameters are kept";
 }
 
+// The latency model of long_row: nnz / 312,500 within [32, 1024], and the model's default.
+TEST(PjdsModel, LatencyLongRow) {
+  EXPECT_EQ(gpumat::pjds_latency_long_row(0), gpumat::kPjdsLongLow);
+  EXPECT_EQ(gpumat::pjds_latency_long_row(2000000), 32);
+  EXPECT_EQ(gpumat::pjds_latency_long_row(20000000), 64);
+  EXPECT_EQ(gpumat::pjds_latency_long_row(100000000), 320);
+  EXPECT_EQ(gpumat::pjds_latency_long_row(std::int64_t(1) << 40), gpumat::kPjdsLongMax);
+  const matgen::Csr S = matgen::random_rows("latency", 20000, 20000, 3, 9, 0.0, 41);
+  const auto        v = S.values<double>();
+  EXPECT_EQ(gpumat::pjds_model(S.view(v), PjdsParams{}).p.long_row, 32) << "a small matrix: the shortest walk";
+}
+
 // Equation 1 of the paper: alpha = 1 and long rows give 10 bytes per flop; alpha = 1 / nnzr, 6 +
 // 4 / nnzr + 8 / nnzr; padding scales the matrix terms.
 TEST(PjdsModel, CodeBalance) {
