@@ -10,14 +10,15 @@
 //           those (64-bit) into the block starts, the padded size read back;
 //   fill    a thread per position writes its row column by column (consecutive positions of a
 //           block at consecutive addresses), its padding (value 0, the row's last column) and the
-//           slot map; the long rows a thread block each, then their chunks.
-// Product (one kernel): the first `chunks` blocks each sum one chunk of a long row (block reduce;
-// a row of several chunks is finished by its last-arriving block, which adds the partial sums in
-// chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
+//           slot map; the long rows a warp each, then their chunks.
+// Product (one kernel): the first blocks' warps each sum one chunk of a long row (kPjdsChunk
+// entries, shuffles; a row of several chunks is finished by its last-arriving warp, which adds the
+// partial sums in chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
 // skipped, ELLPACK-R, where that saves bytes), eight loads in flight, the matrix streamed past the caches
 // (__ldcs) so that x keeps them, y written through perm.
 // (In detail: kUnroll entries of a row loaded at once, predicated, so that a row of 5 entries has
-// all its loads in flight, not one after another.)
+// all its loads in flight, not one after another. The kernel is compiled for 6 resident blocks per
+// SM (40 registers) when there is no long part, else for 4 (64): see kPjdsOccupancy.)
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
 // width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
@@ -27,7 +28,6 @@
 #include "pjds_index.cuh"
 #include "rowmap.cuh"
 
-#include <cub/block/block_reduce.cuh>
 #include <climits>
 #include <string>
 
@@ -38,7 +38,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
-static_assert(kPjdsChunk % kThreads == 0, "a chunk is whole passes of a block");
+static_assert(kThreads == 32 * kPjdsChunksPerBlock, "a product block is kPjdsChunksPerBlock warps");
 
 int bit_width(unsigned long long v) {
   int b = 0;
@@ -131,16 +131,18 @@ __global__ void __launch_bounds__(kThreads) pj_fill(const index_t *__restrict__ 
   }
 }
 
-// A thread block per long row: its entries into the long arrays (values after the padded part).
+// A warp per long row: its entries into the long arrays (values after the padded part).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_long_copy(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
-                                                         const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, long long padded,
+                                                         const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, index_t nlong, long long padded,
                                                          index_t *__restrict__ long_col, T *__restrict__ val, unsigned *__restrict__ slot) {
-  const index_t k = index_t(blockIdx.x), r = long_rows[k], q0 = rowptr[r], n = rowptr[r + 1] - q0, d = long_ptr[k];
-  for (index_t t = threadIdx.x; t < n; t += blockDim.x) {
-    long_col[d + t]      = colidx[q0 + t];
-    val[padded + d + t]  = aval[q0 + t];
-    slot[q0 + t]         = unsigned(padded + d + t);
+  const long long k = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (k >= nlong) return;
+  const index_t r = long_rows[k], q0 = rowptr[r], n = rowptr[r + 1] - q0, d = long_ptr[k];
+  for (index_t t = threadIdx.x & 31; t < n; t += 32) {
+    long_col[d + t]     = colidx[q0 + t];
+    val[padded + d + t] = aval[q0 + t];
+    slot[q0 + t]        = unsigned(padded + d + t);
   }
 }
 
@@ -176,60 +178,93 @@ struct PjArgs {
 };
 
 template <typename T>
-__device__ __forceinline__ T block_sum(T v, typename cub::BlockReduce<T, kThreads>::TempStorage &tmp) {
-  return cub::BlockReduce<T, kThreads>(tmp).Sum(v);
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v; // every lane holds the sum, added in the same order on every lane and every run
 }
 
-// Chunk c of a long row: its sum into y (a one-chunk row), or into partial[c], the row's last
-// arriving block adding the partials in chunk order.
+// The warps' chunks: warp w of product block b takes chunk b * kPjdsChunksPerBlock + w.
+__device__ __forceinline__ long long warp_chunk() { return (long long)blockIdx.x * kPjdsChunksPerBlock + threadIdx.x / 32; }
+__host__ __device__ constexpr long long chunk_blocks(long long nchunks) { return (nchunks + kPjdsChunksPerBlock - 1) / kPjdsChunksPerBlock; }
+
+// The entries [q0, q1) of the long part that chunk c covers, and its row k.
+struct ChunkSpan {
+  index_t   k, first, cnt;
+  long long q0, q1;
+};
+template <typename T>
+__device__ __forceinline__ ChunkSpan chunk_span(const PjArgs<T> &a, long long c) {
+  ChunkSpan h;
+  h.k     = a.chunk_row[c];
+  h.first = a.chunk_first[h.k];
+  h.cnt   = a.chunk_first[h.k + 1] - h.first;
+  h.q0    = a.long_ptr[h.k] + (long long)(c - h.first) * kPjdsChunk;
+  h.q1    = min(h.q0 + kPjdsChunk, (long long)a.long_ptr[h.k + 1]);
+  return h;
+}
+
+// Chunk c of a long row, a warp: its 256 entries loaded at once (8 per lane, predicated), summed
+// by shuffles; its sum into y (a one-chunk row), or into partial[c], the row's last-arriving warp
+// adding the partials in chunk order.
 template <typename T>
 __device__ __forceinline__ void long_chunk(const PjArgs<T> &a, long long c, const T *__restrict__ x, const T *z, T *y) {
-  __shared__ typename cub::BlockReduce<T, kThreads>::TempStorage tmp;
-  __shared__ bool                                                  last;
-  const index_t   k = a.chunk_row[c], first = a.chunk_first[k], cnt = a.chunk_first[k + 1] - first;
-  const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
-  T               s = T(0);
-  for (long long q = q0 + threadIdx.x; q < q1; q += kThreads) s += __ldcs(a.long_val + q) * __ldg(x + __ldcs(a.long_col + q));
-  s               = block_sum<T>(s, tmp);
-  const index_t r = a.long_rows[k];
-  if (cnt == 1) {
-    if (threadIdx.x == 0) y[r] = z ? z[r] + s : s;
+  const int          lane = threadIdx.x & 31;
+  const ChunkSpan h    = chunk_span(a, c);
+  static_assert(kPjdsChunk == 32 * kUnroll, "a chunk is one pass of a warp");
+  index_t cc[kUnroll];
+  T       v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const long long q  = h.q0 + u * 32 + lane;
+    const bool      ok = q < h.q1;
+    cc[u]              = ok ? __ldcs(a.long_col + q) : 0;
+    v[u]               = ok ? __ldcs(a.long_val + q) : T(0);
+  }
+  T s0 = T(0), s1 = T(0);
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u)
+    if (h.q0 + u * 32 + lane < h.q1) (u & 1 ? s1 : s0) += v[u] * __ldg(x + cc[u]);
+  const T       s = warp_sum(s0 + s1);
+  const index_t r = a.long_rows[h.k];
+  if (h.cnt == 1) {
+    if (lane == 0) y[r] = z ? z[r] + s : s;
     return;
   }
-  if (threadIdx.x == 0) {
+  unsigned last = 0;
+  if (lane == 0) {
     __stcg(a.partial + c, s);
     __threadfence(); // the partial before the arrival
-    last = atomicAdd(a.arrived + k, 1u) == unsigned(cnt - 1);
+    last = atomicAdd(a.arrived + h.k, 1u) == unsigned(h.cnt - 1);
   }
-  __syncthreads();
-  if (!last) return;
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
   __threadfence(); // the other chunks' partials after their arrivals
-  T t = T(0);
-  for (index_t q = threadIdx.x; q < cnt; q += kThreads) t += __ldcg(a.partial + first + q);
-  __syncthreads(); // tmp reused
-  t = block_sum<T>(t, tmp);
-  if (threadIdx.x == 0) {
-    y[r]         = z ? z[r] + t : t;
-    a.arrived[k] = 0; // ready for the next product (kernels on the stream do not overlap)
+  T t0 = T(0), t1 = T(0);
+  index_t q = lane;
+  for (; q + 32 < h.cnt; q += 64) t0 += __ldcg(a.partial + h.first + q), t1 += __ldcg(a.partial + h.first + q + 32);
+  if (q < h.cnt) t0 += __ldcg(a.partial + h.first + q);
+  const T t = warp_sum(t0 + t1);
+  if (lane == 0) {
+    y[r]           = z ? z[r] + t : t;
+    a.arrived[h.k] = 0; // ready for the next product (kernels on the stream do not overlap)
   }
 }
 
+// The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
+// that a row of 5 entries has all its loads in flight), the matrix streamed past the caches
+// (ld.global.cs), x through the non-coherent path, y written through perm.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
-  if (blockIdx.x < a.nchunks) {
-    long_chunk(a, blockIdx.x, x, z, y);
-    return;
-  }
-  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+__device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const T *__restrict__ x, const T *z, T *y) {
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
-  const long long rows = q.rows, bs = a.block_start[q.b];
-  long long       p    = bs + q.lane;
+  const long long bs   = a.block_start[q.b];
+  const unsigned  rows = q.rows;
+  unsigned        p    = unsigned(bs) + q.lane; // positions: the padded part is within 32 bits (checked by the build)
   // the row's length, or its block's width where the padding costs fewer bytes than the lengths
   // (padding entries add 0 x the x of the row's last column)
-  const index_t n = a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, q.rows));
+  const index_t n  = a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, q.rows));
   T             s0 = T(0), s1 = T(0);
-  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) { // kUnroll loads of each array in flight, predicated
+  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
     index_t c[kUnroll];
     T       v[kUnroll];
 #pragma unroll
@@ -247,18 +282,32 @@ __global__ void __launch_bounds__(kThreads) pj_spmv(PjArgs<T> a, const T *__rest
   y[r]            = z ? z[r] + s : s;
 }
 
+// MinBlocks: product blocks resident per SM the compiler must allow: 4 (up to 64 registers a
+// thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
+template <typename T, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
+  const long long cb = chunk_blocks(a.nchunks);
+  if (blockIdx.x < cb) {
+    const long long c = warp_chunk();
+    if (c < a.nchunks) long_chunk(a, c, x, z, y);
+    return;
+  }
+  pjds_row(a, (long long)(blockIdx.x - cb) * kThreads + threadIdx.x, x, z, y);
+}
+
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__restrict__ x, T *__restrict__ y) {
-  if (blockIdx.x < a.nchunks) {
-    const long long c = blockIdx.x;
-    const index_t   k = a.chunk_row[c], first = a.chunk_first[k];
-    const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
-    const T         xr = x[a.long_rows[k]];
-    for (long long q = q0 + threadIdx.x; q < q1; q += kThreads) atomicAdd(y + a.long_col[q], a.long_val[q] * xr);
+  const long long cb = chunk_blocks(a.nchunks);
+  if (blockIdx.x < cb) {
+    const long long c = warp_chunk();
+    if (c >= a.nchunks) return;
+    const ChunkSpan h  = chunk_span(a, c);
+    const T            xr = x[a.long_rows[h.k]];
+    for (long long q = h.q0 + (threadIdx.x & 31); q < h.q1; q += 32) atomicAdd(y + a.long_col[q], a.long_val[q] * xr);
     return;
   }
-  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+  const long long i = (long long)(blockIdx.x - cb) * kThreads + threadIdx.x;
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
@@ -271,15 +320,17 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
 // The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *__restrict__ rowmap, T *__restrict__ d) {
-  if (blockIdx.x < a.nchunks) {
-    const long long c = blockIdx.x;
-    const index_t   k = a.chunk_row[c], first = a.chunk_first[k], r = a.long_rows[k], cr = rowmap ? rowmap[r] : r;
-    const long long q0 = a.long_ptr[k] + (long long)(c - first) * kPjdsChunk, q1 = min(q0 + kPjdsChunk, (long long)a.long_ptr[k + 1]);
-    for (long long q = q0 + threadIdx.x; q < q1; q += kThreads)
+  const long long cb = chunk_blocks(a.nchunks);
+  if (blockIdx.x < cb) {
+    const long long c = warp_chunk();
+    if (c >= a.nchunks) return;
+    const ChunkSpan h = chunk_span(a, c);
+    const index_t      r = a.long_rows[h.k], cr = rowmap ? rowmap[r] : r;
+    for (long long q = h.q0 + (threadIdx.x & 31); q < h.q1; q += 32)
       if (a.long_col[q] == cr) d[cr] = a.long_val[q];
     return;
   }
-  const long long i = (long long)(blockIdx.x - a.nchunks) * kThreads + threadIdx.x;
+  const long long i = (long long)(blockIdx.x - cb) * kThreads + threadIdx.x;
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
@@ -439,7 +490,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
 
   if (nlong_ > 0) {
     GPUMAT_CUDA_TRY(device_alloc(long_col_, std::size_t(long_nnz_)));
-    pj_long_copy<T><<<unsigned(nlong_), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, padded_, long_col_, val_, slot_);
+    pj_long_copy<T><<<grid_for(std::int64_t(nlong_) * 32, nt), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, nlong_, padded_, long_col_, val_, slot_);
     GPUMAT_CUDA_TRY(launched());
     index_t *counts = tmp.get<index_t>(std::size_t(nlong_) + 1);
     GPUMAT_CUDA_TRY(tmp.err);
@@ -473,10 +524,11 @@ cudaError_t PjdsDevice<T>::refresh(const T *host_val, cudaStream_t s) {
 template <typename T>
 cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
   const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
-  const long long blocks = nchunks_ + (npj_ + kThreads - 1) / kThreads;
+  const long long blocks = chunk_blocks(nchunks_) + (npj_ + kThreads - 1) / kThreads;
   if (op == Op::NoTrans) {
     if (blocks == 0) return cudaSuccess; // no rows
-    pj_spmv<T><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    if (kernel_occupancy() == 6) pj_spmv<T, 6><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    else pj_spmv<T, 4><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
     return launched();
   }
   GPUMAT_CUDA_TRY(init_output(y, z, ncols_, s));
@@ -492,7 +544,7 @@ cudaError_t PjdsDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s)
     pj_diag_long_zero<T><<<grid_for(nlong_, kThreads), kThreads, 0, s>>>(long_rows_, nlong_, rowmap, d);
     GPUMAT_CUDA_TRY(launched());
   }
-  const long long blocks = nchunks_ + (npj_ + kThreads - 1) / kThreads;
+  const long long blocks = chunk_blocks(nchunks_) + (npj_ + kThreads - 1) / kThreads;
   if (blocks == 0) return cudaSuccess;
   pj_diag<T><<<unsigned(blocks), kThreads, 0, s>>>(a, rowmap, d);
   return launched();

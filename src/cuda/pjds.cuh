@@ -11,14 +11,17 @@
 namespace gpumat {
 namespace cuda {
 
-// Entries of a long row per thread block of the product (its chunks): 256 threads x 8.
-constexpr int kPjdsChunk = 2048;
+// Entries of a long row per warp of the product (its chunks): 32 lanes x 8 loads in flight, one
+// pass. A chunk is a warp's, not a block's, so that a row just past long_row (33 entries, say)
+// costs one warp and no block-wide reduction.
+constexpr int kPjdsChunk = 256;
+constexpr int kPjdsChunksPerBlock = 8; // warps of a product block
 
 // The device copy of a Pjds<T> (src/core/pjds.hpp), built on the GPU from the CSR arrays: the same
 // arrays, entry for entry, as the host builder's (download() returns them in the host's form for
 // the tests), with the long part's values after the padded values in one array (the refresh
 // scatters into both through one slot map), plus the long rows' chunks: each long row is cut into
-// chunks of kPjdsChunk entries, one thread block each, whose partial sums the row's last block adds
+// chunks of kPjdsChunk entries, one warp each, whose partial sums the row's last-arriving warp adds
 // in chunk order (deterministic; no second kernel). Owns its device memory. Every call returns the
 // first CUDA error it met (cudaErrorMemoryAllocation when out of memory; cudaErrorInvalidValue with
 // why() for a matrix the format cannot index), never aborts. One stream at a time (the long rows'
@@ -48,6 +51,20 @@ public:
   // The layout in the host builder's form (perm empty for the identity; slot as host positions).
   cudaError_t download(Pjds<T> &B) const;
 
+  // The product kernel's instance: compiled for `blocks` resident blocks of 256 threads per SM,
+  // 4 (up to 64 registers a thread, more loads of each thread in flight) or 6 (up to 40, more
+  // threads); 0 = by the layout (kernel_occupancy). Returns false (nothing changed) for another value.
+  bool set_occupancy(int blocks) {
+    if (blocks != 0 && blocks != 4 && blocks != 6) return false;
+    occupancy_ = blocks;
+    return true;
+  }
+  int occupancy() const { return occupancy_; } // as set (0: by the layout)
+  // The instance the product runs: as set, else 6 without a long part and 4 with one (measured on
+  // the H100, one run: 6 took 15 % less time on the 2D 5-point stencil, 8 % on the 7-point 300^3,
+  // 2-3 % on the 27-point and FEM matrices, and 10-23 % more on econ, web, circuit, power law and
+  // LP, the matrices with long rows).
+  int kernel_occupancy() const { return occupancy_ ? occupancy_ : (nchunks_ == 0 ? 6 : 4); }
   const PjdsParams  &params() const { return p_; } // as built (sigma rounded, long_row set)
   const std::string &why() const { return why_; }
   index_t            pjds_rows() const { return npj_; }
@@ -73,6 +90,7 @@ private:
   }
 
   PjdsParams   p_{};
+  int          occupancy_ = 0;
   std::string  why_;
   index_t      nrows_ = 0, ncols_ = 0, nnz_ = 0, npj_ = 0, nlong_ = 0;
   std::int64_t nblocks_ = 0, padded_ = 0, long_nnz_ = 0, nchunks_ = 0;

@@ -162,25 +162,27 @@ TEST(PjdsDeviceSpecial, FewerRowsThanABlockAndEmptyRowsLast) {
   check_matrix<double>(matgen::random_rows("all_empty", 300, 50, 0, 0, 1.0, 35), pp(32, gpumat::pjds_all_rows, 0), s);
 }
 
-// Hub rows of over a million entries (hundreds of chunks each, their partial sums added by the
-// last-arriving block) and rows at the chunk boundary (2047, 2048, 2049 entries: one chunk, one
-// chunk, two chunks).
+// Hub rows of over a million entries (thousands of chunks each, their partial sums added by the
+// last-arriving warp) and rows at the chunk boundary (kPjdsChunk - 1, kPjdsChunk, kPjdsChunk + 1
+// entries: one chunk, one chunk, two chunks), and rows just past the threshold (one partial chunk).
 TEST(PjdsDeviceSpecial, HubRowsInChunks) {
   const Stream         s;
   const index_t        n = 1100000;
   std::vector<index_t> len(4000, 3);
   len[1234] = n;
   len[3999] = n - 7;
-  len[10]   = 2047;
-  len[11]   = 2048;
-  len[12]   = 2049;
+  constexpr index_t C = gpumat::cuda::kPjdsChunk;
+  len[10]   = C - 1;
+  len[11]   = C;
+  len[12]   = C + 1;
+  for (int k = 0; k < 9; ++k) len[std::size_t(100 + k)] = 41 + k; // just past the threshold
   const matgen::Csr  M = matgen::from_lengths("hubs", n, len, 35);
   const auto         v = M.values<double>();
-  const PjdsParams   p = pp(32, 0, 1500);
+  const PjdsParams   p = pp(32, 0, 40);
   PjdsDevice<double> D;
   ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
-  EXPECT_EQ(D.long_rows(), 5);
-  EXPECT_EQ(D.chunks(), 2 * ((n + 2047) / 2048) + 1 + 1 + 2); // the hubs, 2047, 2048, 2049
+  EXPECT_EQ(D.long_rows(), 5 + 9);
+  EXPECT_EQ(D.chunks(), 2 * ((n + C - 1) / C) + 1 + 1 + 2 + 9); // the hubs, C - 1, C, C + 1, the nine
   check_matrix<double>(M, p, s);
   check_matrix<double>(M, gpumat::pjds_model(M.view(v), PjdsParams{}).p, s, false);
 }
