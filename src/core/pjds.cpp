@@ -1,5 +1,6 @@
 // pjds: host builder, refresh, reference products and model (pjds.hpp).
 #include "pjds.hpp"
+#include <memory>
 
 #include <algorithm>
 #include <climits>
@@ -119,10 +120,16 @@ template <typename T>
 void model_sample(const CsrView<T> &A, std::int64_t long_row, std::int64_t w, std::vector<index_t> &len, double &factor) {
   len.clear();
   auto take = [&](index_t r0, index_t r1) {
-    for (index_t r = r0; r < r1; ++r) {
-      const index_t n = A.rowptr[r + 1] - A.rowptr[r];
-      if (n <= long_row) len.push_back(n);
+    const std::size_t at = len.size();
+    len.resize(at + std::size_t(r1 - r0));
+    index_t *out = len.data() + at, prev = A.rowptr[r0];
+    for (index_t r = r0; r < r1; ++r) { // one read of each row pointer, no reallocation
+      const index_t next = A.rowptr[r + 1], n = next - prev;
+      prev               = next;
+      *out               = n;
+      out += n <= long_row;
     }
+    len.resize(std::size_t(out - len.data()));
   };
   // about kPjdsModelRows rows in all: kPjdsModelWindows windows of the local size, fewer (at least
   // 4) of the larger ones
@@ -138,6 +145,54 @@ void model_sample(const CsrView<T> &A, std::int64_t long_row, std::int64_t w, st
   }
   factor = double(A.nrows) / double(nwin * w);
 }
+
+// The length histograms of consecutive windows of `base` positions over `len` (one pass), from
+// which the padding of any window size that is a multiple of `base` adds up without another pass
+// over the rows: a window's histogram is the sum of its base windows'.
+class WindowHistograms {
+public:
+  // From the CSR in one pass over its row pointers: the rows of at most long_row nonzeros in
+  // matrix order are the positions; also their nonzeros and the padding without sorting (w = 1).
+  template <typename T>
+  WindowHistograms(const CsrView<T> &A, std::int64_t long_row, std::int64_t base, int br) : base_(base) {
+    bins_ = std::size_t(std::min<std::int64_t>(long_row, std::max<std::int64_t>(A.nnz(), 0))) + 1;
+    hist_.assign(std::size_t((std::int64_t(A.nrows) + base - 1) / base) * bins_, 0);
+    std::int64_t *h = hist_.data(), in_window = 0, in_block = 0, bmax = 0, bsum = 0;
+    index_t       prev = A.rowptr[0];
+    for (index_t r = 0; r < A.nrows; ++r) {
+      const index_t next = A.rowptr[r + 1], n = next - prev;
+      prev               = next;
+      if (n > long_row) continue;
+      ++h[n];
+      nnz_ += n;
+      bmax = std::max<std::int64_t>(bmax, n), bsum += n;
+      if (++in_block == br) pad1_ += bmax * br - bsum, in_block = bmax = bsum = 0;
+      if (++in_window == base) h += bins_, in_window = 0;
+    }
+    pad1_ += bmax * in_block - bsum;
+  }
+  std::int64_t nnz() const { return nnz_; }
+  std::int64_t padding_unsorted() const { return pad1_; }
+  std::int64_t base() const { return base_; }
+  // padding with windows of w positions (a multiple of base), blocks of br
+  std::int64_t padding(std::int64_t w, int br) const {
+    const std::size_t         per = std::size_t(w / base_), nb = hist_.size() / bins_;
+    std::vector<std::int64_t> h(bins_);
+    std::int64_t              pad = 0;
+    for (std::size_t b0 = 0; b0 < nb; b0 += per) {
+      std::fill(h.begin(), h.end(), 0);
+      for (std::size_t b = b0; b < std::min(nb, b0 + per); ++b)
+        for (std::size_t L = 0; L < bins_; ++L) h[L] += hist_[b * bins_ + L];
+      pad += pad_from_histogram(h, br);
+    }
+    return pad;
+  }
+
+private:
+  std::int64_t              base_, nnz_ = 0, pad1_ = 0;
+  std::size_t               bins_ = 1;
+  std::vector<std::int64_t> hist_;
+};
 
 // Padding of a global sort of rows whose length histogram is `hist` x factor (rounded).
 std::int64_t padding_all_scaled(const std::vector<index_t> &len, double factor, int br) {
@@ -160,14 +215,32 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
     const std::int64_t   local = round_window(kPjdsLocalWindow, p.block_rows);
     std::vector<index_t> len;
     double               factor = 1.0, nnz = 0.0;
+    // the sample for (long_row, window size w): taken again only when it differs (a matrix of up
+    // to kPjdsModelRows rows is one sample of every row for all windows: one pass, not one a window)
+    std::int64_t                      have_long = -1, have_w = -1;
+    std::unique_ptr<WindowHistograms> hists; // every row, at the first long_row
+    const bool                        every_row = A.nrows <= kPjdsModelRows;
+    auto         sample    = [&](std::int64_t w) {
+      const std::int64_t nwin = std::max<std::int64_t>(4, std::min<std::int64_t>(kPjdsModelWindows, kPjdsModelRows / std::max<std::int64_t>(w, 1)));
+      const std::int64_t key  = A.nrows <= kPjdsModelRows || std::int64_t(A.nrows) < nwin * w ? 0 : w; // 0: every row
+      if (have_long == p.long_row && have_w == key) return;
+      model_sample(A, p.long_row, w, len, factor);
+      have_long = p.long_row, have_w = key;
+      nnz       = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+    };
     for (int k = 0; k < kPjdsNumWindows; ++k) {
       const std::int64_t w   = round_window(kPjdsWindows[k], p.block_rows);
       const bool         all = w == pjds_all_rows || (w > 1 && w >= A.nrows); // a window of every row
       std::int64_t      &pad = ch.padding[all ? kPjdsNumWindows - 1 : k];
       // sigma 1 and all rows judged on windows of `local` rows, the others on windows of w rows
-      model_sample(A, p.long_row, w == 1 || all ? local : w, len, factor);
-      nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
-      pad = all ? padding_all_scaled(len, factor, p.block_rows) : std::int64_t(factor * double(padding_of(len, w, p.block_rows)));
+      if (every_row && (w == 1 || all || w % local == 0)) { // one pass over the row pointers for the whole ladder
+        if (!hists) hists = std::make_unique<WindowHistograms>(A, p.long_row, local, p.block_rows);
+        nnz = double(hists->nnz());
+        pad = w == 1 ? hists->padding_unsorted() : hists->padding(all ? hists->base() * std::int64_t(A.nrows / hists->base() + 1) : w, p.block_rows);
+      } else {
+        sample(w == 1 || all ? local : w);
+        pad = all ? padding_all_scaled(len, factor, p.block_rows) : std::int64_t(factor * double(padding_of(len, w, p.block_rows)));
+      }
       if (double(pad) <= kPjdsPadTarget * nnz) {
         p.sigma = all ? pjds_all_rows : w;
         break;
@@ -179,8 +252,7 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
       std::int64_t &pad = ch.padding[kPjdsNumWindows - 1];
       while (user.long_row == 0 && double(pad) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
         p.long_row /= 2;
-        model_sample(A, p.long_row, round_window(kPjdsLocalWindow, p.block_rows), len, factor);
-        nnz = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+        sample(round_window(kPjdsLocalWindow, p.block_rows));
         pad = padding_all_scaled(len, factor, p.block_rows);
       }
     }

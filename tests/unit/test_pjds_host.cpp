@@ -242,6 +242,24 @@ TEST(PjdsModel, ChoosesFromThePadding) {
   EXPECT_EQ(user.p.long_row, 100) << "the user's parameters are kept";
 }
 
+// Up to kPjdsModelRows rows the model counts every row (one pass over the row pointers, windows
+// from the histograms of 4096-row windows): its padding per window equals pjds_padding's.
+TEST(PjdsModel, LadderExact) {
+  for (int br : {32, 64}) {
+    const matgen::Csr P  = matgen::power_law(300000, 300000, 1.3, 2.0, 20000, 59);
+    const auto        pv = P.values<double>();
+    const auto        ch = gpumat::pjds_model(P.view(pv), pp(br, 0, 0));
+    int               evaluated = 0;
+    for (int k = 0; k < gpumat::kPjdsNumWindows; ++k) {
+      if (ch.padding[k] < 0) continue;
+      PjdsParams q = pp(br, gpumat::kPjdsWindows[k], k == gpumat::kPjdsNumWindows - 1 ? ch.p.long_row : gpumat::pjds_latency_long_row(std::int64_t(P.colidx.size())));
+      EXPECT_EQ(ch.padding[k], gpumat::pjds_padding(P.view(pv), q)) << "br " << br << " window " << gpumat::kPjdsWindows[k];
+      ++evaluated;
+    }
+    EXPECT_GE(evaluated, 2);
+  }
+}
+
 // The latency model of long_row: nnz / 312,500 within [32, 1024], and the model's default.
 TEST(PjdsModel, LatencyLongRow) {
   EXPECT_EQ(gpumat::pjds_latency_long_row(0), gpumat::kPjdsLongLow);
