@@ -10,7 +10,8 @@
 //           those (64-bit) into the block starts, the padded size read back;
 //   fill    a thread per position writes its row column by column (consecutive positions of a
 //           block at consecutive addresses), its padding (value 0, the row's last column) and the
-//           slot map; the long rows a warp each, then their chunks.
+//           slot map; the long rows' chunks (a binary search per chunk), then their entries, a
+//           warp per chunk.
 // Product (one kernel): the first blocks' warps each sum one chunk of a long row (kPjdsChunk
 // entries, shuffles; a row of several chunks is finished by its last-arriving warp, which adds the
 // partial sums in chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
@@ -131,15 +132,18 @@ __global__ void __launch_bounds__(kThreads) pj_fill(const index_t *__restrict__ 
   }
 }
 
-// A warp per long row: its entries into the long arrays (values after the padded part).
+// A warp per chunk of a long row: its entries into the long arrays (values after the padded part).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_long_copy(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
-                                                         const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, index_t nlong, long long padded,
-                                                         index_t *__restrict__ long_col, T *__restrict__ val, unsigned *__restrict__ slot) {
-  const long long k = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (k >= nlong) return;
-  const index_t r = long_rows[k], q0 = rowptr[r], n = rowptr[r + 1] - q0, d = long_ptr[k];
-  for (index_t t = threadIdx.x & 31; t < n; t += 32) {
+                                                         const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, const index_t *__restrict__ chunk_first,
+                                                         const index_t *__restrict__ chunk_row, long long nchunks, long long padded, index_t *__restrict__ long_col,
+                                                         T *__restrict__ val, unsigned *__restrict__ slot) {
+  const long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (c >= nchunks) return;
+  const index_t   k = chunk_row[c], r = long_rows[k];
+  const long long off = (long long)(c - chunk_first[k]) * kPjdsChunk, n = min((long long)kPjdsChunk, (long long)(rowptr[r + 1] - rowptr[r]) - off);
+  const long long q0 = rowptr[r] + off, d = long_ptr[k] + off;
+  for (long long t = threadIdx.x & 31; t < n; t += 32) {
     long_col[d + t]     = colidx[q0 + t];
     val[padded + d + t] = aval[q0 + t];
     slot[q0 + t]        = unsigned(padded + d + t);
@@ -153,10 +157,22 @@ __global__ void __launch_bounds__(kThreads) pj_chunk_counts(const index_t *__res
   counts[k] = k < nlong ? (long_ptr[k + 1] - long_ptr[k] + kPjdsChunk - 1) / kPjdsChunk : 0;
 }
 
-__global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restrict__ chunk_first, index_t nlong, index_t *__restrict__ chunk_row) {
-  const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= nlong) return;
-  for (index_t c = chunk_first[k]; c < chunk_first[k + 1]; ++c) chunk_row[c] = index_t(k);
+// chunk_row[c] = the long row of chunk c, chunk_beg[c] = its first entry in the long part
+// (chunk_beg[nchunks] = the long part's entries: a chunk ends where the next begins), so that a
+// product's warp finds its entries in one round trip, its row's chunk count while they load.
+__global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restrict__ chunk_first, const index_t *__restrict__ long_ptr, index_t nlong, long long nchunks,
+                                                          index_t *__restrict__ chunk_row, index_t *__restrict__ chunk_beg) {
+  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= nchunks) return;
+  index_t lo = 0, hi = nlong; // the row k with chunk_first[k] <= c < chunk_first[k + 1]
+  while (hi - lo > 1) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (chunk_first[mid] <= c) lo = mid;
+    else hi = mid;
+  }
+  chunk_row[c] = lo;
+  chunk_beg[c] = long_ptr[lo] + index_t(c - chunk_first[lo]) * kPjdsChunk;
+  if (c == nchunks - 1) chunk_beg[nchunks] = long_ptr[nlong];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +185,7 @@ struct PjArgs {
   const T            *val;
   index_t             npj;
   int                 br;
-  const index_t      *long_rows, *long_ptr, *long_col, *chunk_first, *chunk_row;
+  const index_t      *long_rows, *long_ptr, *long_col, *chunk_first, *chunk_row, *chunk_beg;
   const T            *long_val;
   T                  *partial;
   unsigned           *arrived;
@@ -199,8 +215,8 @@ __device__ __forceinline__ ChunkSpan chunk_span(const PjArgs<T> &a, long long c)
   h.k     = a.chunk_row[c];
   h.first = a.chunk_first[h.k];
   h.cnt   = a.chunk_first[h.k + 1] - h.first;
-  h.q0    = a.long_ptr[h.k] + (long long)(c - h.first) * kPjdsChunk;
-  h.q1    = min(h.q0 + kPjdsChunk, (long long)a.long_ptr[h.k + 1]);
+  h.q0    = a.chunk_beg[c]; // not through the row: the entries' loads wait for one round trip
+  h.q1    = a.chunk_beg[c + 1];
   return h;
 }
 
@@ -362,7 +378,7 @@ std::size_t PjdsDevice<T>::format_bytes() const {
 template <typename T>
 std::size_t PjdsDevice<T>::device_bytes() const {
   if (!block_start_) return 0;
-  return format_bytes() + std::size_t(nnz_) * sizeof(unsigned) + std::size_t(nlong_ + 1) * sizeof(index_t) + std::size_t(nchunks_) * (sizeof(index_t) + sizeof(T)) +
+  return format_bytes() + std::size_t(nnz_) * sizeof(unsigned) + std::size_t(nlong_ + 1) * sizeof(index_t) + std::size_t(nchunks_) * (sizeof(index_t) + sizeof(T)) + std::size_t(nchunks_ + (nchunks_ > 0)) * sizeof(index_t) +
          std::size_t(nlong_) * sizeof(unsigned);
 }
 
@@ -378,6 +394,7 @@ void PjdsDevice<T>::release() {
   device_free(long_col_);
   device_free(chunk_first_);
   device_free(chunk_row_);
+  device_free(chunk_beg_);
   device_free(partial_);
   device_free(arrived_);
   device_free(slot_);
@@ -490,8 +507,6 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
 
   if (nlong_ > 0) {
     GPUMAT_CUDA_TRY(device_alloc(long_col_, std::size_t(long_nnz_)));
-    pj_long_copy<T><<<grid_for(std::int64_t(nlong_) * 32, nt), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, nlong_, padded_, long_col_, val_, slot_);
-    GPUMAT_CUDA_TRY(launched());
     index_t *counts = tmp.get<index_t>(std::size_t(nlong_) + 1);
     GPUMAT_CUDA_TRY(tmp.err);
     GPUMAT_CUDA_TRY(device_alloc(chunk_first_, std::size_t(nlong_) + 1));
@@ -503,10 +518,14 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
     nchunks_ = nch;
     GPUMAT_CUDA_TRY(device_alloc(chunk_row_, std::size_t(nchunks_)));
+    GPUMAT_CUDA_TRY(device_alloc(chunk_beg_, std::size_t(nchunks_) + 1));
     GPUMAT_CUDA_TRY(device_alloc(partial_, std::size_t(nchunks_)));
     GPUMAT_CUDA_TRY(device_alloc(arrived_, std::size_t(nlong_)));
     GPUMAT_CUDA_TRY(cudaMemsetAsync(arrived_, 0, sizeof(unsigned) * std::size_t(nlong_), s));
-    pj_chunk_rows<<<grid_for(nlong_, nt), nt, 0, s>>>(chunk_first_, nlong_, chunk_row_);
+    pj_chunk_rows<<<grid_for(nchunks_, nt), nt, 0, s>>>(chunk_first_, long_ptr_, nlong_, nchunks_, chunk_row_, chunk_beg_);
+    GPUMAT_CUDA_TRY(launched());
+    // a warp per chunk (a hub of millions of entries copied by thousands of warps, not one)
+    pj_long_copy<T><<<grid_for(nchunks_ * 32, nt), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, chunk_first_, chunk_row_, nchunks_, padded_, long_col_, val_, slot_);
     GPUMAT_CUDA_TRY(launched());
     clock.mark("long");
   }
@@ -523,7 +542,7 @@ cudaError_t PjdsDevice<T>::refresh(const T *host_val, cudaStream_t s) {
 
 template <typename T>
 cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
-  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
+  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, chunk_beg_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
   const long long blocks = chunk_blocks(nchunks_) + (npj_ + kThreads - 1) / kThreads;
   if (op == Op::NoTrans) {
     if (blocks == 0) return cudaSuccess; // no rows
@@ -539,7 +558,7 @@ cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream
 
 template <typename T>
 cudaError_t PjdsDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
-  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
+  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, chunk_beg_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
   if (nlong_ > 0) {
     pj_diag_long_zero<T><<<grid_for(nlong_, kThreads), kThreads, 0, s>>>(long_rows_, nlong_, rowmap, d);
     GPUMAT_CUDA_TRY(launched());

@@ -104,6 +104,7 @@ private:
   index_t  *long_rows_ = nullptr, *long_ptr_ = nullptr, *long_col_ = nullptr; // nlong_, nlong_ + 1, long_nnz_
   index_t  *chunk_first_ = nullptr;     // nlong_ + 1: the first chunk of each long row
   index_t  *chunk_row_ = nullptr;       // nchunks_: the long row of each chunk
+  index_t  *chunk_beg_ = nullptr;       // nchunks_ + 1: each chunk's first entry in the long part
   T        *partial_ = nullptr;         // nchunks_: chunk sums of rows of several chunks
   unsigned *arrived_ = nullptr;         // nlong_: chunks of the row done in this product (reset by its last)
   unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_
