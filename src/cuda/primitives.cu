@@ -3,6 +3,7 @@
 #include "common.cuh"
 
 #include <algorithm>
+#include <mutex>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
@@ -169,12 +170,41 @@ cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, c
   return launched();
 }
 
+namespace {
+// The refresh's staging buffers come from a pool of this library's own (one per device) that keeps
+// up to kStagingKeep bytes between refreshes: the default pool gives its memory back at every
+// synchronization (release threshold 0), so each refresh mapped its staging buffer afresh.
+constexpr std::uint64_t kStagingKeep = std::uint64_t(kRefreshChunk) * sizeof(double);
+cudaError_t             staging_pool(cudaMemPool_t *pool) {
+  constexpr int        kMaxDevices = 64;
+  static cudaMemPool_t pools[kMaxDevices];
+  static std::mutex    lock;
+  int                  dev = 0;
+  GPUMAT_CUDA_TRY(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= kMaxDevices) return cudaErrorInvalidDevice;
+  std::lock_guard<std::mutex> guard(lock);
+  if (!pools[dev]) {
+    cudaMemPoolProps props = {};
+    props.allocType        = cudaMemAllocationTypePinned;
+    props.location.type    = cudaMemLocationTypeDevice;
+    props.location.id      = dev;
+    GPUMAT_CUDA_TRY(cudaMemPoolCreate(&pools[dev], &props));
+    std::uint64_t keep = kStagingKeep;
+    GPUMAT_CUDA_TRY(cudaMemPoolSetAttribute(pools[dev], cudaMemPoolAttrReleaseThreshold, &keep));
+  }
+  *pool = pools[dev];
+  return cudaSuccess;
+}
+} // namespace
+
 template <typename T, typename S>
 cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   const std::int64_t chunk = std::min<std::int64_t>(n, kRefreshChunk);
   T                 *in    = nullptr;
-  cudaError_t        err   = cudaMallocAsync(reinterpret_cast<void **>(&in), sizeof(T) * std::size_t(chunk), s);
+  cudaMemPool_t      pool  = nullptr;
+  cudaError_t        err   = staging_pool(&pool);
+  if (err == cudaSuccess) err = cudaMallocFromPoolAsync(reinterpret_cast<void **>(&in), sizeof(T) * std::size_t(chunk), pool, s);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return err;

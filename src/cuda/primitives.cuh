@@ -78,7 +78,9 @@ cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, c
 // entries, copied and scattered a chunk at a time (a pageable copy waits for the stream, so the
 // buffer is free again when the next chunk arrives): a staging array of all n values would take
 // the pool 8 B per nonzero more on each refresh (1 GB on a 125M-nonzero matrix) for no gain, the
-// copy being bound by the host link. Out of memory: cudaErrorMemoryAllocation (cleared).
+// copy being bound by the host link. The buffer comes from a memory pool of the library's own
+// (one per device) that keeps up to one chunk's bytes between refreshes, instead of mapping it
+// afresh each time. Out of memory: cudaErrorMemoryAllocation (cleared).
 constexpr std::int64_t kRefreshChunk = std::int64_t(1) << 22; // values per chunk (32 MB in fp64)
 template <typename T, typename S>
 cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s);
