@@ -62,7 +62,7 @@ public:
   int occupancy() const { return occupancy_; } // as set (0: by the layout)
   // The instance the product runs: as set, else 6 without a long part and 4 with one (measured on
   // the H100, one run: 6 took 15 % less time on the 2D 5-point stencil, 8 % on the 7-point 300^3,
-  // 2-3 % on the 27-point and FEM matrices, and 10-23 % more on econ, web, circuit, power law and
+  // 2-3 % on the 27-point and FEM matrices, and 6-23 % more on econ, web, circuit, power law and
   // LP, the matrices with long rows).
   int kernel_occupancy() const { return occupancy_ ? occupancy_ : (nchunks_ == 0 ? 6 : 4); }
   const PjdsParams  &params() const { return p_; } // as built (sigma rounded, long_row set)
