@@ -964,7 +964,7 @@ int main(int argc, char **argv)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s%s\n", copy_gbs, nranks > 1 ? " (rank 0 alone)" : ""));
 #else
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec and bccoo run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, sellcuda, csrspec and bccoo on the GPU) need a CUDA PETSc\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec, bccoo and pjds run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, the cuSPARSE formats, sellcuda, and csrspec, bccoo and pjds on the GPU) need a CUDA PETSc\n"));
 #endif
   { /* the matrix's block size: the bccoo byte model's tie-break, as the machinery's hint */
     PetscInt rbs, cbs;
