@@ -1,0 +1,249 @@
+// bce: distribution function, merging, optimal partition, reordering, host builder, refresh and
+// reference products (bce.hpp).
+#include "bce.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace gpumat {
+
+namespace {
+void check(bool ok, const std::string &what) {
+  if (!ok) throw std::invalid_argument("bce: " + what);
+}
+} // namespace
+
+BceParams bce_resolve(BceParams p) {
+  if (p.min_rows == 0) p.min_rows = kBceMinRows;
+  if (p.group_cost < 0) p.group_cost = kBceGroupCost;
+  if (p.max_sets == 0) p.max_sets = kBceMaxSets;
+  check(p.min_rows >= 1 && p.min_rows <= (std::int64_t(1) << 30), "min_rows (L) must be in [1, 2^30] (or 0 for " + std::to_string(kBceMinRows) + "), got " + std::to_string(p.min_rows));
+  check(p.group_cost <= (std::int64_t(1) << 40), "group_cost (G) must be in [0, 2^40] entry-times (or -1 for " + std::to_string(kBceGroupCost) + "), got " + std::to_string(p.group_cost));
+  check(p.max_sets >= 2 && p.max_sets <= kBceMaxSetsLimit, "max_sets must be in [2, " + std::to_string(kBceMaxSetsLimit) + "] (or 0 for " + std::to_string(kBceMaxSets) + "), got " + std::to_string(p.max_sets));
+  return p;
+}
+
+template <typename T>
+std::vector<BceSet> bce_distribution(const CsrView<T> &A) {
+  std::vector<BceSet> sets;
+  if (A.nrows == 0) return sets;
+  index_t maxlen = 0;
+  for (index_t r = 0; r < A.nrows; ++r) maxlen = std::max(maxlen, A.rowptr[r + 1] - A.rowptr[r]);
+  if (std::int64_t(maxlen) <= 8 * std::int64_t(A.nrows) + 1024) { // a count per length
+    std::vector<std::int64_t> count(std::size_t(maxlen) + 1, 0);
+    for (index_t r = 0; r < A.nrows; ++r) ++count[std::size_t(A.rowptr[r + 1] - A.rowptr[r])];
+    for (std::size_t m = 0; m < count.size(); ++m)
+      if (count[m]) sets.push_back({std::int64_t(m), count[m], std::int64_t(m) * count[m]});
+    return sets;
+  }
+  std::vector<index_t> len(std::size_t(A.nrows)); // few rows, long ones: sort the lengths
+  for (index_t r = 0; r < A.nrows; ++r) len[std::size_t(r)] = A.rowptr[r + 1] - A.rowptr[r];
+  std::sort(len.begin(), len.end());
+  for (index_t l : len) {
+    if (sets.empty() || sets.back().width != l) sets.push_back({l, 0, 0});
+    ++sets.back().rows, sets.back().entries += l;
+  }
+  return sets;
+}
+
+std::vector<BceSet> bce_merge(std::vector<BceSet> sets, int max_sets) {
+  const std::size_t n = sets.size();
+  if (max_sets < 1 || n <= std::size_t(max_sets)) return sets;
+  // a linked list of the live sets; merging i into its next pads i's rows to the next's width
+  std::vector<long long>    prev(n), next(n);
+  std::vector<std::int64_t> version(n, 0);
+  std::vector<char>         alive(n, 1);
+  for (std::size_t i = 0; i < n; ++i) prev[i] = (long long)i - 1, next[i] = (long long)i + 1; // -1, n: none
+  using Item = std::tuple<std::int64_t, std::size_t, std::int64_t>; // cost, i, version of i
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  auto cost = [&](std::size_t i) { return sets[i].rows * (sets[std::size_t(next[i])].width - sets[i].width); };
+  for (std::size_t i = 0; i + 1 < n; ++i) heap.emplace(cost(i), i, 0);
+  std::size_t live = n;
+  while (live > std::size_t(max_sets) && !heap.empty()) {
+    const auto [c, i, v] = heap.top();
+    heap.pop();
+    if (!alive[i] || v != version[i]) continue; // stale
+    const std::size_t j = std::size_t(next[i]); // i merges into j (j keeps its width)
+    sets[j].rows += sets[i].rows, sets[j].entries += sets[i].entries;
+    alive[i] = 0, --live;
+    prev[j] = prev[i];
+    if (prev[i] >= 0) { // i's predecessor now merges into j: a new cost
+      const std::size_t h = std::size_t(prev[i]);
+      next[h]             = (long long)j;
+      heap.emplace(cost(h), h, ++version[h]);
+    }
+    if (next[j] < (long long)n) heap.emplace(cost(j), j, ++version[j]); // j has more rows now
+  }
+  std::vector<BceSet> out;
+  out.reserve(live);
+  for (std::size_t i = 0; i < n; ++i)
+    if (alive[i]) out.push_back(sets[i]);
+  return out;
+}
+
+double bce_group_time(const std::vector<BceSet> &sets, std::size_t a, std::size_t b, const BceParams &p) {
+  std::int64_t rows = 0;
+  for (std::size_t i = a; i < b; ++i) rows += sets[i].rows;
+  return double(sets[b - 1].width) * double(std::max(rows, p.min_rows)) + double(p.group_cost);
+}
+
+std::vector<std::size_t> bce_partition(const std::vector<BceSet> &sets, const BceParams &p) {
+  const std::size_t         M = sets.size();
+  std::vector<double>       best(M + 1, std::numeric_limits<double>::infinity());
+  std::vector<std::size_t>  from(M + 1, 0);
+  std::vector<std::int64_t> rows(M + 1, 0); // prefix sums of the sets' rows
+  for (std::size_t i = 0; i < M; ++i) rows[i + 1] = rows[i] + sets[i].rows;
+  best[0] = 0.0;
+  for (std::size_t m = 1; m <= M; ++m) // best(m) = min_j best(j) + T(sets j..m-1)
+    for (std::size_t j = 0; j < m; ++j) {
+      const double t = best[j] + double(sets[m - 1].width) * double(std::max(rows[m] - rows[j], p.min_rows)) + double(p.group_cost);
+      if (t < best[m]) best[m] = t, from[m] = j;
+    }
+  std::vector<std::size_t> ends;
+  for (std::size_t m = M; m > 0; m = from[m]) ends.push_back(m);
+  std::reverse(ends.begin(), ends.end());
+  return ends;
+}
+
+std::vector<std::size_t> bce_partition_brute(const std::vector<BceSet> &sets, const BceParams &p) {
+  const std::size_t M = sets.size();
+  check(M <= 20, "bce_partition_brute takes at most 20 sets");
+  std::vector<std::size_t> best_ends;
+  double                   best = std::numeric_limits<double>::infinity();
+  if (M == 0) return best_ends;
+  for (std::uint32_t mask = 0; mask < (std::uint32_t(1) << (M - 1)); ++mask) { // bit i: a group ends after set i
+    std::vector<std::size_t> ends;
+    for (std::size_t i = 0; i + 1 < M; ++i)
+      if (mask >> i & 1u) ends.push_back(i + 1);
+    ends.push_back(M);
+    const double t = bce_partition_time(sets, ends, p);
+    if (t < best) best = t, best_ends = ends;
+  }
+  return best_ends;
+}
+
+double bce_partition_time(const std::vector<BceSet> &sets, const std::vector<std::size_t> &ends, const BceParams &p) {
+  double      t = 0.0;
+  std::size_t a = 0;
+  for (std::size_t e : ends) t += bce_group_time(sets, a, e, p), a = e;
+  return t;
+}
+
+template <typename T>
+std::int64_t Bce<T>::padding() const {
+  return padded() - std::int64_t(slot.size()); // slot has an entry per nonzero
+}
+
+template <typename T>
+std::size_t Bce<T>::bytes() const {
+  return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t);
+}
+
+template <typename T>
+void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
+  const BceParams p = bce_resolve(params);
+  B                 = Bce<T>();
+  B.p               = p;
+  B.nrows = A.nrows, B.ncols = A.ncols;
+  B.start.assign(1, 0);
+  if (A.nrows == 0) return;
+  // DF, merging, OPA: the groups' widths and rows
+  const std::vector<BceSet> df = bce_distribution(A), sets = bce_merge(df, p.max_sets);
+  B.sets_before_merge = int(df.size()), B.sets = int(sets.size());
+  const std::vector<std::size_t> ends = bce_partition(sets, p);
+  std::size_t                    a    = 0;
+  for (std::size_t e : ends) {
+    std::int64_t rows = 0;
+    for (std::size_t i = a; i < e; ++i) rows += sets[i].rows;
+    B.width.push_back(index_t(sets[e - 1].width));
+    B.rows.push_back(index_t(rows));
+    a = e;
+  }
+  const std::size_t k = B.width.size();
+  B.pos.assign(k, 0);
+  B.start.assign(k + 1, 0);
+  for (std::size_t g = 0; g < k; ++g) {
+    if (g > 0) B.pos[g] = B.pos[g - 1] + B.rows[g - 1];
+    B.start[g + 1] = B.start[g] + std::int64_t(B.rows[g]) * B.width[g];
+  }
+  if (B.start[k] > INT_MAX)
+    throw std::invalid_argument("bce: the padded groups hold " + std::to_string(B.start[k]) + " entries, beyond the 32-bit positions of its index; use more MPI ranks");
+  // reordering: each row's group by a binary search of its length in the widths (the paper's
+  // Algorithm 3), matrix order within a group
+  std::vector<index_t> fill(k, 0), group_of(std::size_t(A.nrows));
+  B.row_no.assign(std::size_t(A.nrows), 0);
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const index_t     n = A.rowptr[r + 1] - A.rowptr[r];
+    const std::size_t g = std::size_t(std::lower_bound(B.width.begin(), B.width.end(), n) - B.width.begin());
+    group_of[std::size_t(r)] = index_t(g);
+    B.row_no[std::size_t(B.pos[g] + fill[g]++)] = r;
+  }
+  // the ELL blocks, column by column, and the slot map
+  B.col.assign(std::size_t(B.start[k]), 0);
+  B.val.assign(std::size_t(B.start[k]), T(0));
+  B.slot.assign(std::size_t(A.nnz()), 0);
+  for (std::size_t g = 0; g < k; ++g)
+    for (index_t i = 0; i < B.rows[g]; ++i) {
+      const index_t r = B.row_no[std::size_t(B.pos[g] + i)], q0 = A.rowptr[r], n = A.rowptr[r + 1] - q0;
+      const index_t last = n > 0 ? A.colidx[q0 + n - 1] : 0;
+      for (index_t j = 0; j < B.width[g]; ++j) {
+        const std::size_t at = std::size_t(B.start[g] + std::int64_t(j) * B.rows[g] + i);
+        if (j < n) {
+          B.col[at]                     = A.colidx[q0 + j];
+          B.val[at]                     = A.val[q0 + j];
+          B.slot[std::size_t(q0 + j)] = std::int64_t(at);
+        } else B.col[at] = last;
+      }
+    }
+}
+
+template <typename T>
+void bce_refresh(const CsrView<T> &A, Bce<T> &B) {
+  check(std::size_t(A.nnz()) == B.slot.size() && A.nrows == B.nrows, "refresh with another pattern: rebuild");
+  for (std::size_t q = 0; q < B.slot.size(); ++q) B.val[std::size_t(B.slot[q])] = A.val[q];
+}
+
+template <typename T>
+void bce_apply(const Bce<T> &B, Op op, const T *x, const T *z, T *y) {
+  const std::size_t k = B.width.size();
+  if (op == Op::NoTrans) {
+    for (std::size_t g = 0; g < k; ++g)
+      for (index_t i = 0; i < B.rows[g]; ++i) {
+        T s = T(0);
+        for (index_t j = 0; j < B.width[g]; ++j) {
+          const std::size_t at = std::size_t(B.start[g] + std::int64_t(j) * B.rows[g] + i);
+          s += B.val[at] * x[B.col[at]];
+        }
+        const index_t r = B.row_no[std::size_t(B.pos[g] + i)];
+        y[r]            = z ? z[r] + s : s;
+      }
+    return;
+  }
+  if (z) {
+    if (y != z) std::copy(z, z + B.ncols, y);
+  } else std::fill(y, y + B.ncols, T(0));
+  for (std::size_t g = 0; g < k; ++g)
+    for (index_t i = 0; i < B.rows[g]; ++i) {
+      const T xr = x[B.row_no[std::size_t(B.pos[g] + i)]];
+      for (index_t j = 0; j < B.width[g]; ++j) {
+        const std::size_t at = std::size_t(B.start[g] + std::int64_t(j) * B.rows[g] + i);
+        y[B.col[at]] += B.val[at] * xr;
+      }
+    }
+}
+
+#define GPUMAT_BCE_INSTANTIATE(T)                                                        \
+  template std::vector<BceSet> bce_distribution<T>(const CsrView<T> &);                 \
+  template struct Bce<T>;                                                               \
+  template void bce_build<T>(const CsrView<T> &, const BceParams &, Bce<T> &);          \
+  template void bce_refresh<T>(const CsrView<T> &, Bce<T> &);                           \
+  template void bce_apply<T>(const Bce<T> &, Op, const T *, const T *, T *);
+GPUMAT_BCE_INSTANTIATE(double)
+GPUMAT_BCE_INSTANTIATE(float)
+
+} // namespace gpumat

@@ -1,0 +1,263 @@
+// bce host layer (src/core/bce.hpp): parameter resolution; the distribution function on the
+// paper's 10 x 10 example; merging (at most max_sets sets, rows and entries kept, cheapest first);
+// the optimal partition against brute force on small random distributions (optimal under its own
+// time model, for several L and G); the layout's invariants and the host reference products
+// against a long-double CSR reference on the standard set; the special cases (a single
+// row length, every length distinct, more than 100 lengths, one enormous row, empty rows); the
+// refresh; and a fuzz test of random patterns across the parameters.
+#include "core/bce.hpp"
+#include "matgen.hpp"
+#include "host_helpers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+#include <string>
+
+using gpumat::Bce;
+using gpumat::BceParams;
+using gpumat::BceSet;
+using gpumat::index_t;
+using gpumat::Op;
+using gpumat_test::ZMode;
+
+namespace {
+
+BceParams bp(std::int64_t L, std::int64_t G, int max_sets) {
+  BceParams p;
+  p.min_rows   = L;
+  p.group_cost = G;
+  p.max_sets   = max_sets;
+  return p;
+}
+
+std::string describe(const BceParams &p) { return "L=" + std::to_string(p.min_rows) + " G=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets); }
+
+// Every row at one position; groups in increasing width, consecutive positions; each row in the
+// narrowest group that holds it (the binary search), in matrix order within its group; padding
+// zeros with the row's last column; the slot map onto the values.
+template <typename T>
+void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Bce<T> &B, const std::string &where) {
+  const int k = B.groups();
+  ASSERT_EQ(B.row_no.size(), std::size_t(M.nrows)) << where;
+  std::vector<char> seen(std::size_t(M.nrows), 0);
+  for (index_t r : B.row_no) {
+    ASSERT_TRUE(r >= 0 && r < M.nrows && !seen[std::size_t(r)]) << where;
+    seen[std::size_t(r)] = 1;
+  }
+  ASSERT_EQ(B.start.size(), std::size_t(k) + 1) << where;
+  for (int g = 0; g < k; ++g) {
+    if (g > 0) {
+      ASSERT_LT(B.width[std::size_t(g) - 1], B.width[std::size_t(g)]) << where;
+      ASSERT_EQ(B.pos[std::size_t(g)], B.pos[std::size_t(g) - 1] + B.rows[std::size_t(g) - 1]) << where;
+    }
+    ASSERT_EQ(B.start[std::size_t(g) + 1] - B.start[std::size_t(g)], std::int64_t(B.rows[std::size_t(g)]) * B.width[std::size_t(g)]) << where;
+    const index_t lo = g > 0 ? B.width[std::size_t(g) - 1] : -1;
+    for (index_t i = 0; i < B.rows[std::size_t(g)]; ++i) {
+      const index_t r = B.row_no[std::size_t(B.pos[std::size_t(g)] + i)], n = M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)];
+      ASSERT_TRUE(n > lo && n <= B.width[std::size_t(g)]) << where << ": row " << r << " of " << n << " in group " << g;
+      if (i > 0) {
+        ASSERT_LT(B.row_no[std::size_t(B.pos[std::size_t(g)] + i - 1)], r) << where << ": matrix order within a group";
+      }
+      for (index_t j = n; j < B.width[std::size_t(g)]; ++j) {
+        const std::size_t at = std::size_t(B.start[std::size_t(g)] + std::int64_t(j) * B.rows[std::size_t(g)] + i);
+        ASSERT_EQ(B.val[at], T(0)) << where;
+        ASSERT_EQ(B.col[at], n > 0 ? M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1] : 0) << where;
+      }
+    }
+  }
+  ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
+  for (std::size_t q = 0; q < B.slot.size(); ++q) ASSERT_EQ(B.val[std::size_t(B.slot[q])], v[q]) << where << ": entry " << q;
+}
+
+template <typename T>
+void check_products(const matgen::Csr &M, const BceParams &p) {
+  const std::vector<T> vals = M.values<T>();
+  Bce<T>               B;
+  gpumat::bce_build(M.view(vals), p, B);
+  const std::string where = M.name + " " + describe(B.p);
+  check_layout(M, vals, B, where);
+  for (Op op : {Op::NoTrans, Op::Trans})
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
+      ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 91, 92, [&](const T *x, const T *z, T *y) { gpumat::bce_apply(B, op, x, z, y); }), "")
+          << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+}
+
+std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0), bp(64, 0, 0), bp(192, 5000, 0), bp(512, 0, 6), bp(1, 0, 2)}; }
+
+} // namespace
+
+TEST(BceResolve, DefaultsAndRanges) {
+  const BceParams d = gpumat::bce_resolve(BceParams{});
+  EXPECT_EQ(d.min_rows, gpumat::kBceMinRows);
+  EXPECT_EQ(d.group_cost, gpumat::kBceGroupCost);
+  EXPECT_EQ(d.max_sets, gpumat::kBceMaxSets);
+  EXPECT_THROW(gpumat::bce_resolve(bp(-1, 0, 0)), std::invalid_argument);
+  EXPECT_THROW(gpumat::bce_resolve(bp(0, 0, 1)), std::invalid_argument);
+  EXPECT_THROW(gpumat::bce_resolve(bp(0, 0, gpumat::kBceMaxSetsLimit + 1)), std::invalid_argument);
+  EXPECT_THROW(gpumat::bce_resolve(bp(0, std::int64_t(1) << 41, 0)), std::invalid_argument);
+}
+
+// The paper's section 5.1: B = [2, 3, 2, 1, 0, 1, 1, 0, 0, 0].
+TEST(BceDistribution, PaperExample) {
+  const matgen::Csr   M = matgen::from_lengths("paper", 10, {2, 3, 1, 2, 7, 1, 3, 4, 6, 2}, 3);
+  const auto          v = M.values<double>();
+  const auto          df = gpumat::bce_distribution(M.view(v));
+  const std::int64_t  w[] = {1, 2, 3, 4, 6, 7}, n[] = {2, 3, 2, 1, 1, 1};
+  ASSERT_EQ(df.size(), 6u);
+  for (std::size_t i = 0; i < df.size(); ++i) {
+    EXPECT_EQ(df[i].width, w[i]);
+    EXPECT_EQ(df[i].rows, n[i]);
+    EXPECT_EQ(df[i].entries, w[i] * n[i]);
+  }
+}
+
+// Merging keeps every row and entry, the widest set's width, widths increasing, at most max_sets;
+// the first merge is the cheapest one.
+TEST(BceMerge, KeepsRowsAndMergesCheapestFirst) {
+  std::mt19937_64     g(5);
+  std::vector<BceSet> sets;
+  std::int64_t        w = 0, rows = 0, entries = 0;
+  for (int i = 0; i < 500; ++i) {
+    w += 1 + std::int64_t(g() % 7);
+    const std::int64_t n = 1 + std::int64_t(g() % 1000);
+    sets.push_back({w, n, w * n});
+    rows += n, entries += w * n;
+  }
+  for (int m : {2, 3, 100, 499, 500, 600}) {
+    const auto out = gpumat::bce_merge(sets, m);
+    ASSERT_EQ(out.size(), std::size_t(std::min(m, 500)));
+    std::int64_t r = 0, e = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      r += out[i].rows, e += out[i].entries;
+      if (i > 0) {
+        ASSERT_LT(out[i - 1].width, out[i].width);
+      }
+    }
+    EXPECT_EQ(r, rows);
+    EXPECT_EQ(e, entries);
+    EXPECT_EQ(out.back().width, sets.back().width);
+  }
+  // one merge: the pair with the fewest padded entries added
+  std::size_t  best = 0;
+  std::int64_t bc   = INT64_MAX;
+  for (std::size_t i = 0; i + 1 < sets.size(); ++i)
+    if (sets[i].rows * (sets[i + 1].width - sets[i].width) < bc) bc = sets[i].rows * (sets[i + 1].width - sets[i].width), best = i;
+  const auto one = gpumat::bce_merge(sets, 499);
+  EXPECT_EQ(one[best].rows, sets[best].rows + sets[best + 1].rows);
+  EXPECT_EQ(one[best].width, sets[best + 1].width);
+}
+
+// OPA is optimal under its own time model: the dynamic program's cost equals the best of every
+// partition, on random distributions of 1-12 sets, for several L and G.
+TEST(BcePartition, OptimalAgainstBruteForce) {
+  std::mt19937_64 g(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t   M = 1 + g() % 12;
+    std::vector<BceSet> sets;
+    std::int64_t        w = std::int64_t(g() % 3);
+    for (std::size_t i = 0; i < M; ++i) {
+      w += 1 + std::int64_t(g() % 50);
+      const std::int64_t n = 1 + std::int64_t(g() % (trial % 2 ? 50 : 5000));
+      sets.push_back({w, n, w * n});
+    }
+    const BceParams p     = gpumat::bce_resolve(bp(1 + std::int64_t(g() % 400), std::int64_t(g() % 3) * 2000, 0));
+    const auto      dp    = gpumat::bce_partition(sets, p);
+    const auto      brute = gpumat::bce_partition_brute(sets, p);
+    ASSERT_EQ(dp.back(), M);
+    ASSERT_DOUBLE_EQ(gpumat::bce_partition_time(sets, dp, p), gpumat::bce_partition_time(sets, brute, p)) << "trial " << trial << " " << describe(p);
+  }
+}
+
+// With L = 1 and no cost per group, every set is its own group (no padding at all); with a huge
+// L, one group (every group costs the same rows, the widest width is the least total).
+TEST(BcePartition, Extremes) {
+  const std::vector<BceSet> sets = {{1, 100, 100}, {3, 50, 150}, {8, 10, 80}, {40, 2, 80}};
+  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(1, 0, 0))).size(), 4u);
+  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(1 << 20, 0, 0))), (std::vector<std::size_t>{4}));
+}
+
+class BceHostApply : public ::testing::TestWithParam<BceParams> {};
+TEST_P(BceHostApply, Double) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
+}
+TEST_P(BceHostApply, Float) {
+  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
+  return "L" + std::to_string(i.param.min_rows) + "_G" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
+});
+
+// A single row length: one group, no padding.
+TEST(BceHostSpecial, SingleLength) {
+  const matgen::Csr M = matgen::from_lengths("rows_of_9", 4000, std::vector<index_t>(3000, 9), 11);
+  const auto        v = M.values<double>();
+  Bce<double>       B;
+  gpumat::bce_build(M.view(v), BceParams{}, B);
+  EXPECT_EQ(B.groups(), 1);
+  EXPECT_EQ(B.padding(), 0);
+  check_products<double>(M, BceParams{});
+}
+
+// Every length distinct (and more than 100 of them: merged to max_sets before OPA).
+TEST(BceHostSpecial, EveryLengthDistinct) {
+  std::vector<index_t> len(300);
+  for (std::size_t i = 0; i < len.size(); ++i) len[i] = index_t((i * 7919) % 300); // 0..299, each once
+  const matgen::Csr M = matgen::from_lengths("distinct", 400, len, 12);
+  const auto        v = M.values<double>();
+  Bce<double>       B;
+  gpumat::bce_build(M.view(v), BceParams{}, B);
+  EXPECT_EQ(B.sets_before_merge, 300);
+  EXPECT_EQ(B.sets, gpumat::kBceMaxSets);
+  for (const BceParams &p : {BceParams{}, bp(1, 0, 0), bp(1, 0, 4096)}) check_products<double>(M, p);
+}
+
+// One enormous row (1.1M entries) among short ones: a group of its own (padding the short rows to
+// it would cost more than the model's L rows of it).
+TEST(BceHostSpecial, OneEnormousRow) {
+  const index_t        n = 1100000;
+  std::vector<index_t> len(5000, 4);
+  len[2500] = n;
+  const matgen::Csr M = matgen::from_lengths("enormous", n, len, 13);
+  const auto        v = M.values<double>();
+  Bce<double>       B;
+  gpumat::bce_build(M.view(v), BceParams{}, B);
+  EXPECT_EQ(B.width.back(), n);
+  EXPECT_EQ(B.rows.back(), 1);
+  EXPECT_EQ(B.padding(), 0);
+  check_products<double>(M, BceParams{});
+}
+
+// Empty rows: the group of width 0 (y = 0 or z there), and a matrix of no nonzeros at all.
+TEST(BceHostSpecial, EmptyRows) {
+  check_products<double>(matgen::random_rows("with_empty", 3000, 500, 1, 20, 0.3, 14), BceParams{});
+  check_products<double>(matgen::no_nonzeros("no_nonzeros", 300, 50), BceParams{});
+  check_products<double>(matgen::empty_runs(15), BceParams{});
+  check_products<double>(matgen::leading_trailing_empty(16), BceParams{});
+  check_products<double>(matgen::no_nonzeros("no_rows", 0, 7), BceParams{});
+}
+
+TEST(BceHost, RefreshEqualsRebuild) {
+  const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 17);
+  std::vector<double> v = M.values<double>(), w(v.size());
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 - 0.5 * double(k % 7);
+  Bce<double> D, E;
+  gpumat::bce_build(M.view(v), BceParams{}, D);
+  gpumat::bce_refresh(M.view(w), D);
+  gpumat::bce_build(M.view(w), BceParams{}, E);
+  EXPECT_TRUE(D.val == E.val);
+  check_layout(M, w, D, "refreshed");
+}
+
+// Fuzz: random patterns (empty rows, a full row, ragged sizes) across L, G and max_sets.
+TEST(BceHostFuzz, RandomPatterns) {
+  std::mt19937_64 g(19);
+  for (int trial = 0; trial < 60; ++trial) {
+    const index_t     nrows = 1 + index_t(g() % 3000), ncols = 1 + index_t(g() % 2000);
+    const index_t     hi = index_t(g() % 200);
+    const matgen::Csr M  = matgen::random_rows("fuzz" + std::to_string(trial), nrows, ncols, 0, hi, double(g() % 4) / 10.0, 1000 + std::uint64_t(trial));
+    const BceParams   p  = bp(std::int64_t(g() % 300), std::int64_t(g() % 3) * 1000 - 1, int(g() % 3) * 40);
+    check_products<double>(M, p);
+  }
+}
