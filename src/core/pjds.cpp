@@ -113,61 +113,34 @@ std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &q) {
 }
 
 namespace {
-// The lengths of the pJDS part's rows (at most long_row nonzeros) that the model looks at: every
-// row of a matrix of up to kPjdsModelRows rows; else kPjdsModelWindows windows of `w` consecutive
-// rows spread evenly, and `factor` = rows / sampled rows scales what is counted on them to A.
-template <typename T>
-void model_sample(const CsrView<T> &A, std::int64_t long_row, std::int64_t w, std::vector<index_t> &len, double &factor) {
-  len.clear();
-  auto take = [&](index_t r0, index_t r1) {
-    const std::size_t at = len.size();
-    len.resize(at + std::size_t(r1 - r0));
-    index_t *out = len.data() + at, prev = A.rowptr[r0];
-    for (index_t r = r0; r < r1; ++r) { // one read of each row pointer, no reallocation
-      const index_t next = A.rowptr[r + 1], n = next - prev;
-      prev               = next;
-      *out               = n;
-      out += n <= long_row;
-    }
-    len.resize(std::size_t(out - len.data()));
-  };
-  // about kPjdsModelRows rows in all: kPjdsModelWindows windows of the local size, fewer (at least
-  // 4) of the larger ones
-  const std::int64_t nwin = std::max<std::int64_t>(4, std::min<std::int64_t>(kPjdsModelWindows, kPjdsModelRows / std::max<std::int64_t>(w, 1)));
-  if (A.nrows <= kPjdsModelRows || std::int64_t(A.nrows) < nwin * w) {
-    take(0, A.nrows);
-    factor = 1.0;
-    return;
-  }
-  for (std::int64_t k = 0; k < nwin; ++k) {
-    const std::int64_t s = k * ((std::int64_t(A.nrows) - w) / (nwin - 1)) / w * w; // window-aligned starts
-    take(index_t(s), index_t(s + w));
-  }
-  factor = double(A.nrows) / double(nwin * w);
-}
 
 // The length histograms of consecutive windows of `base` positions over `len` (one pass), from
 // which the padding of any window size that is a multiple of `base` adds up without another pass
 // over the rows: a window's histogram is the sum of its base windows'.
 class WindowHistograms {
 public:
-  // From the CSR in one pass over its row pointers: the rows of at most long_row nonzeros in
-  // matrix order are the positions; also their nonzeros and the padding without sorting (w = 1).
+  // From the CSR in one pass over the row pointers of the row ranges [first, second) (in order):
+  // their rows of at most long_row nonzeros are the positions (the ranges concatenated); also
+  // their nonzeros and the padding without sorting (w = 1).
   template <typename T>
-  WindowHistograms(const CsrView<T> &A, std::int64_t long_row, std::int64_t base, int br) : base_(base) {
+  WindowHistograms(const CsrView<T> &A, std::int64_t long_row, std::int64_t base, int br, const std::vector<std::pair<index_t, index_t>> &ranges) : base_(base) {
     bins_ = std::size_t(std::min<std::int64_t>(long_row, std::max<std::int64_t>(A.nnz(), 0))) + 1;
-    hist_.assign(std::size_t((std::int64_t(A.nrows) + base - 1) / base) * bins_, 0);
+    std::int64_t rows = 0;
+    for (const auto &rg : ranges) rows += rg.second - rg.first;
+    hist_.assign(std::size_t((rows + base - 1) / base + 1) * bins_, 0);
     std::int64_t *h = hist_.data(), in_window = 0, in_block = 0, bmax = 0, bsum = 0;
-    index_t       prev = A.rowptr[0];
-    for (index_t r = 0; r < A.nrows; ++r) {
-      const index_t next = A.rowptr[r + 1], n = next - prev;
-      prev               = next;
-      if (n > long_row) continue;
-      ++h[n];
-      nnz_ += n;
-      bmax = std::max<std::int64_t>(bmax, n), bsum += n;
-      if (++in_block == br) pad1_ += bmax * br - bsum, in_block = bmax = bsum = 0;
-      if (++in_window == base) h += bins_, in_window = 0;
+    for (const auto &rg : ranges) {
+      index_t prev = A.rowptr[rg.first];
+      for (index_t r = rg.first; r < rg.second; ++r) {
+        const index_t next = A.rowptr[r + 1], n = next - prev;
+        prev               = next;
+        if (n > long_row) continue;
+        ++h[n];
+        nnz_ += n;
+        bmax = std::max<std::int64_t>(bmax, n), bsum += n;
+        if (++in_block == br) pad1_ += bmax * br - bsum, in_block = bmax = bsum = 0;
+        if (++in_window == base) h += bins_, in_window = 0;
+      }
     }
     pad1_ += bmax * in_block - bsum;
   }
@@ -188,22 +161,22 @@ public:
     return pad;
   }
 
+  // padding of one window of every position (the global sort), the counts scaled by factor
+  std::int64_t padding_all(double factor, int br) const {
+    std::vector<std::int64_t> h(bins_, 0);
+    for (std::size_t b = 0; b < hist_.size() / bins_; ++b)
+      for (std::size_t L = 0; L < bins_; ++L) h[L] += hist_[b * bins_ + L];
+    if (factor != 1.0)
+      for (auto &c : h) c = std::int64_t(std::llround(double(c) * factor));
+    return pad_from_histogram(h, br);
+  }
+
 private:
   std::int64_t              base_, nnz_ = 0, pad1_ = 0;
   std::size_t               bins_ = 1;
   std::vector<std::int64_t> hist_;
 };
 
-// Padding of a global sort of rows whose length histogram is `hist` x factor (rounded).
-std::int64_t padding_all_scaled(const std::vector<index_t> &len, double factor, int br) {
-  index_t mx = 0;
-  for (index_t l : len) mx = std::max(mx, l);
-  std::vector<std::int64_t> hist(std::size_t(mx) + 1, 0);
-  for (index_t l : len) ++hist[std::size_t(l)];
-  if (factor != 1.0)
-    for (auto &c : hist) c = std::int64_t(std::llround(double(c) * factor));
-  return pad_from_histogram(hist, br);
-}
 } // namespace
 
 template <typename T>
@@ -212,35 +185,45 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
   PjdsParams p = pjds_resolve(user);
   if (p.long_row == 0) p.long_row = pjds_latency_long_row(std::int64_t(A.nnz()));
   if (p.sigma == 0) {
-    const std::int64_t   local = round_window(kPjdsLocalWindow, p.block_rows);
-    std::vector<index_t> len;
-    double               factor = 1.0, nnz = 0.0;
-    // the sample for (long_row, window size w): taken again only when it differs (a matrix of up
-    // to kPjdsModelRows rows is one sample of every row for all windows: one pass, not one a window)
-    std::int64_t                      have_long = -1, have_w = -1;
-    std::unique_ptr<WindowHistograms> hists; // every row, at the first long_row
-    const bool                        every_row = A.nrows <= kPjdsModelRows;
-    auto         sample    = [&](std::int64_t w) {
-      const std::int64_t nwin = std::max<std::int64_t>(4, std::min<std::int64_t>(kPjdsModelWindows, kPjdsModelRows / std::max<std::int64_t>(w, 1)));
-      const std::int64_t key  = A.nrows <= kPjdsModelRows || std::int64_t(A.nrows) < nwin * w ? 0 : w; // 0: every row
-      if (have_long == p.long_row && have_w == key) return;
-      model_sample(A, p.long_row, w, len, factor);
-      have_long = p.long_row, have_w = key;
-      nnz       = factor * double(std::accumulate(len.begin(), len.end(), std::int64_t(0)));
+    const std::int64_t local = round_window(kPjdsLocalWindow, p.block_rows);
+    const bool         every_row = A.nrows <= kPjdsModelRows;
+    double             factor = 1.0, nnz = 0.0;
+    // The histograms of the rows sampled for windows of w_sample rows (every row up to
+    // kPjdsModelRows rows; else windows spread evenly, see pjds.hpp), in windows of `base`
+    // positions: one pass over their row pointers, kept while (long_row, sample, base) stays.
+    std::unique_ptr<WindowHistograms> hists;
+    std::int64_t                      have_long = -1, have_key = -1, have_base = -1;
+    auto get = [&](std::int64_t w_sample, std::int64_t base) -> const WindowHistograms & {
+      const std::int64_t nwin = std::max<std::int64_t>(4, std::min<std::int64_t>(kPjdsModelWindows, kPjdsModelRows / std::max<std::int64_t>(w_sample, 1)));
+      const bool         all_rows = every_row || std::int64_t(A.nrows) < nwin * w_sample;
+      const std::int64_t key = all_rows ? 0 : w_sample;
+      if (!hists || have_long != p.long_row || have_key != key || have_base != base) {
+        std::vector<std::pair<index_t, index_t>> ranges;
+        if (all_rows) ranges.emplace_back(0, A.nrows), factor = 1.0;
+        else {
+          for (std::int64_t k = 0; k < nwin; ++k) { // window-aligned starts spread over the rows
+            const std::int64_t s0 = k * ((std::int64_t(A.nrows) - w_sample) / (nwin - 1)) / w_sample * w_sample;
+            ranges.emplace_back(index_t(s0), index_t(s0 + w_sample));
+          }
+          factor = double(A.nrows) / double(nwin * w_sample);
+        }
+        hists     = std::make_unique<WindowHistograms>(A, p.long_row, base, p.block_rows, ranges);
+        have_long = p.long_row, have_key = key, have_base = base;
+      }
+      nnz = factor * double(hists->nnz());
+      return *hists;
     };
     for (int k = 0; k < kPjdsNumWindows; ++k) {
       const std::int64_t w   = round_window(kPjdsWindows[k], p.block_rows);
       const bool         all = w == pjds_all_rows || (w > 1 && w >= A.nrows); // a window of every row
       std::int64_t      &pad = ch.padding[all ? kPjdsNumWindows - 1 : k];
       // sigma 1 and all rows judged on windows of `local` rows, the others on windows of w rows
-      if (every_row && (w == 1 || all || w % local == 0)) { // one pass over the row pointers for the whole ladder
-        if (!hists) hists = std::make_unique<WindowHistograms>(A, p.long_row, local, p.block_rows);
-        nnz = double(hists->nnz());
-        pad = w == 1 ? hists->padding_unsorted() : hists->padding(all ? hists->base() * std::int64_t(A.nrows / hists->base() + 1) : w, p.block_rows);
-      } else {
-        sample(w == 1 || all ? local : w);
-        pad = all ? padding_all_scaled(len, factor, p.block_rows) : std::int64_t(factor * double(padding_of(len, w, p.block_rows)));
-      }
+      // (with every row sampled, windows that are multiples of `local` from its histograms)
+      if (w == 1 || all) {
+        const WindowHistograms &h = get(local, local);
+        pad = all ? h.padding_all(factor, p.block_rows) : std::int64_t(factor * double(h.padding_unsorted()));
+      } else if (every_row && w % local == 0) pad = get(local, local).padding(w, p.block_rows);
+      else pad = std::int64_t(factor * double(get(w, w).padding(w, p.block_rows)));
       if (double(pad) <= kPjdsPadTarget * nnz) {
         p.sigma = all ? pjds_all_rows : w;
         break;
@@ -252,8 +235,7 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
       std::int64_t &pad = ch.padding[kPjdsNumWindows - 1];
       while (user.long_row == 0 && double(pad) > kPjdsPadTarget * nnz && p.long_row / 2 >= kPjdsLongLow) {
         p.long_row /= 2;
-        sample(round_window(kPjdsLocalWindow, p.block_rows));
-        pad = padding_all_scaled(len, factor, p.block_rows);
+        pad = get(local, local).padding_all(factor, p.block_rows);
       }
     }
   }
