@@ -67,13 +67,21 @@ int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *rowptr, const
    but 32-bit block columns (compress = 0). Also the Kreutzer et al. paper's Table 1 formats:
    ELLPACK-R (ELL + a 4 B row length per row) and pJDS with the pjds model's parameters
    (Pjds::bytes(): padded entries 12 B, row lengths and the permutation 4 B per row each, the
-   permutation left out when it is the identity, block offsets 8 B, the long rows' CSR). */
+   permutation left out when it is the identity, block offsets 8 B, the long rows' CSR). And the
+   BCE paper's comparison: HYB (Bell & Garland's: an ELL part of width K, the largest K that at
+   least max(4096, rows / 3) rows reach (at most rows when fewer), 12 B x rows x K, and the entries
+   beyond K as COO, 16 B each) and bce with its default parameters (Bce::bytes(): padded entries
+   12 B, the row order 4 B per row, the group table). */
 typedef struct {
-  double         csr, coo, ell, bccoo, bccoo32, ellr, pjds;
+  double         csr, coo, ell, bccoo, bccoo32, ellr, pjds, hyb, bce;
   int            ell_width;  /* the longest row */
   BenchBccooInfo info, info32; /* the two bccoo builds */
   int            pjds_block_rows;
   long long      pjds_sigma, pjds_long_row, pjds_long_rows, pjds_padding; /* sigma >= nrows: all rows */
+  int            hyb_width;                                             /* K */
+  long long      hyb_coo;                                               /* entries in the COO part */
+  int            bce_groups, bce_sets, bce_sets_df;                     /* k; sets after merging; the DF's sets */
+  long long      bce_padding, bce_min_rows;                             /* padded entries; the model's L */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host

@@ -428,12 +428,14 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   const struct {
     const char *what;
     double      bytes;
-  } rows[] = {{"CSR (12 B/nnz + 4 B/row)", f.csr}, {"COO (16 B/nnz)", f.coo}, {NULL, f.ell}, {NULL, f.bccoo}, {NULL, f.bccoo32}, {"ELLPACK-R (ELL + 4 B/row)", f.ellr}, {NULL, f.pjds}};
-  for (int i = 0; i < 7; i++) {
+  } rows[] = {{"CSR (12 B/nnz + 4 B/row)", f.csr}, {"COO (16 B/nnz)", f.coo}, {NULL, f.ell}, {NULL, f.bccoo}, {NULL, f.bccoo32}, {"ELLPACK-R (ELL + 4 B/row)", f.ellr}, {NULL, f.pjds}, {NULL, f.hyb}, {NULL, f.bce}};
+  for (int i = 0; i < 9; i++) {
     if (i == 2) PetscCall(PetscSNPrintf(name, sizeof(name), "ELL (12 B x rows x %d)", f.ell_width));
     else if (i == 3) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d %s-bit columns%s", f.info.p.h, f.info.p.w, f.info.p.compress ? "16" : "32", f.info.chosen == 2 ? " (model)" : ""));
     else if (i == 4) PetscCall(PetscSNPrintf(name, sizeof(name), "bccoo %dx%d 32-bit columns", f.info32.p.h, f.info32.p.w));
     else if (i == 6) PetscCall(PetscSNPrintf(name, sizeof(name), "pJDS (model)"));
+    else if (i == 7) PetscCall(PetscSNPrintf(name, sizeof(name), "HYB (ELL x %d + COO)", f.hyb_width));
+    else if (i == 8) PetscCall(PetscSNPrintf(name, sizeof(name), "BCE (OPA, %d groups)", f.bce_groups));
     else PetscCall(PetscStrncpy(name, rows[i].what, sizeof(name)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-34s %12.3f %8.3f %8.3f\n", name, 1e-6 * rows[i].bytes, nnz > 0 ? rows[i].bytes / nnz : 0.0, f.csr > 0 ? rows[i].bytes / f.csr : 0.0));
   }
@@ -443,6 +445,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   else PetscCall(PetscSNPrintf(name, sizeof(name), "sorted within windows of %lld rows", f.pjds_sigma));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pJDS: blocks of %d rows, %s, %lld long rows (more than %lld nonzeros), padding %lld entries (%.2f %% of the nonzeros)\n", f.pjds_block_rows, name, f.pjds_long_rows, f.pjds_long_row, f.pjds_padding,
                         nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups (time model L = %lld rows), padding %lld entries (%.2f %% of the nonzeros)\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
+                        f.bce_groups, f.bce_min_rows, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
