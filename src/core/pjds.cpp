@@ -121,13 +121,29 @@ class WindowHistograms {
 public:
   // From the CSR in one pass over the row pointers of the row ranges [first, second) (in order):
   // their rows of at most long_row nonzeros are the positions (the ranges concatenated); also
-  // their nonzeros and the padding without sorting (w = 1).
+  // their nonzeros and the padding without sorting (w = 1). The histograms have a bin per length
+  // up to the longest such row; where that would take more than about 4 counts per row (a long_row
+  // set far above the model's kPjdsLongMax on a matrix with long rows), a first pass finds that
+  // longest row, and if the histograms are still that large the lengths are kept instead and
+  // padded window by window (padding_of).
   template <typename T>
   WindowHistograms(const CsrView<T> &A, std::int64_t long_row, std::int64_t base, int br, const std::vector<std::pair<index_t, index_t>> &ranges) : base_(base) {
-    bins_ = std::size_t(std::min<std::int64_t>(long_row, std::max<std::int64_t>(A.nnz(), 0))) + 1;
     std::int64_t rows = 0;
     for (const auto &rg : ranges) rows += rg.second - rg.first;
-    hist_.assign(std::size_t((rows + base - 1) / base + 1) * bins_, 0);
+    const std::int64_t nwin = (rows + base - 1) / base + 1, budget = 4 * rows + 4096;
+    std::int64_t       mx   = std::min<std::int64_t>(long_row, std::max<std::int64_t>(A.nnz(), 0));
+    if (nwin * (mx + 1) > budget) {
+      mx = 0;
+      for (const auto &rg : ranges)
+        for (index_t r = rg.first; r < rg.second; ++r) {
+          const std::int64_t n = A.rowptr[r + 1] - A.rowptr[r];
+          if (n <= long_row) mx = std::max(mx, n);
+        }
+    }
+    bins_               = std::size_t(mx) + 1;
+    const bool keep_len = nwin * (mx + 1) > budget;
+    if (keep_len) len_.reserve(std::size_t(rows));
+    else hist_.assign(std::size_t(nwin) * bins_, 0);
     std::int64_t *h = hist_.data(), in_window = 0, in_block = 0, bmax = 0, bsum = 0;
     for (const auto &rg : ranges) {
       index_t prev = A.rowptr[rg.first];
@@ -135,11 +151,14 @@ public:
         const index_t next = A.rowptr[r + 1], n = next - prev;
         prev               = next;
         if (n > long_row) continue;
-        ++h[n];
         nnz_ += n;
         bmax = std::max<std::int64_t>(bmax, n), bsum += n;
         if (++in_block == br) pad1_ += bmax * br - bsum, in_block = bmax = bsum = 0;
-        if (++in_window == base) h += bins_, in_window = 0;
+        if (keep_len) len_.push_back(n);
+        else {
+          ++h[n];
+          if (++in_window == base) h += bins_, in_window = 0;
+        }
       }
     }
     pad1_ += bmax * in_block - bsum;
@@ -149,6 +168,7 @@ public:
   std::int64_t base() const { return base_; }
   // padding with windows of w positions (a multiple of base), blocks of br
   std::int64_t padding(std::int64_t w, int br) const {
+    if (hist_.empty()) return padding_of(len_, w, br); // the lengths kept
     const std::size_t         per = std::size_t(w / base_), nb = hist_.size() / bins_;
     std::vector<std::int64_t> h(bins_);
     std::int64_t              pad = 0;
@@ -166,6 +186,7 @@ public:
     std::vector<std::int64_t> h(bins_, 0);
     for (std::size_t b = 0; b < hist_.size() / bins_; ++b)
       for (std::size_t L = 0; L < bins_; ++L) h[L] += hist_[b * bins_ + L];
+    for (index_t l : len_) ++h[std::size_t(l)]; // (the lengths, when they are kept instead)
     if (factor != 1.0)
       for (auto &c : h) c = std::int64_t(std::llround(double(c) * factor));
     return pad_from_histogram(h, br);
@@ -174,7 +195,8 @@ public:
 private:
   std::int64_t              base_, nnz_ = 0, pad1_ = 0;
   std::size_t               bins_ = 1;
-  std::vector<std::int64_t> hist_;
+  std::vector<std::int64_t> hist_; // nwin x bins_ counts, or empty and:
+  std::vector<index_t>      len_;  // the positions' lengths
 };
 
 } // namespace

@@ -258,6 +258,16 @@ TEST(PjdsModel, LadderExact) {
     }
     EXPECT_GE(evaluated, 2);
   }
+  // a user's long_row far above the model's bound: the lengths kept instead of histograms of a bin
+  // per length up to the nonzeros (which took 1.4 GB here); the same paddings
+  const matgen::Csr P  = matgen::power_law(300000, 300000, 1.3, 2.0, 20000, 59);
+  const auto        pv = P.values<double>();
+  const auto        ch = gpumat::pjds_model(P.view(pv), pp(32, 0, std::int64_t(1) << 30));
+  for (int k = 0; k < gpumat::kPjdsNumWindows; ++k) {
+    if (ch.padding[k] >= 0) {
+      EXPECT_EQ(ch.padding[k], gpumat::pjds_padding(P.view(pv), pp(32, gpumat::kPjdsWindows[k], std::int64_t(1) << 30))) << "window " << gpumat::kPjdsWindows[k];
+    }
+  }
 }
 
 // The latency model of long_row: nnz / 312,500 within [32, 1024], and the model's default.
