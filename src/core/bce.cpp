@@ -86,10 +86,16 @@ std::vector<BceSet> bce_merge(std::vector<BceSet> sets, int max_sets) {
   return out;
 }
 
+namespace {
+// The time model of a group of `rows` rows padded to `width` (bce.hpp): the one formula of
+// bce_group_time and of the dynamic program's recurrence.
+double group_time(std::int64_t width, std::int64_t rows, const BceParams &p) { return double(width) * double(std::max(rows, p.min_rows)) + double(p.group_cost); }
+} // namespace
+
 double bce_group_time(const std::vector<BceSet> &sets, std::size_t a, std::size_t b, const BceParams &p) {
   std::int64_t rows = 0;
   for (std::size_t i = a; i < b; ++i) rows += sets[i].rows;
-  return double(sets[b - 1].width) * double(std::max(rows, p.min_rows)) + double(p.group_cost);
+  return group_time(sets[b - 1].width, rows, p);
 }
 
 std::vector<std::size_t> bce_partition(const std::vector<BceSet> &sets, const BceParams &p) {
@@ -101,7 +107,7 @@ std::vector<std::size_t> bce_partition(const std::vector<BceSet> &sets, const Bc
   best[0] = 0.0;
   for (std::size_t m = 1; m <= M; ++m) // best(m) = min_j best(j) + T(sets j..m-1)
     for (std::size_t j = 0; j < m; ++j) {
-      const double t = best[j] + double(sets[m - 1].width) * double(std::max(rows[m] - rows[j], p.min_rows)) + double(p.group_cost);
+      const double t = best[j] + group_time(sets[m - 1].width, rows[m] - rows[j], p);
       if (t < best[m]) best[m] = t, from[m] = j;
     }
   std::vector<std::size_t> ends;
@@ -175,12 +181,11 @@ void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
     throw std::invalid_argument("bce: the padded groups hold " + std::to_string(B.start[k]) + " entries, beyond the 32-bit positions of its index; use more MPI ranks");
   // reordering: each row's group by a binary search of its length in the widths (the paper's
   // Algorithm 3), matrix order within a group
-  std::vector<index_t> fill(k, 0), group_of(std::size_t(A.nrows));
+  std::vector<index_t> fill(k, 0);
   B.row_no.assign(std::size_t(A.nrows), 0);
   for (index_t r = 0; r < A.nrows; ++r) {
     const index_t     n = A.rowptr[r + 1] - A.rowptr[r];
     const std::size_t g = std::size_t(std::lower_bound(B.width.begin(), B.width.end(), n) - B.width.begin());
-    group_of[std::size_t(r)] = index_t(g);
     B.row_no[std::size_t(B.pos[g] + fill[g]++)] = r;
   }
   // the ELL blocks, column by column, and the slot map
