@@ -13,6 +13,7 @@
 #include "device_helpers.cuh"
 #include "matgen.hpp"
 #include "params.hpp"
+#include "pjds_params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,22 +28,11 @@ using gpumat::cuda::PjdsDevice;
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
 using gpumat_test::tolerance;
+using gpumat_test::describe;
+using gpumat_test::pp;
 using gpumat_test::ZMode;
 
 namespace {
-
-PjdsParams pp(int br, std::int64_t sigma, std::int64_t long_row) {
-  PjdsParams p;
-  p.block_rows = br;
-  p.sigma      = sigma;
-  p.long_row   = long_row;
-  return p;
-}
-
-std::string describe(const PjdsParams &p) {
-  return "b_r=" + std::to_string(p.block_rows) + " sigma=" + (p.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(p.sigma)) +
-         " long_row=" + std::to_string(p.long_row);
-}
 
 // The device's arrays equal the host builder's.
 template <typename T>
@@ -93,14 +83,6 @@ void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, boo
   check_products(M, vals, D, s, where);
 }
 
-std::vector<PjdsParams> param_sets() {
-  std::vector<PjdsParams> s;
-  for (int br : {1, 4, 32, 128})
-    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(256), gpumat::pjds_all_rows})
-      for (std::int64_t lr : {std::int64_t(0), std::int64_t(8)}) s.push_back(pp(br, sigma, lr));
-  return s;
-}
-
 class PjdsDeviceApply : public ::testing::TestWithParam<PjdsParams> {};
 TEST_P(PjdsDeviceApply, Double) {
   const Stream s;
@@ -110,10 +92,7 @@ TEST_P(PjdsDeviceApply, Float) {
   const Stream s;
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<float>(M, GetParam(), s);
 }
-INSTANTIATE_TEST_SUITE_P(Params, PjdsDeviceApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<PjdsParams> &i) {
-  return "br" + std::to_string(i.param.block_rows) + "_sigma" + (i.param.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(i.param.sigma)) + "_long" +
-         std::to_string(i.param.long_row);
-});
+INSTANTIATE_TEST_SUITE_P(Params, PjdsDeviceApply, ::testing::ValuesIn(gpumat_test::pjds_param_sets()), gpumat_test::pjds_param_name);
 
 // The model's choice (as the adapter builds it) on the standard set and a power law.
 TEST(PjdsDevice, ModelChoice) {

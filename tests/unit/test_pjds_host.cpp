@@ -7,6 +7,7 @@
 #include "core/pjds.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
+#include "pjds_params.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
@@ -20,22 +21,11 @@ using gpumat::index_t;
 using gpumat::Op;
 using gpumat::Pjds;
 using gpumat::PjdsParams;
+using gpumat_test::describe;
+using gpumat_test::pp;
 using gpumat_test::ZMode;
 
 namespace {
-
-PjdsParams pp(int br, std::int64_t sigma, std::int64_t long_row) {
-  PjdsParams p;
-  p.block_rows = br;
-  p.sigma      = sigma;
-  p.long_row   = long_row;
-  return p;
-}
-
-std::string describe(const PjdsParams &p) {
-  return "b_r=" + std::to_string(p.block_rows) + " sigma=" + (p.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(p.sigma)) +
-         " long_row=" + std::to_string(p.long_row);
-}
 
 // Layout invariants: perm and the long rows together are every row once; each window is sorted by
 // length, descending, stably; blocks are padded to their longest row; padding has value 0 and a
@@ -109,14 +99,6 @@ void check_products(const matgen::Csr &M, const PjdsParams &p) {
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
-std::vector<PjdsParams> param_sets() {
-  std::vector<PjdsParams> s;
-  for (int br : {1, 4, 32, 128})
-    for (std::int64_t sigma : {std::int64_t(1), std::int64_t(256), gpumat::pjds_all_rows})
-      for (std::int64_t lr : {std::int64_t(0), std::int64_t(8)}) s.push_back(pp(br, sigma, lr));
-  return s;
-}
-
 class PjdsHostApply : public ::testing::TestWithParam<PjdsParams> {};
 TEST_P(PjdsHostApply, Double) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
@@ -124,10 +106,7 @@ TEST_P(PjdsHostApply, Double) {
 TEST_P(PjdsHostApply, Float) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
 }
-INSTANTIATE_TEST_SUITE_P(Params, PjdsHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<PjdsParams> &i) {
-  return "br" + std::to_string(i.param.block_rows) + "_sigma" + (i.param.sigma >= gpumat::pjds_all_rows ? std::string("all") : std::to_string(i.param.sigma)) + "_long" +
-         std::to_string(i.param.long_row);
-});
+INSTANTIATE_TEST_SUITE_P(Params, PjdsHostApply, ::testing::ValuesIn(gpumat_test::pjds_param_sets()), gpumat_test::pjds_param_name);
 
 TEST(PjdsResolve, DefaultsAndRanges) {
   const PjdsParams d = gpumat::pjds_resolve(PjdsParams{});
