@@ -51,11 +51,15 @@
       -mat_pjds_block_rows <n>          rows per padded block, b_r (1..1024, 0 = default 32)
       -mat_pjds_sigma <n>               sorting window in rows (1 = none, n = windows of n rows, >= the rows = all;
                                         0 = the model: the smallest of 1, 4096, .., 1048576, all with padding <= 4.5 %)
-      -mat_pjds_long_row <n>            rows longer than n go to the long part, a warp per 256 entries (0 = the
-                                        model: nonzeros / 312500 within 32..1024, halved down to 32 while sorted
+      -mat_pjds_long_row <n>            rows longer than n go to the long part, cut into chunks (0 = the model:
+                                        nonzeros / 312500 within 32..1024, halved down to 32 while sorted
                                         padding is above 4.5 %)
       -mat_pjds_occupancy <n>           the GPU product's instance: 4 or 6 resident blocks per multiprocessor
                                         (0 = by the layout: 6 without a long part, 4 with one)
+      -mat_pjds_lanes <n>               GPU product: lanes summing a chunk of a long row, 4, 8, 16 or 32 (0 = the
+                                        long rows' mean length / 8 rounded up to a power of two within 4..32)
+      -mat_pjds_passes <n>              GPU product: passes of 8 loads per lane in a chunk, 1..64 (a chunk is
+                                        lanes x 8 x passes entries; 0 = mean length / (8 lanes) within 1..4)
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)

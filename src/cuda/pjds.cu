@@ -12,9 +12,9 @@
 //           block at consecutive addresses), its padding (value 0, the row's last column) and the
 //           slot map; the long rows' chunks (a binary search per chunk), then their entries, a
 //           warp per chunk.
-// Product (one kernel): the first blocks' warps each sum one chunk of a long row (kPjdsChunk
-// entries, shuffles; a row of several chunks is finished by its last-arriving warp, which adds the
-// partial sums in chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
+// Product (one kernel): the first blocks' lane groups each sum one chunk of a long row (lanes x
+// kPjdsLoads x passes entries, pjds_long_shape; shuffles within the group; a row of several chunks
+// is finished by its last-arriving group, which adds the partial sums in chunk order), the other blocks a thread per position of the pJDS part: rowlen entries (padding
 // skipped, ELLPACK-R, where that saves bytes), eight loads in flight, the matrix streamed past the caches
 // (__ldcs) so that x keeps them, y written through perm.
 // (In detail: kUnroll entries of a row loaded at once, predicated, so that a row of 5 entries has
@@ -38,7 +38,7 @@ namespace cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
+constexpr int kUnroll  = kPjdsLoads; // entries of a row loaded at once by the product
 static_assert(kThreads == 32 * kPjdsChunksPerBlock, "a product block is kPjdsChunksPerBlock warps");
 
 int bit_width(unsigned long long v) {
@@ -136,12 +136,12 @@ __global__ void __launch_bounds__(kThreads) pj_fill(const index_t *__restrict__ 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_long_copy(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
                                                          const index_t *__restrict__ long_rows, const index_t *__restrict__ long_ptr, const index_t *__restrict__ chunk_first,
-                                                         const index_t *__restrict__ chunk_row, long long nchunks, long long padded, index_t *__restrict__ long_col,
+                                                         const index_t *__restrict__ chunk_row, long long nchunks, long long chunk, long long padded, index_t *__restrict__ long_col,
                                                          T *__restrict__ val, unsigned *__restrict__ slot) {
   const long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   if (c >= nchunks) return;
   const index_t   k = chunk_row[c], r = long_rows[k];
-  const long long off = (long long)(c - chunk_first[k]) * kPjdsChunk, n = min((long long)kPjdsChunk, (long long)(rowptr[r + 1] - rowptr[r]) - off);
+  const long long off = (long long)(c - chunk_first[k]) * chunk, n = min(chunk, (long long)(rowptr[r + 1] - rowptr[r]) - off);
   const long long q0 = rowptr[r] + off, d = long_ptr[k] + off;
   for (long long t = threadIdx.x & 31; t < n; t += 32) {
     long_col[d + t]     = colidx[q0 + t];
@@ -151,16 +151,16 @@ __global__ void __launch_bounds__(kThreads) pj_long_copy(const index_t *__restri
 }
 
 // counts[k] = chunks of long row k; counts[nlong] = 0.
-__global__ void __launch_bounds__(kThreads) pj_chunk_counts(const index_t *__restrict__ long_ptr, index_t nlong, index_t *__restrict__ counts) {
+__global__ void __launch_bounds__(kThreads) pj_chunk_counts(const index_t *__restrict__ long_ptr, index_t nlong, long long chunk, index_t *__restrict__ counts) {
   const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (k > nlong) return;
-  counts[k] = k < nlong ? (long_ptr[k + 1] - long_ptr[k] + kPjdsChunk - 1) / kPjdsChunk : 0;
+  counts[k] = k < nlong ? index_t((long_ptr[k + 1] - long_ptr[k] + chunk - 1) / chunk) : 0;
 }
 
 // chunk_row[c] = the long row of chunk c, chunk_beg[c] = its first entry in the long part
 // (chunk_beg[nchunks] = the long part's entries: a chunk ends where the next begins), so that a
 // product's warp finds its entries in one round trip, its row's chunk count while they load.
-__global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restrict__ chunk_first, const index_t *__restrict__ long_ptr, index_t nlong, long long nchunks,
+__global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restrict__ chunk_first, const index_t *__restrict__ long_ptr, index_t nlong, long long nchunks, long long chunk,
                                                           index_t *__restrict__ chunk_row, index_t *__restrict__ chunk_beg) {
   const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= nchunks) return;
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads) pj_chunk_rows(const index_t *__restr
     else hi = mid;
   }
   chunk_row[c] = lo;
-  chunk_beg[c] = long_ptr[lo] + index_t(c - chunk_first[lo]) * kPjdsChunk;
+  chunk_beg[c] = long_ptr[lo] + index_t((c - chunk_first[lo]) * chunk);
   if (c == nchunks - 1) chunk_beg[nchunks] = long_ptr[nlong];
 }
 
@@ -190,6 +190,8 @@ struct PjArgs {
   T                  *partial;
   unsigned           *arrived;
   long long           nchunks;
+  long long           cb;          // the kernel's first cb blocks take the long part's chunks
+  int                 lanes;       // lanes per chunk (the product; the other kernels a warp per chunk)
   bool                read_rowlen; // the product reads rowlen (else its block's width)
 };
 
@@ -200,9 +202,19 @@ __device__ __forceinline__ T warp_sum(T v) {
   return v; // every lane holds the sum, added in the same order on every lane and every run
 }
 
-// The warps' chunks: warp w of product block b takes chunk b * kPjdsChunksPerBlock + w.
-__device__ __forceinline__ long long warp_chunk() { return (long long)blockIdx.x * kPjdsChunksPerBlock + threadIdx.x / 32; }
-__host__ __device__ constexpr long long chunk_blocks(long long nchunks) { return (nchunks + kPjdsChunksPerBlock - 1) / kPjdsChunksPerBlock; }
+// The sum over a group of `lanes` lanes (a power of two dividing 32), on every lane of the group,
+// added in the same order on every run; every lane of the warp takes part.
+template <typename T>
+__device__ __forceinline__ T group_sum(T v, int lanes) {
+  for (int o = lanes >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// The chunks of a kernel's first blocks: thread t of block b is in the group of chunk
+// (b * kThreads + t) / lanes; the transpose and the diagonal take a warp per chunk (lanes 32).
+__device__ __forceinline__ long long group_chunk(int lanes) { return ((long long)blockIdx.x * kThreads + threadIdx.x) / lanes; }
+__device__ __forceinline__ long long warp_chunk() { return group_chunk(32); }
+constexpr long long chunk_blocks(long long nchunks, int lanes) { return (nchunks * lanes + kThreads - 1) / kThreads; }
 
 // The entries [q0, q1) of the long part that chunk c covers, and its row k.
 struct ChunkSpan {
@@ -220,47 +232,53 @@ __device__ __forceinline__ ChunkSpan chunk_span(const PjArgs<T> &a, long long c)
   return h;
 }
 
-// Chunk c of a long row, a warp: its 256 entries loaded at once (8 per lane, predicated), summed
-// by shuffles; its sum into y (a one-chunk row), or into partial[c], the row's last-arriving warp
-// adding the partials in chunk order.
+// The long part's chunks, a group of a.lanes lanes each (every lane of the block's warps calls
+// this): each lane loads kUnroll entries of its chunk at once (predicated), a pass at a time, the
+// group sums by shuffles; the sum into y (a one-chunk row), or into partial[c], the row's
+// last-arriving group adding the partials in chunk order.
 template <typename T>
-__device__ __forceinline__ void long_chunk(const PjArgs<T> &a, long long c, const T *__restrict__ x, const T *z, T *y) {
-  const int          lane = threadIdx.x & 31;
-  const ChunkSpan h    = chunk_span(a, c);
-  static_assert(kPjdsChunk == 32 * kUnroll, "a chunk is one pass of a warp");
-  index_t cc[kUnroll];
-  T       v[kUnroll];
+__device__ __forceinline__ void long_chunks(const PjArgs<T> &a, const T *__restrict__ x, const T *z, T *y) {
+  const int       G = a.lanes, lane = threadIdx.x & 31, sub = lane & (G - 1);
+  const long long c   = group_chunk(G);
+  const bool      own = c < a.nchunks, lead = own && sub == 0;
+  ChunkSpan       h{0, 0, 0, 0, 0};
+  if (own) h = chunk_span(a, c);
+  const index_t r = lead ? a.long_rows[h.k] : 0; // in flight with the entries
+  T             s0 = T(0), s1 = T(0);
+  for (long long q0 = h.q0 + sub; q0 < h.q1; q0 += (long long)G * kUnroll) {
+    index_t cc[kUnroll];
+    T       v[kUnroll];
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    const long long q  = h.q0 + u * 32 + lane;
-    const bool      ok = q < h.q1;
-    cc[u]              = ok ? __ldcs(a.long_col + q) : 0;
-    v[u]               = ok ? __ldcs(a.long_val + q) : T(0);
-  }
-  T s0 = T(0), s1 = T(0);
+    for (int u = 0; u < kUnroll; ++u) {
+      const long long q  = q0 + (long long)u * G;
+      const bool      ok = q < h.q1;
+      cc[u]              = ok ? __ldcs(a.long_col + q) : 0;
+      v[u]               = ok ? __ldcs(a.long_val + q) : T(0);
+    }
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u)
-    if (h.q0 + u * 32 + lane < h.q1) (u & 1 ? s1 : s0) += v[u] * __ldg(x + cc[u]);
-  const T       s = warp_sum(s0 + s1);
-  const index_t r = a.long_rows[h.k];
-  if (h.cnt == 1) {
-    if (lane == 0) y[r] = z ? z[r] + s : s;
-    return;
+    for (int u = 0; u < kUnroll; ++u)
+      if (q0 + (long long)u * G < h.q1) (u & 1 ? s1 : s0) += v[u] * __ldg(x + cc[u]);
   }
+  const T  s    = group_sum(s0 + s1, G);
   unsigned last = 0;
-  if (lane == 0) {
-    __stcg(a.partial + c, s);
-    __threadfence(); // the partial before the arrival
-    last = atomicAdd(a.arrived + h.k, 1u) == unsigned(h.cnt - 1);
+  if (lead) {
+    if (h.cnt == 1) y[r] = z ? z[r] + s : s;
+    else {
+      __stcg(a.partial + c, s);
+      __threadfence(); // the partial before the arrival
+      last = atomicAdd(a.arrived + h.k, 1u) == unsigned(h.cnt - 1);
+    }
   }
-  if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  __threadfence(); // the other chunks' partials after their arrivals
-  T t0 = T(0), t1 = T(0);
-  index_t q = lane;
-  for (; q + 32 < h.cnt; q += 64) t0 += __ldcg(a.partial + h.first + q), t1 += __ldcg(a.partial + h.first + q + 32);
-  if (q < h.cnt) t0 += __ldcg(a.partial + h.first + q);
-  const T t = warp_sum(t0 + t1);
-  if (lane == 0) {
+  last = __shfl_sync(0xffffffffu, last, lane & ~(G - 1)); // the group's leader's
+  if (!__any_sync(0xffffffffu, last)) return;
+  if (last) __threadfence(); // the other chunks' partials after their arrivals
+  T             t0 = T(0), t1 = T(0);
+  const index_t m  = last ? h.cnt : 0;
+  index_t       q  = sub;
+  for (; q + G < m; q += 2 * G) t0 += __ldcg(a.partial + h.first + q), t1 += __ldcg(a.partial + h.first + q + G);
+  if (q < m) t0 += __ldcg(a.partial + h.first + q);
+  const T t = group_sum(t0 + t1, G);
+  if (lead && last) {
     y[r]           = z ? z[r] + t : t;
     a.arrived[h.k] = 0; // ready for the next product (kernels on the stream do not overlap)
   }
@@ -302,19 +320,17 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const 
 // thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
 template <typename T, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
-  const long long cb = chunk_blocks(a.nchunks);
-  if (blockIdx.x < cb) {
-    const long long c = warp_chunk();
-    if (c < a.nchunks) long_chunk(a, c, x, z, y);
+  if (blockIdx.x < a.cb) {
+    long_chunks(a, x, z, y);
     return;
   }
-  pjds_row(a, (long long)(blockIdx.x - cb) * kThreads + threadIdx.x, x, z, y);
+  pjds_row(a, (long long)(blockIdx.x - a.cb) * kThreads + threadIdx.x, x, z, y);
 }
 
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__restrict__ x, T *__restrict__ y) {
-  const long long cb = chunk_blocks(a.nchunks);
+  const long long cb = a.cb;
   if (blockIdx.x < cb) {
     const long long c = warp_chunk();
     if (c >= a.nchunks) return;
@@ -336,7 +352,7 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
 // The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *__restrict__ rowmap, T *__restrict__ d) {
-  const long long cb = chunk_blocks(a.nchunks);
+  const long long cb = a.cb;
   if (blockIdx.x < cb) {
     const long long c = warp_chunk();
     if (c >= a.nchunks) return;
@@ -400,6 +416,7 @@ void PjdsDevice<T>::release() {
   device_free(slot_);
   nrows_ = ncols_ = nnz_ = npj_ = nlong_ = 0;
   nblocks_ = padded_ = long_nnz_ = nchunks_ = 0;
+  shape_ = PjdsLongShape{};
 }
 
 template <typename T>
@@ -506,11 +523,13 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   clock.mark("fill");
 
   if (nlong_ > 0) {
+    shape_                  = pjds_long_shape(nlong_, long_nnz_, user_shape_);
+    const long long chunk   = shape_.entries();
     GPUMAT_CUDA_TRY(device_alloc(long_col_, std::size_t(long_nnz_)));
     index_t *counts = tmp.get<index_t>(std::size_t(nlong_) + 1);
     GPUMAT_CUDA_TRY(tmp.err);
     GPUMAT_CUDA_TRY(device_alloc(chunk_first_, std::size_t(nlong_) + 1));
-    pj_chunk_counts<<<grid_for(nlong_ + 1, nt), nt, 0, s>>>(long_ptr_, nlong_, counts);
+    pj_chunk_counts<<<grid_for(nlong_ + 1, nt), nt, 0, s>>>(long_ptr_, nlong_, chunk, counts);
     GPUMAT_CUDA_TRY(launched());
     GPUMAT_CUDA_TRY(exclusive_sum(counts, chunk_first_, nlong_ + 1, s));
     index_t nch = 0;
@@ -522,10 +541,10 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(device_alloc(partial_, std::size_t(nchunks_)));
     GPUMAT_CUDA_TRY(device_alloc(arrived_, std::size_t(nlong_)));
     GPUMAT_CUDA_TRY(cudaMemsetAsync(arrived_, 0, sizeof(unsigned) * std::size_t(nlong_), s));
-    pj_chunk_rows<<<grid_for(nchunks_, nt), nt, 0, s>>>(chunk_first_, long_ptr_, nlong_, nchunks_, chunk_row_, chunk_beg_);
+    pj_chunk_rows<<<grid_for(nchunks_, nt), nt, 0, s>>>(chunk_first_, long_ptr_, nlong_, nchunks_, chunk, chunk_row_, chunk_beg_);
     GPUMAT_CUDA_TRY(launched());
     // a warp per chunk (a hub of millions of entries copied by thousands of warps, not one)
-    pj_long_copy<T><<<grid_for(nchunks_ * 32, nt), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, chunk_first_, chunk_row_, nchunks_, padded_, long_col_, val_, slot_);
+    pj_long_copy<T><<<grid_for(nchunks_ * 32, nt), nt, 0, s>>>(rowptr, colidx, A.val, long_rows_, long_ptr_, chunk_first_, chunk_row_, nchunks_, chunk, padded_, long_col_, val_, slot_);
     GPUMAT_CUDA_TRY(launched());
     clock.mark("long");
   }
@@ -540,17 +559,27 @@ cudaError_t PjdsDevice<T>::refresh(const T *host_val, cudaStream_t s) {
   return refresh_through_slots(host_val, std::int64_t(nnz_), slot_, val_, s);
 }
 
+// The kernels' arguments, the long part's chunks taken by groups of `lanes` lanes.
+template <typename T>
+template <class Args>
+Args PjdsDevice<T>::kernel_args(int lanes) const {
+  return Args{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, chunk_beg_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, chunk_blocks(nchunks_, lanes), lanes, reads_rowlen()};
+}
+
 template <typename T>
 cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
-  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, chunk_beg_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
-  const long long blocks = chunk_blocks(nchunks_) + (npj_ + kThreads - 1) / kThreads;
+  const long long pj_blocks = (npj_ + kThreads - 1) / kThreads;
   if (op == Op::NoTrans) {
+    const auto      a      = kernel_args<PjArgs<T>>(shape_.lanes ? shape_.lanes : 32);
+    const long long blocks = a.cb + pj_blocks;
     if (blocks == 0) return cudaSuccess; // no rows
     if (kernel_occupancy() == 6) pj_spmv<T, 6><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
     else pj_spmv<T, 4><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
     return launched();
   }
   GPUMAT_CUDA_TRY(init_output(y, z, ncols_, s));
+  const auto      a      = kernel_args<PjArgs<T>>(32);
+  const long long blocks = a.cb + pj_blocks;
   if (blocks == 0) return cudaSuccess;
   pj_spmv_t<T><<<unsigned(blocks), kThreads, 0, s>>>(a, x, y);
   return launched();
@@ -558,12 +587,12 @@ cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream
 
 template <typename T>
 cudaError_t PjdsDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
-  const PjArgs<T> a{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, long_rows_, long_ptr_, long_col_, chunk_first_, chunk_row_, chunk_beg_, val_ ? val_ + padded_ : nullptr, partial_, arrived_, nchunks_, reads_rowlen()};
+  const auto a = kernel_args<PjArgs<T>>(32);
   if (nlong_ > 0) {
     pj_diag_long_zero<T><<<grid_for(nlong_, kThreads), kThreads, 0, s>>>(long_rows_, nlong_, rowmap, d);
     GPUMAT_CUDA_TRY(launched());
   }
-  const long long blocks = chunk_blocks(nchunks_) + (npj_ + kThreads - 1) / kThreads;
+  const long long blocks = a.cb + (npj_ + kThreads - 1) / kThreads;
   if (blocks == 0) return cudaSuccess;
   pj_diag<T><<<unsigned(blocks), kThreads, 0, s>>>(a, rowmap, d);
   return launched();

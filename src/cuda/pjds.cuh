@@ -3,6 +3,8 @@
 #pragma once
 #include "../core/pjds.hpp"
 #include "primitives.cuh"
+#include <algorithm>
+#include <cstdint>
 #include <cuda_runtime.h>
 #include <string>
 #include <utility>
@@ -11,18 +13,45 @@
 namespace gpumat {
 namespace cuda {
 
-// Entries of a long row per warp of the product (its chunks): 32 lanes x 8 loads in flight, one
-// pass. A chunk is a warp's, not a block's, so that a row just past long_row (33 entries, say)
-// costs one warp and no block-wide reduction.
-constexpr int kPjdsChunk = 256;
-constexpr int kPjdsChunksPerBlock = 8; // warps of a product block
+// The long part's chunks: a chunk of a long row is summed by `lanes` lanes of a warp (4, 8, 16 or
+// 32: a warp holds 32 / lanes chunks), each lane loading kPjdsLoads entries at once per pass, in
+// `passes` passes: lanes x kPjdsLoads x passes entries. Short long rows (fem's 33-81 entries) take a
+// quarter warp and one chunk, not a warp mostly idle; rows of thousands a warp and several passes,
+// so that a chunk's fixed costs (its bounds, and for a row of several chunks a partial sum, a fence
+// and an atomic) are paid per 1,024 entries, not per 256.
+constexpr int kPjdsLoads          = 8;   // entries per lane and pass (all loads of a pass in flight)
+constexpr int kPjdsChunksPerBlock = 8;   // warps of a product block
+constexpr int kPjdsMaxPasses      = 64;  // -mat_pjds_passes's bound
+struct PjdsLongShape {
+  int          lanes = 0, passes = 0; // 0 = by the long rows' mean length (pjds_long_shape)
+  std::int64_t entries() const { return std::int64_t(lanes) * kPjdsLoads * passes; }
+};
+// Whether a user's shape is valid: lanes 0, 4, 8, 16 or 32; passes 0..kPjdsMaxPasses.
+inline bool pjds_long_shape_valid(const PjdsLongShape &u) { return (u.lanes == 0 || u.lanes == 4 || u.lanes == 8 || u.lanes == 16 || u.lanes == 32) && u.passes >= 0 && u.passes <= kPjdsMaxPasses; }
+// The shape for long rows of mean length m = long_nnz / long_rows: lanes = m / kPjdsLoads rounded up
+// to a power of two within 4..32 (every lane one pass of loads on a row of mean length), passes =
+// m / (lanes x kPjdsLoads) rounded up within 1..4 (a row of 12,000 entries: 32 lanes, 4 passes);
+// the user's lanes or passes where set (non-zero).
+inline PjdsLongShape pjds_long_shape(std::int64_t long_rows, std::int64_t long_nnz, PjdsLongShape user) {
+  const std::int64_t m = long_rows > 0 ? (long_nnz + long_rows - 1) / long_rows : 0;
+  PjdsLongShape      s = user;
+  if (!s.lanes) {
+    s.lanes = 4;
+    while (s.lanes < 32 && std::int64_t(s.lanes) * kPjdsLoads < m) s.lanes *= 2;
+  }
+  if (!s.passes) {
+    const std::int64_t per = std::int64_t(s.lanes) * kPjdsLoads;
+    s.passes               = int(std::min<std::int64_t>(4, std::max<std::int64_t>(1, (m + per - 1) / per)));
+  }
+  return s;
+}
 
 // The device copy of a Pjds<T> (src/core/pjds.hpp), built on the GPU from the CSR arrays: the same
 // arrays, entry for entry, as the host builder's (download() returns them in the host's form for
 // the tests), with the long part's values after the padded values in one array (the refresh
 // scatters into both through one slot map), plus the long rows' chunks: each long row is cut into
-// chunks of kPjdsChunk entries, one warp each, whose partial sums the row's last-arriving warp adds
-// in chunk order (deterministic; no second kernel). Owns its device memory. Every call returns the
+// chunks of long_shape().entries() entries, long_shape().lanes lanes each, whose partial sums the
+// row's last-arriving group adds in chunk order (deterministic; no second kernel). Owns its device memory. Every call returns the
 // first CUDA error it met (cudaErrorMemoryAllocation when out of memory; cudaErrorInvalidValue with
 // why() for a matrix the format cannot index), never aborts. One stream at a time (the long rows'
 // arrival counters are shared by products).
@@ -60,6 +89,15 @@ public:
     return true;
   }
   int occupancy() const { return occupancy_; } // as set (0: by the layout)
+  // The long part's chunk shape for the next builds (0 = by the long rows, pjds_long_shape).
+  // Returns false (nothing changed) for an invalid one (pjds_long_shape_valid).
+  bool set_long_shape(PjdsLongShape u) {
+    if (!pjds_long_shape_valid(u)) return false;
+    user_shape_ = u;
+    return true;
+  }
+  // The shape as built (lanes and passes 0 before a build, or without long rows).
+  const PjdsLongShape &long_shape() const { return shape_; }
   // The instance the product runs: as set, else 6 without a long part and 4 with one (measured on
   // the H100, one run: 6 took 15 % less time on the 2D 5-point stencil, 8 % on the 7-point 300^3,
   // 2-3 % on the 27-point and FEM matrices, and 6-23 % more on econ, web, circuit, power law and
@@ -82,6 +120,8 @@ public:
   void               release();
 
 private:
+  template <class Args>
+  Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
@@ -91,6 +131,7 @@ private:
 
   PjdsParams   p_{};
   int          occupancy_ = 0;
+  PjdsLongShape user_shape_{}, shape_{};
   std::string  why_;
   index_t      nrows_ = 0, ncols_ = 0, nnz_ = 0, npj_ = 0, nlong_ = 0;
   std::int64_t nblocks_ = 0, padded_ = 0, long_nnz_ = 0, nchunks_ = 0;

@@ -21,11 +21,13 @@ public:
     } opts[] = {
       {"-mat_pjds_block_rows", "Rows per padded block, b_r: 1..1024 (0 = 32, the warp)", 0, pjds_max_block_rows, user_.block_rows},
       {"-mat_pjds_sigma", "Sorting window in rows: 1 = no sorting (sliced ELL), n = rows sorted by length within windows of n rows (rounded up to a multiple of b_r; the row count or more: all rows, pJDS proper), 0 = the model: the smallest of 1, 4096, 16384, 65536, 262144, 1048576 and all rows whose padding is at most 4.5 % of the nonzeros", 0, PETSC_INT_MAX, (PetscInt)user_.sigma},
-      {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, one warp per 256 entries (0 = the model: nonzeros / 312500 clamped to 32..1024, halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
+      {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: nonzeros / 312500 clamped to 32..1024, halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
       {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = 6 without a long part, 4 with one", 0, 6, occupancy_},
+      {"-mat_pjds_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
+      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the long rows' mean length / (8 lanes) rounded up within 1..4)", 0, kMaxPasses, shape_.passes},
     };
-    PetscInt values[4];
-    for (int k = 0; k < 4; ++k) {
+    PetscInt values[6];
+    for (int k = 0; k < 6; ++k) {
       PetscBool set;
       values[k] = opts[k].shown;
       PetscCall(PetscOptionsInt(opts[k].name, opts[k].text, "MATPJDS", values[k], &values[k], &set));
@@ -36,6 +38,8 @@ public:
     user_.long_row   = values[2];
     PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 6, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_occupancy must be 0 (by the layout), 4 or 6 (blocks per multiprocessor), got %" PetscInt_FMT, values[3]);
     occupancy_ = (int)values[3];
+    PetscCheck(values[4] == 0 || values[4] == 4 || values[4] == 8 || values[4] == 16 || values[4] == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
+    shape_ = {(int)values[4], (int)values[5]};
     PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -45,6 +49,7 @@ public:
     auto f   = std::make_unique<PjdsFormat>();
     f->user_      = user_;
     f->occupancy_ = occupancy_;
+    f->shape_     = shape_;
     return f;
   }
 
@@ -76,6 +81,7 @@ public:
     PetscFunctionBegin;
     PetscCall(Choose(A));
     dev_.set_occupancy(occupancy_); // validated by SetFromOptions
+    dev_.set_long_shape({shape_.lanes, shape_.passes});
     const int err = dev_.build(A, choice_.p, s);
     PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
     PetscCall(CheckDevice(err, "pjds", A));
@@ -136,8 +142,14 @@ public:
     const double nnz = (double)A.nnz(), pj_nnz = nnz - (double)long_nnz, padding = (double)padded - pj_nnz;
     PetscCall(PetscViewerASCIIPrintf(v, "pJDS part: %lld rows, %lld stored entries, padding %.0f entries (%.2f %% of the nonzeros); long part: %lld rows, %lld entries", (long long)pj_rows, (long long)padded, padding,
                                      nnz > 0 ? 100.0 * padding / nnz : 0.0, (long long)long_rows, (long long)long_nnz));
-    if (chunks >= 0) PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %d (a warp each); kernel for %d blocks per multiprocessor\n", (long long)chunks, cuda_chunk(), cuda_occupancy()));
-    else PetscCall(PetscViewerASCIIPrintf(v, "\n"));
+#if defined(GPUMAT_WITH_CUDA)
+    if (chunks >= 0) {
+      const cuda::PjdsLongShape &sh = dev_.long_shape();
+      PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor\n", (long long)chunks, (long long)sh.entries(), sh.lanes, sh.passes,
+                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' mean length", dev_.kernel_occupancy()));
+    } else
+#endif
+      PetscCall(PetscViewerASCIIPrintf(v, "\n"));
     const double csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0));
     const double nnzr = A.nrows ? nnz / A.nrows : 0.0, rho = nnz > 0 ? ((double)padded + (double)long_nnz) / nnz : 1.0;
@@ -157,23 +169,6 @@ public:
   }
 
 private:
-  int cuda_occupancy() const
-  {
-#if defined(GPUMAT_WITH_CUDA)
-    return dev_.kernel_occupancy();
-#else
-    return 0;
-#endif
-  }
-  static int cuda_chunk()
-  {
-#if defined(GPUMAT_WITH_CUDA)
-    return cuda::kPjdsChunk;
-#else
-    return 0;
-#endif
-  }
-
   // pjds_resolve of the user's options as a PETSc error (out: the resolved parameters, or null).
   PetscErrorCode Resolve(PjdsParams *out) const
   {
@@ -202,6 +197,13 @@ private:
 
   PjdsParams   user_{};
   int          occupancy_ = 0; // -mat_pjds_occupancy (0: the CUDA layer's default)
+  struct {
+    int lanes = 0, passes = 0; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
+  } shape_;
+  static constexpr PetscInt kMaxPasses = 64; // cuda::kPjdsMaxPasses (checked where CUDA is built)
+#if defined(GPUMAT_WITH_CUDA)
+  static_assert(kMaxPasses == cuda::kPjdsMaxPasses, "-mat_pjds_passes's bound is the CUDA layer's");
+#endif
   PjdsChoice   choice_{};
   double       model_ms_ = 0;
   Pjds<Scalar> host_;

@@ -25,6 +25,7 @@ using gpumat::Op;
 using gpumat::Pjds;
 using gpumat::PjdsParams;
 using gpumat::cuda::PjdsDevice;
+using gpumat::cuda::PjdsLongShape;
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
 using gpumat_test::tolerance;
@@ -74,10 +75,11 @@ void check_products(const matgen::Csr &M, const std::vector<T> &vals, const Pjds
 }
 
 template <typename T>
-void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true) {
+void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, PjdsLongShape shape = {}) {
   const std::vector<T> vals  = M.values<T>();
-  const std::string    where = M.name + " " + describe(p);
+  const std::string    where = M.name + " " + describe(p) + " lanes " + std::to_string(shape.lanes) + " passes " + std::to_string(shape.passes);
   PjdsDevice<T>        D;
+  ASSERT_TRUE(D.set_long_shape(shape));
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
   if (layout) check_layout(M, vals, p, D, where);
   check_products(M, vals, D, s, where);
@@ -142,28 +144,58 @@ TEST(PjdsDeviceSpecial, FewerRowsThanABlockAndEmptyRowsLast) {
 }
 
 // Hub rows of over a million entries (thousands of chunks each, their partial sums added by the
-// last-arriving warp) and rows at the chunk boundary (kPjdsChunk - 1, kPjdsChunk, kPjdsChunk + 1
-// entries: one chunk, one chunk, two chunks), and rows just past the threshold (one partial chunk).
+// last-arriving group) and rows at the chunk boundary (C - 1, C, C + 1 entries: one chunk, one
+// chunk, two chunks), and rows just past the threshold (one partial chunk), for chunks of a warp
+// and one pass (C = 256), of 4 lanes and 3 passes (96), 8 lanes and 1 pass (64), 32 lanes and 4
+// passes (1024), and the shape chosen by the long rows.
 TEST(PjdsDeviceSpecial, HubRowsInChunks) {
-  const Stream         s;
-  const index_t        n = 1100000;
-  std::vector<index_t> len(4000, 3);
-  len[1234] = n;
-  len[3999] = n - 7;
-  constexpr index_t C = gpumat::cuda::kPjdsChunk;
-  len[10]   = C - 1;
-  len[11]   = C;
-  len[12]   = C + 1;
-  for (int k = 0; k < 9; ++k) len[std::size_t(100 + k)] = 41 + k; // just past the threshold
-  const matgen::Csr  M = matgen::from_lengths("hubs", n, len, 35);
-  const auto         v = M.values<double>();
-  const PjdsParams   p = pp(32, 0, 40);
+  const Stream  s;
+  const index_t n = 1100000;
+  for (const PjdsLongShape shape : {PjdsLongShape{32, 1}, PjdsLongShape{4, 3}, PjdsLongShape{8, 1}, PjdsLongShape{32, 4}, PjdsLongShape{}}) {
+    std::vector<index_t> len(4000, 3);
+    len[1234]               = n;
+    len[3999]               = n - 7;
+    const PjdsLongShape sh  = shape.lanes ? shape : PjdsLongShape{32, 4}; // the long rows' mean: 32 lanes, 4 passes
+    const index_t       C   = index_t(sh.entries());
+    len[10]                 = C - 1;
+    len[11]                 = C;
+    len[12]                 = C + 1;
+    for (int k = 0; k < 9; ++k) len[std::size_t(100 + k)] = 41 + k; // just past the threshold
+    const matgen::Csr  M = matgen::from_lengths("hubs", n, len, 35);
+    const auto         v = M.values<double>();
+    const PjdsParams   p = pp(32, 0, 40);
+    PjdsDevice<double> D;
+    ASSERT_TRUE(D.set_long_shape(shape));
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    EXPECT_EQ(D.long_rows(), 5 + 9);
+    EXPECT_EQ(D.long_shape().lanes, sh.lanes);
+    EXPECT_EQ(D.long_shape().passes, sh.passes);
+    ASSERT_GE(C, 49); // the nine rows of 41..49 entries: one chunk each
+    EXPECT_EQ(D.chunks(), (n + C - 1) / C + (n - 7 + C - 1) / C + 1 + 1 + 2 + 9) << "C " << C; // the hubs, C - 1, C, C + 1, the nine
+    check_matrix<double>(M, p, s, true, shape);
+    check_matrix<double>(M, gpumat::pjds_model(M.view(v), PjdsParams{}).p, s, false, shape);
+  }
+}
+
+// The default shape from the long rows' mean length.
+TEST(PjdsDevice, LongShapeByMeanLength) {
+  using gpumat::cuda::pjds_long_shape;
+  const struct {
+    std::int64_t rows, nnz;
+    int          lanes, passes;
+  } cases[] = {{0, 0, 4, 1}, {10, 330, 8, 1}, {10, 500, 8, 1}, {10, 810, 16, 1}, {10, 2000, 32, 1}, {10, 2600, 32, 2}, {1, 12000, 32, 4}, {1, 3000000, 32, 4}};
+  for (const auto &c : cases) {
+    const PjdsLongShape sh = pjds_long_shape(c.rows, c.nnz, {});
+    EXPECT_EQ(sh.lanes, c.lanes) << c.rows << " " << c.nnz;
+    EXPECT_EQ(sh.passes, c.passes) << c.rows << " " << c.nnz;
+  }
+  EXPECT_EQ(pjds_long_shape(1, 12000, {8, 0}).passes, 4);
+  EXPECT_EQ(pjds_long_shape(1, 12000, {0, 2}).lanes, 32);
+  EXPECT_EQ(pjds_long_shape(1, 40, {16, 7}).entries(), 16 * 8 * 7);
   PjdsDevice<double> D;
-  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
-  EXPECT_EQ(D.long_rows(), 5 + 9);
-  EXPECT_EQ(D.chunks(), 2 * ((n + C - 1) / C) + 1 + 1 + 2 + 9); // the hubs, C - 1, C, C + 1, the nine
-  check_matrix<double>(M, p, s);
-  check_matrix<double>(M, gpumat::pjds_model(M.view(v), PjdsParams{}).p, s, false);
+  EXPECT_FALSE(D.set_long_shape({12, 0}));
+  EXPECT_FALSE(D.set_long_shape({0, gpumat::cuda::kPjdsMaxPasses + 1}));
+  EXPECT_TRUE(D.set_long_shape({16, gpumat::cuda::kPjdsMaxPasses}));
 }
 
 template <typename T>
@@ -282,7 +314,9 @@ TEST(PjdsDeviceFuzz, RandomPatterns) {
     const int          brs[] = {1, 2, 8, 32, 64, 1024};
     const std::int64_t sig[] = {1, 32, 100, 4096, gpumat::pjds_all_rows};
     const std::int64_t lrs[] = {0, 1, 16, 1000000};
-    check_matrix<double>(M, pp(brs[g() % 6], sig[g() % 5], lrs[g() % 4]), s);
+    const PjdsLongShape shs[] = {{}, {4, 1}, {8, 2}, {16, 1}, {32, 1}, {32, 4}, {4, 64}};
+    const PjdsParams    p     = pp(brs[g() % 6], sig[g() % 5], lrs[g() % 4]);
+    check_matrix<double>(M, p, s, true, shs[g() % 7]);
   }
 }
 
