@@ -274,8 +274,7 @@ std::int64_t Pjds<T>::padding() const {
 
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
-  return val.size() * (sizeof(T) + sizeof(index_t)) + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + long_val.size() * (sizeof(T) + sizeof(index_t)) +
-         long_rows.size() * sizeof(index_t) + long_ptr.size() * sizeof(index_t);
+  return val.size() * (sizeof(T) + sizeof(index_t)) + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
 template <typename T>
@@ -333,19 +332,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
     }
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
-  // long rows
-  for (index_t r = 0; r < A.nrows; ++r) {
-    const index_t n = A.rowptr[r + 1] - A.rowptr[r];
-    if (n <= p.long_row) continue;
-    B.long_rows.push_back(r);
-    for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
-      B.slot[std::size_t(q)] = padded + std::int64_t(B.long_col.size());
-      B.long_col.push_back(A.colidx[q]);
-      B.long_val.push_back(A.val[q]);
-    }
-    check(B.long_col.size() <= std::size_t(INT_MAX), "the long rows hold more than 2^31 - 1 entries; use more MPI ranks");
-    B.long_ptr.push_back(index_t(B.long_col.size()));
-  }
+  B.build_long(A, p.long_row, padded, B.slot, "pjds");
 }
 
 template <typename T>
@@ -373,12 +360,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
       const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
     }
-    for (std::size_t k = 0; k < B.long_rows.size(); ++k) {
-      T s = T(0);
-      for (index_t q = B.long_ptr[k]; q < B.long_ptr[k + 1]; ++q) s += B.long_val[std::size_t(q)] * x[B.long_col[std::size_t(q)]];
-      const index_t r = B.long_rows[k];
-      y[r]            = z ? z[r] + s : s;
-    }
+    B.apply_long(op, x, z, y);
     return;
   }
   for (index_t c = 0; c < B.ncols; ++c) y[c] = z ? z[c] : T(0);
@@ -390,10 +372,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
       y[B.col[std::size_t(pos)]] += B.val[std::size_t(pos)] * xr;
     }
   }
-  for (std::size_t k = 0; k < B.long_rows.size(); ++k) {
-    const T xr = x[B.long_rows[k]];
-    for (index_t q = B.long_ptr[k]; q < B.long_ptr[k + 1]; ++q) y[B.long_col[std::size_t(q)]] += B.long_val[std::size_t(q)] * xr;
-  }
+  B.apply_long(op, x, z, y);
 }
 
 double pjds_code_balance(double nnzr, double alpha, double rho) {

@@ -22,6 +22,7 @@
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
 #include "csr.hpp"
+#include "long_rows.hpp"
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -63,17 +64,10 @@ PjdsParams pjds_resolve(PjdsParams p);
 // scaled to the matrix.
 constexpr std::int64_t kPjdsModelRows    = 1 << 20;
 constexpr std::int64_t kPjdsModelWindows = 256;
-constexpr std::int64_t kPjdsLongMax      = 1024;
-constexpr std::int64_t kPjdsLongLow      = 32;
-// The latency model of long_row. A thread of the pJDS part takes one step per 8 entries of its row
-// (8 loads of columns and values in flight, then the 8 gathers of x they address: two memory
-// latencies): about 2.5 us on the H100 under a full load (econ_207k, rows of up to 332 entries:
-// 0.126 ms a product, 42 steps, against aijcusparse's 0.021 ms). The product streams about 12 B
-// per nonzero at about 3 TB/s. Keeping the longest walk under a quarter of the stream:
-//   long_row = 8 x 0.25 x 12 nnz / (3e12 B/s x 2.5e-6 s) = nnz / 312,500,
-// clamped to [kPjdsLongLow, kPjdsLongMax]: 32 below 10M nonzeros, 320 at 100M, 1024 from 320M.
-constexpr std::int64_t kPjdsLatencyNnz = 312500;
-inline std::int64_t    pjds_latency_long_row(std::int64_t nnz) { return std::clamp<std::int64_t>(nnz / kPjdsLatencyNnz, kPjdsLongLow, kPjdsLongMax); }
+constexpr std::int64_t kPjdsLongMax      = kLongRowMax; // the latency model's bounds (long_rows.hpp)
+constexpr std::int64_t kPjdsLongLow      = kLongRowLow;
+constexpr std::int64_t kPjdsLatencyNnz   = kLongRowLatencyNnz;
+inline std::int64_t    pjds_latency_long_row(std::int64_t nnz) { return latency_long_row(nnz); }
 constexpr std::int64_t kPjdsLocalWindow  = 4096;
 constexpr double       kPjdsPadTarget    = 0.045; // the issue asks for 5 %: margin for the sampled estimates
 constexpr int          kPjdsNumWindows   = 7;
@@ -92,7 +86,7 @@ template <typename T>
 std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &resolved);
 
 template <typename T>
-struct Pjds {
+struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, long_val (long_rows.hpp)
   PjdsParams   p{};      // as built (sigma rounded, long_row set)
   index_t      nrows = 0, ncols = 0;
   // pJDS part
@@ -103,11 +97,6 @@ struct Pjds {
   std::vector<std::int64_t> block_start;  // nblocks + 1 offsets into val/col
   std::vector<index_t>      col;          // padded entries
   std::vector<T>            val;
-  // long part
-  std::vector<index_t> long_rows;         // matrix rows
-  std::vector<index_t> long_ptr{0};       // CSR pointer into long_col/long_val
-  std::vector<index_t> long_col;
-  std::vector<T>       long_val;
   // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
   std::vector<std::int64_t> slot;
 

@@ -132,8 +132,9 @@ public:
         }
       PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
     }
-    std::int64_t pj_rows = host_.nrows_pj, long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size(), padded = host_.padded(), chunks = -1;
-    std::size_t  bytes = host_.bytes();
+    std::int64_t pj_rows = host_.nrows_pj, long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size(), padded = host_.padded();
+    [[maybe_unused]] std::int64_t chunks = -1; // the device's
+    std::size_t                   bytes  = host_.bytes();
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes()) { // as the device stores it
       pj_rows = dev_.pjds_rows(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries(), padded = dev_.padded(), bytes = dev_.format_bytes(), chunks = dev_.chunks();
@@ -144,7 +145,7 @@ public:
                                      nnz > 0 ? 100.0 * padding / nnz : 0.0, (long long)long_rows, (long long)long_nnz));
 #if defined(GPUMAT_WITH_CUDA)
     if (chunks >= 0) {
-      const cuda::PjdsLongShape &sh = dev_.long_shape();
+      const cuda::LongShape &sh = dev_.long_shape();
       PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor\n", (long long)chunks, (long long)sh.entries(), sh.lanes, sh.passes,
                                        shape_.lanes || shape_.passes ? "set" : "by the long rows' mean length", dev_.kernel_occupancy()));
     } else
@@ -200,9 +201,9 @@ private:
   struct {
     int lanes = 0, passes = 0; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
   } shape_;
-  static constexpr PetscInt kMaxPasses = 64; // cuda::kPjdsMaxPasses (checked where CUDA is built)
+  static constexpr PetscInt kMaxPasses = 64; // cuda::kLongMaxPasses (checked where CUDA is built)
 #if defined(GPUMAT_WITH_CUDA)
-  static_assert(kMaxPasses == cuda::kPjdsMaxPasses, "-mat_pjds_passes's bound is the CUDA layer's");
+  static_assert(kMaxPasses == cuda::kLongMaxPasses, "-mat_pjds_passes's bound is the CUDA layer's");
 #endif
   PjdsChoice   choice_{};
   double       model_ms_ = 0;

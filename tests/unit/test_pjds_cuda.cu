@@ -25,7 +25,7 @@ using gpumat::Op;
 using gpumat::Pjds;
 using gpumat::PjdsParams;
 using gpumat::cuda::PjdsDevice;
-using gpumat::cuda::PjdsLongShape;
+using gpumat::cuda::LongShape;
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
 using gpumat_test::tolerance;
@@ -75,7 +75,7 @@ void check_products(const matgen::Csr &M, const std::vector<T> &vals, const Pjds
 }
 
 template <typename T>
-void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, PjdsLongShape shape = {}) {
+void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, LongShape shape = {}) {
   const std::vector<T> vals  = M.values<T>();
   const std::string    where = M.name + " " + describe(p) + " lanes " + std::to_string(shape.lanes) + " passes " + std::to_string(shape.passes);
   PjdsDevice<T>        D;
@@ -151,11 +151,11 @@ TEST(PjdsDeviceSpecial, FewerRowsThanABlockAndEmptyRowsLast) {
 TEST(PjdsDeviceSpecial, HubRowsInChunks) {
   const Stream  s;
   const index_t n = 1100000;
-  for (const PjdsLongShape shape : {PjdsLongShape{32, 1}, PjdsLongShape{4, 3}, PjdsLongShape{8, 1}, PjdsLongShape{32, 4}, PjdsLongShape{}}) {
+  for (const LongShape shape : {LongShape{32, 1}, LongShape{4, 3}, LongShape{8, 1}, LongShape{32, 4}, LongShape{}}) {
     std::vector<index_t> len(4000, 3);
     len[1234]               = n;
     len[3999]               = n - 7;
-    const PjdsLongShape sh  = shape.lanes ? shape : PjdsLongShape{32, 4}; // the long rows' mean: 32 lanes, 4 passes
+    const LongShape sh  = shape.lanes ? shape : LongShape{32, 4}; // the long rows' mean: 32 lanes, 4 passes
     const index_t       C   = index_t(sh.entries());
     len[10]                 = C - 1;
     len[11]                 = C;
@@ -179,23 +179,23 @@ TEST(PjdsDeviceSpecial, HubRowsInChunks) {
 
 // The default shape from the long rows' mean length.
 TEST(PjdsDevice, LongShapeByMeanLength) {
-  using gpumat::cuda::pjds_long_shape;
+  using gpumat::cuda::long_shape;
   const struct {
     std::int64_t rows, nnz;
     int          lanes, passes;
   } cases[] = {{0, 0, 4, 1}, {10, 330, 8, 1}, {10, 500, 8, 1}, {10, 810, 16, 1}, {10, 2000, 32, 1}, {10, 2600, 32, 2}, {1, 12000, 32, 4}, {1, 3000000, 32, 4}};
   for (const auto &c : cases) {
-    const PjdsLongShape sh = pjds_long_shape(c.rows, c.nnz, {});
+    const LongShape sh = long_shape(c.rows, c.nnz, {});
     EXPECT_EQ(sh.lanes, c.lanes) << c.rows << " " << c.nnz;
     EXPECT_EQ(sh.passes, c.passes) << c.rows << " " << c.nnz;
   }
-  EXPECT_EQ(pjds_long_shape(1, 12000, {8, 0}).passes, 4);
-  EXPECT_EQ(pjds_long_shape(1, 12000, {0, 2}).lanes, 32);
-  EXPECT_EQ(pjds_long_shape(1, 40, {16, 7}).entries(), 16 * 8 * 7);
+  EXPECT_EQ(long_shape(1, 12000, {8, 0}).passes, 4);
+  EXPECT_EQ(long_shape(1, 12000, {0, 2}).lanes, 32);
+  EXPECT_EQ(long_shape(1, 40, {16, 7}).entries(), 16 * 8 * 7);
   PjdsDevice<double> D;
   EXPECT_FALSE(D.set_long_shape({12, 0}));
-  EXPECT_FALSE(D.set_long_shape({0, gpumat::cuda::kPjdsMaxPasses + 1}));
-  EXPECT_TRUE(D.set_long_shape({16, gpumat::cuda::kPjdsMaxPasses}));
+  EXPECT_FALSE(D.set_long_shape({0, gpumat::cuda::kLongMaxPasses + 1}));
+  EXPECT_TRUE(D.set_long_shape({16, gpumat::cuda::kLongMaxPasses}));
 }
 
 template <typename T>
@@ -314,7 +314,7 @@ TEST(PjdsDeviceFuzz, RandomPatterns) {
     const int          brs[] = {1, 2, 8, 32, 64, 1024};
     const std::int64_t sig[] = {1, 32, 100, 4096, gpumat::pjds_all_rows};
     const std::int64_t lrs[] = {0, 1, 16, 1000000};
-    const PjdsLongShape shs[] = {{}, {4, 1}, {8, 2}, {16, 1}, {32, 1}, {32, 4}, {4, 64}};
+    const LongShape shs[] = {{}, {4, 1}, {8, 2}, {16, 1}, {32, 1}, {32, 4}, {4, 64}};
     const PjdsParams    p     = pp(brs[g() % 6], sig[g() % 5], lrs[g() % 4]);
     check_matrix<double>(M, p, s, true, shs[g() % 7]);
   }

@@ -1,0 +1,82 @@
+// The long part of a row-grouped format (pjds, bce), host side: rows with more than `long_row`
+// nonzeros (circuit hubs of millions of entries, LP rows of thousands) keep their CSR entries in a
+// part of their own instead of padding a block or serializing a thread; the GPU cuts them into
+// chunks summed by groups of lanes (src/cuda/long_rows.cuh). Shared by every format that has one,
+// so that its layout, products and byte count are written once.
+//
+// Layout: long_rows[k] the matrix row of long row k (ascending), long_ptr (size + 1) its CSR
+// pointer into long_col/long_val, entries in the matrix's order. A format's slot map sends CSR
+// entry q of a long row to `base` + its position in long_val, base = the format's other stored
+// entries, so that one slot array refreshes both parts.
+#pragma once
+#include "csr.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace gpumat {
+
+// The latency model of long_row, the longest row one thread of a row-grouped part may walk alone.
+// A thread takes one step per 8 entries of its row (8 loads of columns and values in flight, then
+// the 8 gathers of x they address: two memory latencies): about 2.5 us on the H100 under a full
+// load (econ_207k, rows of up to 332 entries: 0.126 ms a product, 42 steps, against aijcusparse's
+// 0.021 ms). The product streams about 12 B per nonzero at about 3 TB/s. Keeping the longest walk
+// under a quarter of the stream:
+//   long_row = 8 x 0.25 x 12 nnz / (3e12 B/s x 2.5e-6 s) = nnz / 312,500,
+// clamped to [kLongRowLow, kLongRowMax]: 32 below 10M nonzeros, 320 at 100M, 1024 from 320M.
+constexpr std::int64_t kLongRowMax        = 1024;
+constexpr std::int64_t kLongRowLow        = 32;
+constexpr std::int64_t kLongRowLatencyNnz = 312500;
+inline std::int64_t    latency_long_row(std::int64_t nnz) { return std::clamp<std::int64_t>(nnz / kLongRowLatencyNnz, kLongRowLow, kLongRowMax); }
+
+template <typename T>
+struct LongPart {
+  std::vector<index_t> long_rows;   // matrix rows, ascending
+  std::vector<index_t> long_ptr{0}; // CSR pointer into long_col/long_val
+  std::vector<index_t> long_col;
+  std::vector<T>       long_val;
+
+  index_t long_count() const { return index_t(long_rows.size()); }
+  // Bytes a product reads of this part: 12 B per entry (fp64, 32-bit indices), the row list and
+  // pointer.
+  std::size_t long_bytes() const { return long_val.size() * (sizeof(T) + sizeof(index_t)) + (long_rows.size() + long_ptr.size()) * sizeof(index_t); }
+
+  // The rows of A longer than long_row, slot[q] = base + position for their entries q. Throws
+  // std::invalid_argument (prefixed by `who`) past 2^31 - 1 entries.
+  void build_long(const CsrView<T> &A, std::int64_t long_row, std::int64_t base, std::vector<std::int64_t> &slot, const char *who) {
+    long_rows.clear(), long_col.clear(), long_val.clear();
+    long_ptr.assign(1, 0);
+    for (index_t r = 0; r < A.nrows; ++r) {
+      if (A.rowptr[r + 1] - A.rowptr[r] <= long_row) continue;
+      long_rows.push_back(r);
+      for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
+        slot[std::size_t(q)] = base + std::int64_t(long_col.size());
+        long_col.push_back(A.colidx[q]);
+        long_val.push_back(A.val[q]);
+      }
+      if (long_col.size() > std::size_t(INT_MAX)) throw std::invalid_argument(std::string(who) + ": the long rows hold more than 2^31 - 1 entries; use more MPI ranks");
+      long_ptr.push_back(index_t(long_col.size()));
+    }
+  }
+
+  // The long rows' share of y = op(A) x (+ z): NoTrans sets y[r] = z[r] + (A x)[r] for each long
+  // row r (z may be null, y may equal z); Trans adds A(r, :)^T x[r] into y (set before).
+  void apply_long(Op op, const T *x, const T *z, T *y) const {
+    for (std::size_t k = 0; k < long_rows.size(); ++k) {
+      const index_t r = long_rows[k];
+      if (op == Op::NoTrans) {
+        T s = T(0);
+        for (index_t q = long_ptr[k]; q < long_ptr[k + 1]; ++q) s += long_val[std::size_t(q)] * x[long_col[std::size_t(q)]];
+        y[r] = z ? z[r] + s : s;
+      } else {
+        const T xr = x[r];
+        for (index_t q = long_ptr[k]; q < long_ptr[k + 1]; ++q) y[long_col[std::size_t(q)]] += long_val[std::size_t(q)] * xr;
+      }
+    }
+  }
+};
+
+} // namespace gpumat
