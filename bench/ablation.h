@@ -81,7 +81,7 @@ typedef struct {
   int            hyb_width;                                             /* K */
   long long      hyb_coo;                                               /* entries in the COO part */
   int            bce_groups, bce_sets, bce_sets_df;                     /* k; sets after merging; the DF's sets */
-  long long      bce_padding, bce_min_rows;                             /* padded entries; the model's L */
+  long long      bce_padding, bce_long_row, bce_long_nnz;               /* padded entries; long_row; the long part's entries */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host

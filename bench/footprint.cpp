@@ -70,7 +70,8 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->bce_sets     = E.sets;
     f->bce_sets_df  = E.sets_before_merge;
     f->bce_padding  = (long long)E.padding();
-    f->bce_min_rows = (long long)E.p.min_rows;
+    f->bce_long_row = (long long)E.p.long_row;
+    f->bce_long_nnz = (long long)E.long_val.size();
   } catch (const std::bad_alloc &) {
     std::snprintf(err, std::size_t(errlen), "footprint: out of host memory building the bccoo");
     return -1;

@@ -445,8 +445,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   else PetscCall(PetscSNPrintf(name, sizeof(name), "sorted within windows of %lld rows", f.pjds_sigma));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pJDS: blocks of %d rows, %s, %lld long rows (more than %lld nonzeros), padding %lld entries (%.2f %% of the nonzeros)\n", f.pjds_block_rows, name, f.pjds_long_rows, f.pjds_long_row, f.pjds_padding,
                         nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups (time model L = %lld rows), padding %lld entries (%.2f %% of the nonzeros)\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
-                        f.bce_groups, f.bce_min_rows, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups, rows over %lld entries in the long part (%lld entries), padding %lld entries (%.2f %% of the nonzeros)\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
+                        f.bce_groups, f.bce_long_row, f.bce_long_nnz, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

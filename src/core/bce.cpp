@@ -19,30 +19,36 @@ void check(bool ok, const std::string &what) {
 } // namespace
 
 BceParams bce_resolve(BceParams p) {
-  if (p.min_rows == 0) p.min_rows = kBceMinRows;
   if (p.group_cost < 0) p.group_cost = kBceGroupCost;
   if (p.max_sets == 0) p.max_sets = kBceMaxSets;
-  check(p.min_rows >= 1 && p.min_rows <= (std::int64_t(1) << 30), "min_rows (L) must be in [1, 2^30] (or 0 for " + std::to_string(kBceMinRows) + "), got " + std::to_string(p.min_rows));
-  check(p.group_cost <= (std::int64_t(1) << 40), "group_cost (G) must be in [0, 2^40] entry-times (or -1 for " + std::to_string(kBceGroupCost) + "), got " + std::to_string(p.group_cost));
+  check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the latency model; got " + std::to_string(p.long_row));
+  check(p.group_cost <= (std::int64_t(1) << 40), "group_cost (c) must be in [0, 2^40] bytes per entry of width (or -1 for " + std::to_string(kBceGroupCost) + "), got " + std::to_string(p.group_cost));
   check(p.max_sets >= 2 && p.max_sets <= kBceMaxSetsLimit, "max_sets must be in [2, " + std::to_string(kBceMaxSetsLimit) + "] (or 0 for " + std::to_string(kBceMaxSets) + "), got " + std::to_string(p.max_sets));
   return p;
 }
 
 template <typename T>
-std::vector<BceSet> bce_distribution(const CsrView<T> &A) {
+std::vector<BceSet> bce_distribution(const CsrView<T> &A, std::int64_t long_row) {
   std::vector<BceSet> sets;
   if (A.nrows == 0) return sets;
-  index_t maxlen = 0;
-  for (index_t r = 0; r < A.nrows; ++r) maxlen = std::max(maxlen, A.rowptr[r + 1] - A.rowptr[r]);
-  if (std::int64_t(maxlen) <= 8 * std::int64_t(A.nrows) + 1024) { // a count per length
+  std::int64_t maxlen = 0;
+  for (index_t r = 0; r < A.nrows; ++r) {
+    const std::int64_t n = A.rowptr[r + 1] - A.rowptr[r];
+    if (n <= long_row) maxlen = std::max(maxlen, n);
+  }
+  if (maxlen <= 8 * std::int64_t(A.nrows) + 1024) { // a count per length
     std::vector<std::int64_t> count(std::size_t(maxlen) + 1, 0);
-    for (index_t r = 0; r < A.nrows; ++r) ++count[std::size_t(A.rowptr[r + 1] - A.rowptr[r])];
+    for (index_t r = 0; r < A.nrows; ++r) {
+      const std::int64_t n = A.rowptr[r + 1] - A.rowptr[r];
+      if (n <= long_row) ++count[std::size_t(n)];
+    }
     for (std::size_t m = 0; m < count.size(); ++m)
       if (count[m]) sets.push_back({std::int64_t(m), count[m], std::int64_t(m) * count[m]});
     return sets;
   }
-  std::vector<index_t> len(std::size_t(A.nrows)); // few rows, long ones: sort the lengths
-  for (index_t r = 0; r < A.nrows; ++r) len[std::size_t(r)] = A.rowptr[r + 1] - A.rowptr[r];
+  std::vector<index_t> len; // few rows, long ones: sort the lengths
+  for (index_t r = 0; r < A.nrows; ++r)
+    if (A.rowptr[r + 1] - A.rowptr[r] <= long_row) len.push_back(A.rowptr[r + 1] - A.rowptr[r]);
   std::sort(len.begin(), len.end());
   for (index_t l : len) {
     if (sets.empty() || sets.back().width != l) sets.push_back({l, 0, 0});
@@ -89,7 +95,7 @@ std::vector<BceSet> bce_merge(std::vector<BceSet> sets, int max_sets) {
 namespace {
 // The time model of a group of `rows` rows padded to `width` (bce.hpp): the one formula of
 // bce_group_time and of the dynamic program's recurrence.
-double group_time(std::int64_t width, std::int64_t rows, const BceParams &p) { return double(width) * double(std::max(rows, p.min_rows)) + double(p.group_cost); }
+double group_time(std::int64_t width, std::int64_t rows, const BceParams &p) { return 12.0 * double(width) * double(rows) + 4.0 * double(rows) + double(p.group_cost) * double(width); }
 } // namespace
 
 double bce_group_time(const std::vector<BceSet> &sets, std::size_t a, std::size_t b, const BceParams &p) {
@@ -142,34 +148,50 @@ double bce_partition_time(const std::vector<BceSet> &sets, const std::vector<std
 
 template <typename T>
 std::int64_t Bce<T>::padding() const {
-  return padded() - std::int64_t(slot.size()); // slot has an entry per nonzero
+  return padded() - (std::int64_t(slot.size()) - std::int64_t(this->long_val.size())); // slot has an entry per nonzero
 }
 
 template <typename T>
 std::size_t Bce<T>::bytes() const {
-  return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t);
+  return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
-template <typename T>
-void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
-  const BceParams p = bce_resolve(params);
-  B                 = Bce<T>();
-  B.p               = p;
-  B.nrows = A.nrows, B.ncols = A.ncols;
-  B.start.assign(1, 0);
-  if (A.nrows == 0) return;
-  // DF, merging, OPA: the groups' widths and rows
-  const std::vector<BceSet> df = bce_distribution(A), sets = bce_merge(df, p.max_sets);
-  B.sets_before_merge = int(df.size()), B.sets = int(sets.size());
-  const std::vector<std::size_t> ends = bce_partition(sets, p);
+BceGroups bce_groups_from(const std::vector<BceSet> &df, const BceParams &resolved) {
+  BceGroups G;
+  G.p                          = resolved;
+  const std::vector<BceSet> sets = bce_merge(df, G.p.max_sets);
+  G.sets_before_merge = int(df.size()), G.sets = int(sets.size());
+  const std::vector<std::size_t> ends = bce_partition(sets, G.p);
   std::size_t                    a    = 0;
   for (std::size_t e : ends) {
     std::int64_t rows = 0;
     for (std::size_t i = a; i < e; ++i) rows += sets[i].rows;
-    B.width.push_back(index_t(sets[e - 1].width));
-    B.rows.push_back(index_t(rows));
+    G.width.push_back(index_t(sets[e - 1].width));
+    G.rows.push_back(index_t(rows));
     a = e;
   }
+  return G;
+}
+
+template <typename T>
+BceGroups bce_groups(const CsrView<T> &A, const BceParams &params) {
+  BceParams p = bce_resolve(params);
+  if (p.long_row == 0) p.long_row = latency_long_row(std::int64_t(A.nnz()));
+  return bce_groups_from(bce_distribution(A, p.long_row), p); // DF, merging, OPA
+}
+
+template <typename T>
+void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
+  B                 = Bce<T>();
+  BceGroups G       = bce_groups(A, params);
+  B.p               = G.p;
+  B.nrows = A.nrows, B.ncols = A.ncols;
+  B.sets_before_merge = G.sets_before_merge, B.sets = G.sets;
+  B.width.swap(G.width);
+  B.rows.swap(G.rows);
+  B.start.assign(1, 0);
+  B.slot.assign(std::size_t(A.nnz()), 0);
+  if (A.nrows == 0) return;
   const std::size_t k = B.width.size();
   B.pos.assign(k, 0);
   B.start.assign(k + 1, 0);
@@ -182,16 +204,16 @@ void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
   // reordering: each row's group by a binary search of its length in the widths (the paper's
   // Algorithm 3), matrix order within a group
   std::vector<index_t> fill(k, 0);
-  B.row_no.assign(std::size_t(A.nrows), 0);
+  B.row_no.assign(std::size_t(B.pos.empty() ? 0 : B.pos[k - 1] + B.rows[k - 1]), 0);
   for (index_t r = 0; r < A.nrows; ++r) {
     const index_t     n = A.rowptr[r + 1] - A.rowptr[r];
+    if (n > B.p.long_row) continue;
     const std::size_t g = std::size_t(std::lower_bound(B.width.begin(), B.width.end(), n) - B.width.begin());
     B.row_no[std::size_t(B.pos[g] + fill[g]++)] = r;
   }
   // the ELL blocks, column by column, and the slot map
   B.col.assign(std::size_t(B.start[k]), 0);
   B.val.assign(std::size_t(B.start[k]), T(0));
-  B.slot.assign(std::size_t(A.nnz()), 0);
   for (std::size_t g = 0; g < k; ++g)
     for (index_t i = 0; i < B.rows[g]; ++i) {
       const index_t r = B.row_no[std::size_t(B.pos[g] + i)], q0 = A.rowptr[r], n = A.rowptr[r + 1] - q0;
@@ -205,12 +227,18 @@ void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
         } else B.col[at] = last;
       }
     }
+  B.build_long(A, B.p.long_row, B.padded(), B.slot, "bce");
 }
 
 template <typename T>
 void bce_refresh(const CsrView<T> &A, Bce<T> &B) {
   check(std::size_t(A.nnz()) == B.slot.size() && A.nrows == B.nrows, "refresh with another pattern: rebuild");
-  for (std::size_t q = 0; q < B.slot.size(); ++q) B.val[std::size_t(B.slot[q])] = A.val[q];
+  const std::int64_t padded = B.padded();
+  for (std::size_t q = 0; q < B.slot.size(); ++q) {
+    const std::int64_t s = B.slot[q];
+    if (s < padded) B.val[std::size_t(s)] = A.val[q];
+    else B.long_val[std::size_t(s - padded)] = A.val[q];
+  }
 }
 
 template <typename T>
@@ -227,6 +255,7 @@ void bce_apply(const Bce<T> &B, Op op, const T *x, const T *z, T *y) {
         const index_t r = B.row_no[std::size_t(B.pos[g] + i)];
         y[r]            = z ? z[r] + s : s;
       }
+    B.apply_long(op, x, z, y);
     return;
   }
   if (z) {
@@ -240,10 +269,12 @@ void bce_apply(const Bce<T> &B, Op op, const T *x, const T *z, T *y) {
         y[B.col[at]] += B.val[at] * xr;
       }
     }
+  B.apply_long(op, x, z, y);
 }
 
 #define GPUMAT_BCE_INSTANTIATE(T)                                                        \
-  template std::vector<BceSet> bce_distribution<T>(const CsrView<T> &);                 \
+  template std::vector<BceSet> bce_distribution<T>(const CsrView<T> &, std::int64_t);   \
+  template BceGroups bce_groups<T>(const CsrView<T> &, const BceParams &);              \
   template struct Bce<T>;                                                               \
   template void bce_build<T>(const CsrView<T> &, const BceParams &, Bce<T> &);          \
   template void bce_refresh<T>(const CsrView<T> &, Bce<T> &);                           \

@@ -1,10 +1,10 @@
 // bce host layer (src/core/bce.hpp): parameter resolution; the distribution function on the
 // paper's 10 x 10 example; merging (at most max_sets sets, rows and entries kept, cheapest first);
 // the optimal partition against brute force on small random distributions (optimal under its own
-// time model, for several L and G); the layout's invariants and the host reference products
-// against a long-double CSR reference on the standard set; the special cases (a single
-// row length, every length distinct, more than 100 lengths, one enormous row, empty rows); the
-// refresh; and a fuzz test of random patterns across the parameters.
+// time model, for several group costs); the layout's invariants (the long part included) and the
+// host reference products against a long-double CSR reference on the standard set; the issue's
+// special cases (a single row length, every length distinct, more than 100 lengths, one enormous
+// row, empty rows); the refresh; and a fuzz test of random patterns across the parameters.
 #include "core/bce.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
@@ -24,24 +24,29 @@ using gpumat_test::ZMode;
 
 namespace {
 
-BceParams bp(std::int64_t L, std::int64_t G, int max_sets) {
+BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets) {
   BceParams p;
-  p.min_rows   = L;
-  p.group_cost = G;
+  p.long_row   = long_row;
+  p.group_cost = c;
   p.max_sets   = max_sets;
   return p;
 }
 
-std::string describe(const BceParams &p) { return "L=" + std::to_string(p.min_rows) + " G=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets); }
+std::string describe(const BceParams &p) { return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets); }
 
 // Every row at one position; groups in increasing width, consecutive positions; each row in the
 // narrowest group that holds it (the binary search), in matrix order within its group; padding
 // zeros with the row's last column; the slot map onto the values.
 template <typename T>
 void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Bce<T> &B, const std::string &where) {
-  const int k = B.groups();
-  ASSERT_EQ(B.row_no.size(), std::size_t(M.nrows)) << where;
+  const int            k = B.groups();
+  std::vector<index_t> long_rows;
+  for (index_t r = 0; r < M.nrows; ++r)
+    if (M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)] > B.p.long_row) long_rows.push_back(r);
+  ASSERT_TRUE(B.long_rows == long_rows) << where << ": the long rows";
+  ASSERT_EQ(B.row_no.size(), std::size_t(M.nrows) - long_rows.size()) << where;
   std::vector<char> seen(std::size_t(M.nrows), 0);
+  for (index_t r : long_rows) seen[std::size_t(r)] = 1;
   for (index_t r : B.row_no) {
     ASSERT_TRUE(r >= 0 && r < M.nrows && !seen[std::size_t(r)]) << where;
     seen[std::size_t(r)] = 1;
@@ -68,7 +73,10 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Bce<T> &B
     }
   }
   ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
-  for (std::size_t q = 0; q < B.slot.size(); ++q) ASSERT_EQ(B.val[std::size_t(B.slot[q])], v[q]) << where << ": entry " << q;
+  for (std::size_t q = 0; q < B.slot.size(); ++q) {
+    const std::int64_t s = B.slot[q];
+    ASSERT_EQ(s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())], v[q]) << where << ": entry " << q;
+  }
 }
 
 template <typename T>
@@ -84,13 +92,13 @@ void check_products(const matgen::Csr &M, const BceParams &p) {
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
-std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0), bp(64, 0, 0), bp(192, 5000, 0), bp(512, 0, 6), bp(1, 0, 2)}; }
+std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0), bp(8, 0, 0), bp(64, 5000, 0), bp(512, 0, 6), bp(100000, 0, 2)}; }
 
 } // namespace
 
 TEST(BceResolve, DefaultsAndRanges) {
   const BceParams d = gpumat::bce_resolve(BceParams{});
-  EXPECT_EQ(d.min_rows, gpumat::kBceMinRows);
+  EXPECT_EQ(d.long_row, 0); // the matrix's (bce_groups)
   EXPECT_EQ(d.group_cost, gpumat::kBceGroupCost);
   EXPECT_EQ(d.max_sets, gpumat::kBceMaxSets);
   EXPECT_THROW(gpumat::bce_resolve(bp(-1, 0, 0)), std::invalid_argument);
@@ -103,7 +111,7 @@ TEST(BceResolve, DefaultsAndRanges) {
 TEST(BceDistribution, PaperExample) {
   const matgen::Csr   M = matgen::from_lengths("paper", 10, {2, 3, 1, 2, 7, 1, 3, 4, 6, 2}, 3);
   const auto          v = M.values<double>();
-  const auto          df = gpumat::bce_distribution(M.view(v));
+  const auto          df = gpumat::bce_distribution(M.view(v), 1000);
   const std::int64_t  w[] = {1, 2, 3, 4, 6, 7}, n[] = {2, 3, 2, 1, 1, 1};
   ASSERT_EQ(df.size(), 6u);
   for (std::size_t i = 0; i < df.size(); ++i) {
@@ -150,7 +158,7 @@ TEST(BceMerge, KeepsRowsAndMergesCheapestFirst) {
 }
 
 // OPA is optimal under its own time model: the dynamic program's cost equals the best of every
-// partition, on random distributions of 1-12 sets, for several L and G.
+// partition, on random distributions of 1-12 sets, for several group costs c.
 TEST(BcePartition, OptimalAgainstBruteForce) {
   std::mt19937_64 g(7);
   for (int trial = 0; trial < 300; ++trial) {
@@ -162,7 +170,7 @@ TEST(BcePartition, OptimalAgainstBruteForce) {
       const std::int64_t n = 1 + std::int64_t(g() % (trial % 2 ? 50 : 5000));
       sets.push_back({w, n, w * n});
     }
-    const BceParams p     = gpumat::bce_resolve(bp(1 + std::int64_t(g() % 400), std::int64_t(g() % 3) * 2000, 0));
+    const BceParams p     = gpumat::bce_resolve(bp(0, std::int64_t(g() % 4) * std::int64_t(g() % 5000), 0));
     const auto      dp    = gpumat::bce_partition(sets, p);
     const auto      brute = gpumat::bce_partition_brute(sets, p);
     ASSERT_EQ(dp.back(), M);
@@ -170,12 +178,16 @@ TEST(BcePartition, OptimalAgainstBruteForce) {
   }
 }
 
-// With L = 1 and no cost per group, every set is its own group (no padding at all); with a huge
-// L, one group (every group costs the same rows, the widest width is the least total).
+// With no cost per group, every set is its own group (no padding at all); with a huge cost per
+// entry of width, one group (the widest width once is the least total); with the default cost, a
+// set of few rows joins the next wider group where its padding costs less than its own group:
+// {40 wide, 2 rows} and {41 wide, 1000 rows}: 2 x 1 x 12 B of padding against 64 x 40 B.
 TEST(BcePartition, Extremes) {
   const std::vector<BceSet> sets = {{1, 100, 100}, {3, 50, 150}, {8, 10, 80}, {40, 2, 80}};
-  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(1, 0, 0))).size(), 4u);
-  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(1 << 20, 0, 0))), (std::vector<std::size_t>{4}));
+  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(0, 0, 0))).size(), 4u);
+  EXPECT_EQ(gpumat::bce_partition(sets, gpumat::bce_resolve(bp(0, std::int64_t(1) << 40, 0))), (std::vector<std::size_t>{4}));
+  const std::vector<BceSet> few = {{10, 5000, 50000}, {40, 2, 80}, {41, 1000, 41000}};
+  EXPECT_EQ(gpumat::bce_partition(few, gpumat::bce_resolve(BceParams{})), (std::vector<std::size_t>{1, 3}));
 }
 
 class BceHostApply : public ::testing::TestWithParam<BceParams> {};
@@ -186,7 +198,7 @@ TEST_P(BceHostApply, Float) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
-  return "L" + std::to_string(i.param.min_rows) + "_G" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
+  return "long" + std::to_string(i.param.long_row) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
 });
 
 // A single row length: one group, no padding.
@@ -208,13 +220,17 @@ TEST(BceHostSpecial, EveryLengthDistinct) {
   const auto        v = M.values<double>();
   Bce<double>       B;
   gpumat::bce_build(M.view(v), BceParams{}, B);
+  EXPECT_EQ(B.long_rows.size(), 299u - 32u); // long_row: 32 (latency_long_row of few nonzeros)
+  EXPECT_EQ(B.sets_before_merge, 33);
+  gpumat::bce_build(M.view(v), bp(1000, 0, 100), B); // every row in a group: 300 sets, merged to 100
   EXPECT_EQ(B.sets_before_merge, 300);
-  EXPECT_EQ(B.sets, gpumat::kBceMaxSets);
-  for (const BceParams &p : {BceParams{}, bp(1, 0, 0), bp(1, 0, 4096)}) check_products<double>(M, p);
+  EXPECT_EQ(B.sets, 100);
+  EXPECT_TRUE(B.long_rows.empty());
+  for (const BceParams &p : {BceParams{}, bp(1000, 0, 0), bp(1000, 0, 100), bp(1000, 0, 4096)}) check_products<double>(M, p);
 }
 
-// One enormous row (1.1M entries) among short ones: a group of its own (padding the short rows to
-// it would cost more than the model's L rows of it).
+// One enormous row (1.1M entries) among short ones: the long part (no group is padded to it);
+// with long_row above it, a group of its own (padding the short rows to it would cost more).
 TEST(BceHostSpecial, OneEnormousRow) {
   const index_t        n = 1100000;
   std::vector<index_t> len(5000, 4);
@@ -223,10 +239,16 @@ TEST(BceHostSpecial, OneEnormousRow) {
   const auto        v = M.values<double>();
   Bce<double>       B;
   gpumat::bce_build(M.view(v), BceParams{}, B);
+  EXPECT_EQ(B.long_rows, std::vector<index_t>{2500});
+  EXPECT_EQ(B.width.back(), 4);
+  EXPECT_EQ(B.padding(), 0);
+  check_products<double>(M, BceParams{});
+  gpumat::bce_build(M.view(v), bp(n, -1, 0), B);
+  EXPECT_TRUE(B.long_rows.empty());
   EXPECT_EQ(B.width.back(), n);
   EXPECT_EQ(B.rows.back(), 1);
   EXPECT_EQ(B.padding(), 0);
-  check_products<double>(M, BceParams{});
+  check_products<double>(M, bp(n, -1, 0));
 }
 
 // Empty rows: the group of width 0 (y = 0 or z there), and a matrix of no nonzeros at all.
@@ -247,10 +269,12 @@ TEST(BceHost, RefreshEqualsRebuild) {
   gpumat::bce_refresh(M.view(w), D);
   gpumat::bce_build(M.view(w), BceParams{}, E);
   EXPECT_TRUE(D.val == E.val);
+  EXPECT_TRUE(D.long_val == E.long_val);
+  EXPECT_FALSE(D.long_rows.empty());
   check_layout(M, w, D, "refreshed");
 }
 
-// Fuzz: random patterns (empty rows, a full row, ragged sizes) across L, G and max_sets.
+// Fuzz: random patterns (empty rows, ragged sizes) across long_row, c and max_sets.
 TEST(BceHostFuzz, RandomPatterns) {
   std::mt19937_64 g(19);
   for (int trial = 0; trial < 60; ++trial) {
@@ -258,6 +282,7 @@ TEST(BceHostFuzz, RandomPatterns) {
     const index_t     hi = index_t(g() % 200);
     const matgen::Csr M  = matgen::random_rows("fuzz" + std::to_string(trial), nrows, ncols, 0, hi, double(g() % 4) / 10.0, 1000 + std::uint64_t(trial));
     const BceParams   p  = bp(std::int64_t(g() % 300), std::int64_t(g() % 3) * 1000 - 1, int(g() % 3) * 40);
+    // (max_sets 40 and 80 merge; 0 the default)
     check_products<double>(M, p);
   }
 }
