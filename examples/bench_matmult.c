@@ -5,8 +5,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -class <spd|nonsym> the KSP: CG+Jacobi (spd) or GMRES+Jacobi (default: spd for stencils\n"
                      "                     and FEM kinds, nonsym otherwise); rectangular matrices skip the KSP\n"
                      "  -types <list>      default with a CUDA PETSc: aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,\n"
-                     "                     sellcuda,csrspec,bccoo,pjds,aij (and aijkokkos with a Kokkos PETSc); with a CPU\n"
-                     "                     PETSc: aij,csrspec,bccoo,pjds;\n"
+                     "                     sellcuda,csrspec,bccoo,pjds,bce,aij (and aijkokkos with a Kokkos PETSc); with a CPU\n"
+                     "                     PETSc: aij,csrspec,bccoo,pjds,bce;\n"
                      "                     max relerr is against the first type\n"
                      "                     aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
                      "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16;\n"
@@ -867,9 +867,9 @@ int main(int argc, char **argv)
 {
   char         kind[64] = "powerlaw", spec[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "", cls[16] = "", csv[PETSC_MAX_PATH_LEN] = "", layout[16] = "rows";
 #if defined(PETSC_HAVE_CUDA)
-  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,sellcuda,csrspec,bccoo,pjds,aij";
+  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,sellcuda,csrspec,bccoo,pjds,bce,aij";
 #else
-  char list[1024] = "aij,csrspec,bccoo,pjds"; /* what a CPU PETSc has: host types */
+  char list[1024] = "aij,csrspec,bccoo,pjds,bce"; /* what a CPU PETSc has: host types */
 #endif
   PetscInt     n = 2000000, reps = 100, reps_host = 10, reps_refresh = 5, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
@@ -968,7 +968,7 @@ int main(int argc, char **argv)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s%s\n", copy_gbs, nranks > 1 ? " (rank 0 alone)" : ""));
 #else
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec, bccoo and pjds run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, the cuSPARSE formats, sellcuda, and csrspec, bccoo and pjds on the GPU) need a CUDA PETSc\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec, bccoo, pjds and bce run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, the cuSPARSE formats, sellcuda, and csrspec, bccoo, pjds and bce on the GPU) need a CUDA PETSc\n"));
 #endif
   { /* the matrix's block size: the bccoo byte model's tie-break, as the machinery's hint */
     PetscInt rbs, cbs;

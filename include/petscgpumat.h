@@ -21,6 +21,10 @@
       pjds     = seqaijpjds / mpiaijpjds (also "aijpjds")
           padded jagged diagonals: rows sorted by length within windows, blocks of b_r rows padded
           to their longest row, column by column; long rows apart, in chunks (Kreutzer et al. 2012)
+      bce      = seqaijbce / mpiaijbce (also "aijbce")
+          rows grouped by length with an optimal partition (dynamic program over a byte time model),
+          each group ELL column by column, a thread per row; long rows apart, in chunks (Yang, Li &
+          Li 2018)
       cusparsesell = seqaijcusparsesell / mpiaijcusparsesell (also "aijcusparsesell")
           cuSPARSE's sliced ELL and its SpMV (CUSPARSE_SPMV_SELL_ALG1), built on the GPU from the CSR
       cusparsebsr  = seqaijcusparsebsr / mpiaijcusparsebsr (also "aijcusparsebsr")
@@ -59,7 +63,13 @@
       -mat_pjds_lanes <n>               GPU product: lanes summing a chunk of a long row, 4, 8, 16 or 32 (0 = the
                                         long rows' mean length / 8 rounded up to a power of two within 4..32)
       -mat_pjds_passes <n>              GPU product: passes of 8 loads per lane in a chunk, 1..64 (a chunk is
-                                        lanes x 8 x passes entries; 0 = mean length / (8 lanes) within 1..4)
+                                        lanes x 8 x passes entries; 0 = longest / (8 lanes) within 1..4)
+      -mat_bce_long_row <n>             rows longer than n go to the long part, cut into chunks (0 = the latency
+                                        model: nonzeros / 312500 within 32..1024)
+      -mat_bce_group_cost <c>           the time model's cost of a group, bytes per entry of its width (-1 =
+                                        64: two sectors per step of its last warp; 0 = a group per row length)
+      -mat_bce_max_sets <n>             row-length sets left after merging, 2..4096 (0 = 1025)
+      -mat_bce_lanes <n>, -mat_bce_passes <n>   as -mat_pjds_lanes / -mat_pjds_passes for bce's long rows
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)
@@ -94,6 +104,10 @@
 #define MATAIJPJDS    "aijpjds"
 #define MATSEQAIJPJDS "seqaijpjds"
 #define MATMPIAIJPJDS "mpiaijpjds"
+#define MATBCE       "bce"
+#define MATAIJBCE    "aijbce"
+#define MATSEQAIJBCE "seqaijbce"
+#define MATMPIAIJBCE "mpiaijbce"
 #define MATCUSPARSESELL       "cusparsesell"
 #define MATAIJCUSPARSESELL    "aijcusparsesell"
 #define MATSEQAIJCUSPARSESELL "seqaijcusparsesell"

@@ -109,7 +109,7 @@ void LongRowsDevice<T>::release() {
   device_free(chunk_beg_);
   device_free(partial_);
   device_free(arrived_);
-  nlong_ = 0, nnz_ = nchunks_ = 0;
+  nlong_ = longest_ = 0, nnz_ = nchunks_ = 0;
   shape_ = LongShape{};
 }
 
@@ -117,17 +117,20 @@ template <typename T>
 cudaError_t LongRowsDevice<T>::classify(const DeviceCsrView<T> &A, long long long_row, index_t *short_pos, StreamTemps &tmp, cudaStream_t s) {
   release();
   const long long n = A.nrows;
-  index_t        *flag = tmp.get<index_t>(n + 1), *len = tmp.get<index_t>(n + 1), *idx = tmp.get<index_t>(n + 1), *off = tmp.get<index_t>(n + 1);
+  index_t        *flag = tmp.get<index_t>(n + 1), *len = tmp.get<index_t>(n + 1), *idx = tmp.get<index_t>(n + 1), *off = tmp.get<index_t>(n + 1), *mx = tmp.get<index_t>(1);
   GPUMAT_CUDA_TRY(tmp.err);
   lr_classify<<<grid_for(n + 1, kThreads), kThreads, 0, s>>>(A.rowptr, A.nrows, long_row, flag, len);
   GPUMAT_CUDA_TRY(launched());
   GPUMAT_CUDA_TRY(exclusive_sum(flag, idx, n + 1, s));
   GPUMAT_CUDA_TRY(exclusive_sum(len, off, n + 1, s));
-  index_t totals[2] = {0, 0}; // long rows, long entries
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(mx, 0, sizeof(index_t), s));
+  GPUMAT_CUDA_TRY(reduce_max(len, n + 1, mx, s));
+  index_t totals[3] = {0, 0, 0}; // long rows, long entries, the longest
   GPUMAT_CUDA_TRY(cudaMemcpyAsync(&totals[0], idx + n, sizeof(index_t), cudaMemcpyDeviceToHost, s));
   GPUMAT_CUDA_TRY(cudaMemcpyAsync(&totals[1], off + n, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&totals[2], mx, sizeof(index_t), cudaMemcpyDeviceToHost, s));
   GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
-  nlong_ = totals[0], nnz_ = totals[1];
+  nlong_ = totals[0], nnz_ = totals[1], longest_ = totals[2];
   GPUMAT_CUDA_TRY(device_alloc(rows_, std::size_t(nlong_)));
   GPUMAT_CUDA_TRY(device_alloc(ptr_, std::size_t(nlong_) + 1));
   lr_split<<<grid_for(n + 1, kThreads), kThreads, 0, s>>>(A.rowptr, A.nrows, long_row, idx, off, short_pos, rows_, ptr_);
@@ -137,7 +140,7 @@ cudaError_t LongRowsDevice<T>::classify(const DeviceCsrView<T> &A, long long lon
 template <typename T>
 cudaError_t LongRowsDevice<T>::fill(const DeviceCsrView<T> &A, LongShape user, T *vals, long long base, unsigned *slot, StreamTemps &tmp, cudaStream_t s) {
   if (nlong_ == 0) return cudaSuccess;
-  shape_                = long_shape(nlong_, nnz_, user);
+  shape_                = long_shape(nlong_, nnz_, longest_, user);
   const long long chunk = shape_.entries();
   GPUMAT_CUDA_TRY(device_alloc(col_, std::size_t(nnz_)));
   index_t *counts = tmp.get<index_t>(std::size_t(nlong_) + 1);

@@ -28,11 +28,13 @@ struct LongShape {
 };
 // Whether a user's shape is valid: lanes 0, 4, 8, 16 or 32; passes 0..kLongMaxPasses.
 inline bool long_shape_valid(const LongShape &u) { return (u.lanes == 0 || u.lanes == 4 || u.lanes == 8 || u.lanes == 16 || u.lanes == 32) && u.passes >= 0 && u.passes <= kLongMaxPasses; }
-// The shape for long rows of mean length m = long_nnz / long_rows: lanes = m / kLongLoads rounded
-// up to a power of two within 4..32 (every lane one pass of loads on a row of mean length), passes
-// = m / (lanes x kLongLoads) rounded up within 1..4 (a row of 12,000 entries: 32 lanes, 4
-// passes); the user's lanes or passes where set (non-zero).
-inline LongShape long_shape(std::int64_t long_rows, std::int64_t long_nnz, LongShape user) {
+// The shape for long rows of mean length m = long_nnz / long_rows and longest `longest`: lanes =
+// m / kLongLoads rounded up to a power of two within 4..32 (every lane one pass of loads on a row
+// of mean length), passes = longest / (lanes x kLongLoads) rounded up within 1..4 (the longest row
+// in one chunk where 4 passes hold it: fem3_30's rows of 33-81 entries in 8 lanes x 2 passes took
+// 0.036 ms a product on the H100, in 8 x 1 (two chunks for rows over 64) 0.041, 16 x 1 0.042; a
+// row of 12,000 entries: 32 lanes, 4 passes); the user's lanes or passes where set (non-zero).
+inline LongShape long_shape(std::int64_t long_rows, std::int64_t long_nnz, std::int64_t longest, LongShape user) {
   const std::int64_t m = long_rows > 0 ? (long_nnz + long_rows - 1) / long_rows : 0;
   LongShape          s = user;
   if (!s.lanes) {
@@ -41,7 +43,7 @@ inline LongShape long_shape(std::int64_t long_rows, std::int64_t long_nnz, LongS
   }
   if (!s.passes) {
     const std::int64_t per = std::int64_t(s.lanes) * kLongLoads;
-    s.passes               = int(std::min<std::int64_t>(4, std::max<std::int64_t>(1, (m + per - 1) / per)));
+    s.passes               = int(std::min<std::int64_t>(4, std::max<std::int64_t>(1, (longest + per - 1) / per)));
   }
   return s;
 }
@@ -86,7 +88,7 @@ public:
   Args args(const T *vals, int lanes, int threads) const;
 
 private:
-  index_t      nlong_ = 0;
+  index_t      nlong_ = 0, longest_ = 0;
   std::int64_t nnz_ = 0, nchunks_ = 0;
   LongShape    shape_{};
   index_t     *rows_ = nullptr, *ptr_ = nullptr, *col_ = nullptr; // nlong_, nlong_ + 1, nnz_

@@ -24,7 +24,7 @@ public:
       {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: nonzeros / 312500 clamped to 32..1024, halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
       {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = 6 without a long part, 4 with one", 0, 6, occupancy_},
       {"-mat_pjds_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
-      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the long rows' mean length / (8 lanes) rounded up within 1..4)", 0, kMaxPasses, shape_.passes},
+      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kMaxPasses, shape_.passes},
     };
     PetscInt values[6];
     for (int k = 0; k < 6; ++k) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
+#include <string>
 #include <vector>
 
 namespace gpumat_test {
@@ -72,6 +73,36 @@ std::vector<T> device_apply(const Device &D, gpumat::Op op, const std::vector<T>
   else EXPECT_EQ(cudaSuccess, err);
   EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
   return dy.download();
+}
+
+// D.diagonal() against the CSR M (values vals): every row's diagonal entry (0 where the row has
+// none) into a poisoned d, and through a row map (row r -> 2 r + 1, as the compressed block of a
+// matrix twice as tall) with the matching column. Device: any format's device class.
+template <typename T, typename Csr, typename Device>
+void check_device_diagonal(const Csr &M, const std::vector<T> &vals, const Device &D, cudaStream_t s, const std::string &where) {
+  std::vector<T> want(std::size_t(M.nrows), T(0));
+  for (gpumat::index_t r = 0; r < M.nrows; ++r)
+    for (gpumat::index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k)
+      if (M.colidx[std::size_t(k)] == r) want[std::size_t(r)] = vals[std::size_t(k)];
+  DeviceArray<T> d(std::size_t(M.nrows));
+  d.poison(s);
+  ASSERT_EQ(cudaSuccess, D.diagonal(nullptr, d.p, s)) << where;
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  EXPECT_EQ(d.download(), want) << where;
+  std::vector<gpumat::index_t> map(std::size_t(M.nrows));
+  for (gpumat::index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = 2 * r + 1;
+  const DeviceArray<gpumat::index_t> dmap(map);
+  DeviceArray<T>                     dfull(std::size_t(2 * M.nrows));
+  dfull.poison(s);
+  ASSERT_EQ(cudaSuccess, D.diagonal(dmap.p, dfull.p, s)) << where;
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  const std::vector<T> got = dfull.download();
+  for (gpumat::index_t r = 0; r < M.nrows; ++r) {
+    T w = T(0);
+    for (gpumat::index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k)
+      if (M.colidx[std::size_t(k)] == 2 * r + 1) w = vals[std::size_t(k)];
+    ASSERT_EQ(got[std::size_t(2 * r + 1)], w) << where << " row " << r;
+  }
 }
 
 } // namespace gpumat_test

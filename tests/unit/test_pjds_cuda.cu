@@ -177,21 +177,21 @@ TEST(PjdsDeviceSpecial, HubRowsInChunks) {
   }
 }
 
-// The default shape from the long rows' mean length.
+// The default shape: lanes from the long rows' mean length, passes from the longest.
 TEST(PjdsDevice, LongShapeByMeanLength) {
   using gpumat::cuda::long_shape;
   const struct {
-    std::int64_t rows, nnz;
+    std::int64_t rows, nnz, longest;
     int          lanes, passes;
-  } cases[] = {{0, 0, 4, 1}, {10, 330, 8, 1}, {10, 500, 8, 1}, {10, 810, 16, 1}, {10, 2000, 32, 1}, {10, 2600, 32, 2}, {1, 12000, 32, 4}, {1, 3000000, 32, 4}};
+  } cases[] = {{0, 0, 0, 4, 1}, {10, 330, 33, 8, 1}, {10, 500, 81, 8, 2}, {10, 810, 81, 16, 1}, {10, 2000, 300, 32, 2}, {10, 2600, 5000, 32, 4}, {1, 12000, 12000, 32, 4}, {1, 3000000, 3000000, 32, 4}};
   for (const auto &c : cases) {
-    const LongShape sh = long_shape(c.rows, c.nnz, {});
-    EXPECT_EQ(sh.lanes, c.lanes) << c.rows << " " << c.nnz;
-    EXPECT_EQ(sh.passes, c.passes) << c.rows << " " << c.nnz;
+    const LongShape sh = long_shape(c.rows, c.nnz, c.longest, {});
+    EXPECT_EQ(sh.lanes, c.lanes) << c.rows << " " << c.nnz << " " << c.longest;
+    EXPECT_EQ(sh.passes, c.passes) << c.rows << " " << c.nnz << " " << c.longest;
   }
-  EXPECT_EQ(long_shape(1, 12000, {8, 0}).passes, 4);
-  EXPECT_EQ(long_shape(1, 12000, {0, 2}).lanes, 32);
-  EXPECT_EQ(long_shape(1, 40, {16, 7}).entries(), 16 * 8 * 7);
+  EXPECT_EQ(long_shape(1, 12000, 12000, {8, 0}).passes, 4);
+  EXPECT_EQ(long_shape(1, 12000, 12000, {0, 2}).lanes, 32);
+  EXPECT_EQ(long_shape(1, 40, 40, {16, 7}).entries(), 16 * 8 * 7);
   PjdsDevice<double> D;
   EXPECT_FALSE(D.set_long_shape({12, 0}));
   EXPECT_FALSE(D.set_long_shape({0, gpumat::cuda::kLongMaxPasses + 1}));

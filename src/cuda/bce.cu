@@ -1,0 +1,444 @@
+// bce on the GPU (see bce.cuh; the layout and the time model: src/core/bce.hpp).
+//
+// Build, from the CSR on the device:
+//   split   the long rows apart (LongRowsDevice::classify);
+//   DF      the longest short row (CUB max), a count per length up to it (atomics), read back;
+//           merging and the dynamic program on the host (bce_groups_from: the host's code), the
+//           group table (widths, rows, positions, starts, first warps) uploaded;
+//   order   each short row's group by a binary search of its length in the widths (the paper's
+//           Algorithm 3), a stable radix sort of the group numbers: rows in matrix order within
+//           their group (the host's order);
+//   fill    a thread per position writes its row column by column within its group (consecutive
+//           rows at consecutive addresses), its padding (value 0, the row's last column) and the
+//           slot map; the long rows' chunks and entries (LongRowsDevice::fill).
+// Product (one kernel): the first blocks take the long rows' chunks (long_rows_kernels.cuh), the
+// others a warp per 32 rows of one group (its group by a binary search of the warp in the groups'
+// first warps, the same for every lane), a thread per row walking the group's width, eight loads in
+// flight, the matrix streamed past the caches so that x keeps them, y written through row_no.
+// Byte model (fp64, 32-bit indices): 12 B per stored entry (padding included) + 4 B per short row
+// (row_no) + the group table + the long part (12 B per entry, 8 B per long row) + x + y.
+#include "bce.cuh"
+#include "common.cuh"
+#include "long_rows_kernels.cuh"
+#include "rowmap.cuh"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+namespace gpumat {
+namespace cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
+
+// The group table's arrays (bce.cuh: width[k], rows[k], pos[k], start[k + 1], warp[k + 1]).
+struct Groups {
+  const index_t *width, *rows, *pos, *start, *warp;
+  int            k;
+};
+inline Groups groups_of(const index_t *table, int k) { return {table, table + k, table + 2 * k, table + 3 * k, table + 4 * k + 1, k}; }
+
+// The last g with v[g] <= x in v[0..n) (v increasing, v[0] <= x).
+__device__ __forceinline__ int last_at_most(const index_t *__restrict__ v, int n, long long x) {
+  int lo = 0, hi = n;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (__ldg(v + mid) <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// The longest short row: len[r] for short rows, 0 for long ones (then reduce_max).
+__global__ void __launch_bounds__(kThreads) bce_short_len(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, index_t *__restrict__ len) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t n = rowptr[r + 1] - rowptr[r];
+  len[r]          = n <= long_row ? n : 0;
+}
+
+// count[m] = short rows of m nonzeros (count zeroed before).
+__global__ void __launch_bounds__(kThreads) bce_histogram(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, unsigned long long *__restrict__ count) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t n = rowptr[r + 1] - rowptr[r];
+  if (n <= long_row) atomicAdd(count + n, 1ull);
+}
+
+// Short row r at its place among the short rows (short_pos): its row number and its group (the
+// narrowest group at least as wide as the row: a binary search of its length in the widths).
+__global__ void __launch_bounds__(kThreads) bce_keys(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, const index_t *__restrict__ short_pos,
+                                                     Groups G, std::uint64_t *__restrict__ keys, index_t *__restrict__ rows) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t n = rowptr[r + 1] - rowptr[r];
+  if (n > long_row) return;
+  int lo = -1, hi = G.k - 1; // the first g with width[g] >= n (the widest group holds every short row)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) >> 1;
+    if (G.width[mid] >= n) hi = mid;
+    else lo = mid;
+  }
+  const index_t i = short_pos[r];
+  keys[i]         = std::uint64_t(hi);
+  rows[i]         = index_t(r);
+}
+
+// A thread per position: its row's entries column by column within its group, the padding, the slot map.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) bce_fill(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
+                                                     const index_t *__restrict__ row_no, index_t nshort, Groups G, index_t *__restrict__ col, T *__restrict__ val,
+                                                     unsigned *__restrict__ slot) {
+  const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= nshort) return;
+  const int     g = last_at_most(G.pos, G.k, p);
+  const index_t r = row_no[p], q0 = rowptr[r], n = rowptr[r + 1] - q0, w = G.width[g], rows = G.rows[g];
+  const index_t last = n > 0 ? colidx[q0 + n - 1] : 0;
+  long long     at   = G.start[g] + (p - G.pos[g]);
+  for (index_t j = 0; j < w; ++j, at += rows) {
+    if (j < n) {
+      col[at]      = colidx[q0 + j];
+      val[at]      = aval[q0 + j];
+      slot[q0 + j] = unsigned(at);
+    } else {
+      col[at] = last;
+      val[at] = T(0);
+    }
+  }
+}
+
+template <typename T>
+struct BceArgs {
+  Groups         G;
+  const index_t *row_no, *col;
+  const T       *val;
+  LongArgs<T>    lg; // the long part, in the kernel's first lg.blocks blocks
+};
+
+// The row of this thread in the group part: block b (after the long part's) holds warps
+// 8 (b - lg.blocks) .. + 7; warp w of the group part is in the group g whose first warp is the last
+// at most w; its lane is the group's row (w - warp[g]) x 32 + lane, if the group has that many.
+struct GroupRow {
+  int       g;
+  index_t   i; // row within the group (>= rows[g]: none)
+  long long at; // its first entry
+};
+template <typename T>
+__device__ __forceinline__ GroupRow group_row(const BceArgs<T> &a) {
+  const long long w = ((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32;
+  GroupRow        h;
+  h.g  = last_at_most(a.G.warp, a.G.k + 1, w);
+  h.i  = index_t((w - a.G.warp[h.g]) * 32 + (threadIdx.x & 31));
+  h.at = a.G.start[h.g] + h.i;
+  return h;
+}
+
+template <typename T, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks) bce_spmv(BceArgs<T> a, long long warps, const T *__restrict__ x, const T *z, T *y) {
+  if (blockIdx.x < a.lg.blocks) {
+    long_chunks(a.lg, x, z, y);
+    return;
+  }
+  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
+  const GroupRow h = group_row(a);
+  if (h.g >= a.G.k) return;
+  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
+  if (h.i >= rows) return;
+  T         s0 = T(0), s1 = T(0);
+  long long p  = h.at;
+  for (index_t j = 0; j < n; j += kUnroll, p += (long long)kUnroll * rows) {
+    index_t c[kUnroll];
+    T       v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < n;
+      c[u]          = ok ? __ldcs(a.col + p + (long long)u * rows) : 0;
+      v[u]          = ok ? __ldcs(a.val + p + (long long)u * rows) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+  }
+  const T       s = s0 + s1;
+  const index_t r = a.row_no[a.G.pos[h.g] + h.i];
+  y[r]            = z ? z[r] + s : s;
+}
+
+// y += A^T x (y set to z or 0 before).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) bce_spmv_t(BceArgs<T> a, long long warps, const T *__restrict__ x, T *__restrict__ y) {
+  if (blockIdx.x < a.lg.blocks) {
+    long_chunk_t(a.lg, x, y);
+    return;
+  }
+  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
+  const GroupRow h = group_row(a);
+  if (h.g >= a.G.k || h.i >= a.G.rows[h.g]) return;
+  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
+  const T       xr   = x[a.row_no[a.G.pos[h.g] + h.i]];
+  long long     p    = h.at;
+  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + a.col[p], a.val[p] * xr);
+}
+
+// The diagonal: a thread per row of the groups; the long rows' entries by chunk (d preset to 0).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) bce_diag(BceArgs<T> a, long long warps, const index_t *__restrict__ rowmap, T *__restrict__ d) {
+  if (blockIdx.x < a.lg.blocks) {
+    long_chunk_diag(a.lg, rowmap, d);
+    return;
+  }
+  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
+  const GroupRow h = group_row(a);
+  if (h.g >= a.G.k || h.i >= a.G.rows[h.g]) return;
+  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
+  const index_t r = a.row_no[a.G.pos[h.g] + h.i], cr = rowmap ? rowmap[r] : r;
+  T             v = T(0);
+  long long     p = h.at;
+  for (index_t j = 0; j < n; ++j, p += rows)
+    if (a.col[p] == cr) v = a.val[p];
+  d[cr] = v;
+}
+
+} // namespace
+
+template <typename T>
+std::size_t BceDevice<T>::format_bytes() const {
+  if (!table_) return 0; // not built
+  const std::size_t k = width_.size();
+  return std::size_t(padded_) * (sizeof(T) + sizeof(index_t)) + std::size_t(nshort_) * sizeof(index_t) + k * 3 * sizeof(index_t) + (k + 1) * sizeof(std::int64_t) + lr_.format_bytes();
+}
+
+template <typename T>
+std::size_t BceDevice<T>::device_bytes() const {
+  if (!table_) return 0;
+  return std::size_t(padded_) * (sizeof(T) + sizeof(index_t)) + std::size_t(nshort_) * sizeof(index_t) + (5 * width_.size() + 2) * sizeof(index_t) + lr_.device_bytes() +
+         std::size_t(nnz_) * sizeof(unsigned);
+}
+
+template <typename T>
+void BceDevice<T>::release() {
+  device_free(table_);
+  device_free(row_no_);
+  device_free(col_);
+  device_free(val_);
+  device_free(slot_);
+  lr_.release();
+  width_.clear(), rows_.clear();
+  nrows_ = ncols_ = nnz_ = nshort_ = 0;
+  padded_ = warps_ = 0;
+  sets_df_ = sets_ = 0;
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::build(const CsrView<T> &A, const BceParams &params, cudaStream_t s) {
+  release();
+  DeviceCsr<T> csr;
+  PhaseTimer   clock(s);
+  GPUMAT_CUDA_TRY(csr.upload(A, s));
+  clock.mark("upload");
+  return build_from(csr.view(), params, s, clock);
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::build(const DeviceCsrView<T> &A, const BceParams &params, cudaStream_t s) {
+  PhaseTimer clock(s);
+  return build_from(A, params, s, clock);
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams &params, cudaStream_t s, PhaseTimer &clock) {
+  release();
+  why_ = "";
+  phases_.clear();
+  try {
+    p_ = bce_resolve(params);
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
+  if (p_.long_row == 0) p_.long_row = latency_long_row(A.nnz);
+  nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = index_t(A.nnz);
+  const int       nt = kThreads;
+  const long long n  = nrows_;
+  GPUMAT_CUDA_TRY(device_alloc(table_, 2)); // marks a built object; an empty matrix has no groups
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(table_, 0, 2 * sizeof(index_t), s));
+  if (n == 0) return cudaSuccess;
+
+  StreamTemps tmp{s};
+  index_t    *short_pos = tmp.get<index_t>(n + 1), *len = tmp.get<index_t>(n), *maxlen = tmp.get<index_t>(1);
+  GPUMAT_CUDA_TRY(tmp.err);
+  GPUMAT_CUDA_TRY(lr_.classify(A, p_.long_row, short_pos, tmp, s));
+  nshort_ = index_t(n - lr_.count());
+  clock.mark("split");
+
+  // the distribution function: a count per length up to the longest short row
+  bce_short_len<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, len);
+  GPUMAT_CUDA_TRY(launched());
+  GPUMAT_CUDA_TRY(reduce_max(len, n, maxlen, s));
+  index_t mx = 0;
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&mx, maxlen, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  std::vector<BceSet> df;
+  if (nshort_ > 0) {
+    if (std::int64_t(mx) <= 8 * std::int64_t(n) + 1024) {
+      unsigned long long *count = tmp.get<unsigned long long>(std::size_t(mx) + 1);
+      GPUMAT_CUDA_TRY(tmp.err);
+      GPUMAT_CUDA_TRY(cudaMemsetAsync(count, 0, (std::size_t(mx) + 1) * sizeof(unsigned long long), s));
+      bce_histogram<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, count);
+      GPUMAT_CUDA_TRY(launched());
+      std::vector<unsigned long long> h(std::size_t(mx) + 1);
+      GPUMAT_CUDA_TRY(cudaMemcpyAsync(h.data(), count, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+      GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+      for (std::size_t m = 0; m < h.size(); ++m)
+        if (h[m]) df.push_back({std::int64_t(m), std::int64_t(h[m]), std::int64_t(m) * std::int64_t(h[m])});
+    } else { // few rows, a user's long_row far above them: the lengths themselves, sorted on the host
+      std::vector<index_t> rp(std::size_t(n) + 1);
+      GPUMAT_CUDA_TRY(cudaMemcpyAsync(rp.data(), A.rowptr, rp.size() * sizeof(index_t), cudaMemcpyDeviceToHost, s));
+      GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+      std::vector<index_t> l;
+      for (long long r = 0; r < n; ++r)
+        if (rp[std::size_t(r) + 1] - rp[std::size_t(r)] <= p_.long_row) l.push_back(rp[std::size_t(r) + 1] - rp[std::size_t(r)]);
+      std::sort(l.begin(), l.end());
+      for (index_t m : l) {
+        if (df.empty() || df.back().width != m) df.push_back({m, 0, 0});
+        ++df.back().rows, df.back().entries += m;
+      }
+    }
+  }
+  const BceGroups G = bce_groups_from(df, p_);
+  sets_df_ = G.sets_before_merge, sets_ = G.sets;
+  width_ = G.width, rows_ = G.rows;
+  const int              k = int(width_.size());
+  std::vector<index_t>   table(5 * std::size_t(k) + 2, 0);
+  std::vector<long long> start(std::size_t(k) + 1, 0), warp(std::size_t(k) + 1, 0);
+  for (int g = 0; g < k; ++g) {
+    table[std::size_t(g)]         = width_[std::size_t(g)];
+    table[std::size_t(k + g)]     = rows_[std::size_t(g)];
+    table[std::size_t(2 * k + g)] = g > 0 ? table[std::size_t(2 * k + g - 1)] + rows_[std::size_t(g) - 1] : 0;
+    start[std::size_t(g) + 1]     = start[std::size_t(g)] + (long long)rows_[std::size_t(g)] * width_[std::size_t(g)];
+    warp[std::size_t(g) + 1]      = warp[std::size_t(g)] + (rows_[std::size_t(g)] + 31) / 32;
+  }
+  padded_ = start[std::size_t(k)], warps_ = warp[std::size_t(k)];
+  if (padded_ + lr_.entries() > INT_MAX || warps_ > INT_MAX)
+    return fail("bce: the padded groups hold " + std::to_string(padded_) + " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller long-row threshold (-mat_bce_long_row)");
+  for (int g = 0; g <= k; ++g) table[std::size_t(3 * k + g)] = index_t(start[std::size_t(g)]), table[std::size_t(4 * k + 1 + g)] = index_t(warp[std::size_t(g)]);
+  device_free(table_);
+  GPUMAT_CUDA_TRY(device_alloc(table_, table.size()));
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(table_, table.data(), table.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
+  const Groups Gd = groups_of(table_, k);
+  clock.mark("groups");
+
+  // the order: rows by group, matrix order within a group (a stable sort of the group numbers)
+  GPUMAT_CUDA_TRY(device_alloc(row_no_, std::size_t(nshort_)));
+  if (nshort_ > 0) {
+    std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(nshort_)), *keys_sorted = tmp.get<std::uint64_t>(std::size_t(nshort_));
+    index_t       *rows = tmp.get<index_t>(std::size_t(nshort_));
+    GPUMAT_CUDA_TRY(tmp.err);
+    bce_keys<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, short_pos, Gd, keys, rows);
+    GPUMAT_CUDA_TRY(launched());
+    int bits = 0;
+    while ((1 << bits) < k) ++bits;
+    if (bits > 0) GPUMAT_CUDA_TRY(sort_pairs(keys, keys_sorted, rows, row_no_, nshort_, bits, s));
+    else GPUMAT_CUDA_TRY(cudaMemcpyAsync(row_no_, rows, std::size_t(nshort_) * sizeof(index_t), cudaMemcpyDeviceToDevice, s));
+  }
+  clock.mark("order");
+
+  GPUMAT_CUDA_TRY(device_alloc(col_, std::size_t(padded_)));
+  GPUMAT_CUDA_TRY(device_alloc(val_, std::size_t(padded_ + lr_.entries())));
+  GPUMAT_CUDA_TRY(device_alloc(slot_, std::size_t(nnz_)));
+  if (nshort_ > 0) bce_fill<T><<<grid_for(nshort_, nt), nt, 0, s>>>(A.rowptr, A.colidx, A.val, row_no_, nshort_, Gd, col_, val_, slot_);
+  GPUMAT_CUDA_TRY(launched());
+  clock.mark("fill");
+  if (lr_.count() > 0) {
+    GPUMAT_CUDA_TRY(lr_.fill(A, user_shape_, val_, padded_, slot_, tmp, s));
+    clock.mark("long");
+  }
+  GPUMAT_CUDA_TRY(tmp.err);
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  phases_ = clock.times();
+  return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::refresh(const T *host_val, cudaStream_t s) {
+  return refresh_through_slots(host_val, std::int64_t(nnz_), slot_, val_, s);
+}
+
+template <typename T>
+template <class Args>
+Args BceDevice<T>::kernel_args(int lanes) const {
+  return Args{groups_of(table_, int(width_.size())), row_no_, col_, val_, lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const {
+  const long long gblocks = (warps_ * 32 + kThreads - 1) / kThreads;
+  if (op == Op::NoTrans) {
+    const auto      a      = kernel_args<BceArgs<T>>(0);
+    const long long blocks = a.lg.blocks + gblocks;
+    if (blocks == 0) return cudaSuccess; // no rows
+    if (kernel_occupancy() == 6) bce_spmv<T, 6><<<unsigned(blocks), kThreads, 0, s>>>(a, warps_, x, z, y);
+    else bce_spmv<T, 4><<<unsigned(blocks), kThreads, 0, s>>>(a, warps_, x, z, y);
+    return launched();
+  }
+  GPUMAT_CUDA_TRY(init_output(y, z, ncols_, s));
+  const auto      a      = kernel_args<BceArgs<T>>(32);
+  const long long blocks = a.lg.blocks + gblocks;
+  if (blocks == 0) return cudaSuccess;
+  bce_spmv_t<T><<<unsigned(blocks), kThreads, 0, s>>>(a, warps_, x, y);
+  return launched();
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
+  const auto a = kernel_args<BceArgs<T>>(32);
+  GPUMAT_CUDA_TRY(lr_.zero_diagonal(rowmap, d, s));
+  const long long blocks = a.lg.blocks + (warps_ * 32 + kThreads - 1) / kThreads;
+  if (blocks == 0) return cudaSuccess;
+  bce_diag<T><<<unsigned(blocks), kThreads, 0, s>>>(a, warps_, rowmap, d);
+  return launched();
+}
+
+template <typename T>
+cudaError_t BceDevice<T>::download(Bce<T> &B) const {
+  B                   = Bce<T>();
+  B.p                 = p_;
+  B.nrows             = nrows_;
+  B.ncols             = ncols_;
+  B.sets_before_merge = sets_df_;
+  B.sets              = sets_;
+  B.start.assign(1, 0);
+  if (!table_) return cudaSuccess;
+  const std::size_t k = width_.size();
+  B.width             = width_;
+  B.rows              = rows_;
+  B.pos.assign(k, 0);
+  B.start.assign(k + 1, 0);
+  for (std::size_t g = 0; g < k; ++g) {
+    if (g > 0) B.pos[g] = B.pos[g - 1] + B.rows[g - 1];
+    B.start[g + 1] = B.start[g] + std::int64_t(B.rows[g]) * B.width[g];
+  }
+  auto get = [](auto &v, const auto *d, std::size_t n) {
+    v.resize(n);
+    return n ? cudaMemcpy(v.data(), d, n * sizeof(*d), cudaMemcpyDeviceToHost) : cudaSuccess;
+  };
+  GPUMAT_CUDA_TRY(get(B.row_no, row_no_, std::size_t(nshort_)));
+  GPUMAT_CUDA_TRY(get(B.col, col_, std::size_t(padded_)));
+  std::vector<T> all;
+  GPUMAT_CUDA_TRY(get(all, val_, std::size_t(padded_ + lr_.entries())));
+  B.val.assign(all.begin(), all.begin() + padded_);
+  B.long_val.assign(all.begin() + padded_, all.end());
+  GPUMAT_CUDA_TRY(lr_.download(B.long_rows, B.long_ptr, B.long_col));
+  std::vector<unsigned> slot;
+  GPUMAT_CUDA_TRY(get(slot, slot_, std::size_t(nnz_)));
+  B.slot.assign(slot.begin(), slot.end());
+  return cudaSuccess;
+}
+
+template class BceDevice<double>;
+template class BceDevice<float>;
+
+} // namespace cuda
+} // namespace gpumat
