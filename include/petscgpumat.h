@@ -69,6 +69,8 @@
       -mat_bce_group_cost <c>           the time model's cost of a group, bytes per entry of its width (-1 =
                                         64: two sectors per step of its last warp; 0 = a group per row length)
       -mat_bce_max_sets <n>             row-length sets left after merging, 2..4096 (0 = 1025)
+      -mat_bce_window <n>               rows per window of the reordering: a window's rows of a group form a
+                                        block (0 = 65536; the row count or more: the paper's global grouping)
       -mat_bce_lanes <n>, -mat_bce_passes <n>   as -mat_pjds_lanes / -mat_pjds_passes for bce's long rows
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when

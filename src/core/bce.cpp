@@ -21,6 +21,8 @@ void check(bool ok, const std::string &what) {
 BceParams bce_resolve(BceParams p) {
   if (p.group_cost < 0) p.group_cost = kBceGroupCost;
   if (p.max_sets == 0) p.max_sets = kBceMaxSets;
+  if (p.window == 0) p.window = kBceWindow;
+  check(p.window >= 1, "window must be a positive row count, or 0 for " + std::to_string(kBceWindow) + "; got " + std::to_string(p.window));
   check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the latency model; got " + std::to_string(p.long_row));
   check(p.group_cost <= (std::int64_t(1) << 40), "group_cost (c) must be in [0, 2^40] bytes per entry of width (or -1 for " + std::to_string(kBceGroupCost) + "), got " + std::to_string(p.group_cost));
   check(p.max_sets >= 2 && p.max_sets <= kBceMaxSetsLimit, "max_sets must be in [2, " + std::to_string(kBceMaxSetsLimit) + "] (or 0 for " + std::to_string(kBceMaxSets) + "), got " + std::to_string(p.max_sets));
@@ -187,34 +189,51 @@ void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
   B.p               = G.p;
   B.nrows = A.nrows, B.ncols = A.ncols;
   B.sets_before_merge = G.sets_before_merge, B.sets = G.sets;
-  B.width.swap(G.width);
-  B.rows.swap(G.rows);
+  B.group_width.swap(G.width);
   B.start.assign(1, 0);
   B.slot.assign(std::size_t(A.nnz()), 0);
   if (A.nrows == 0) return;
-  const std::size_t k = B.width.size();
-  B.pos.assign(k, 0);
-  B.start.assign(k + 1, 0);
-  for (std::size_t g = 0; g < k; ++g) {
-    if (g > 0) B.pos[g] = B.pos[g - 1] + B.rows[g - 1];
-    B.start[g + 1] = B.start[g] + std::int64_t(B.rows[g]) * B.width[g];
+  // reordering: each short row's group by a binary search of its length in the widths (the
+  // paper's Algorithm 3); blocks (window, group), matrix order within a block
+  const std::size_t    k = B.group_width.size();
+  std::vector<index_t> cnt(k, 0), touched, row_group(std::size_t(A.nrows), -1);
+  for (std::int64_t w0 = 0; w0 < A.nrows; w0 += B.p.window) { // a window: its blocks, in group order
+    const index_t w1 = index_t(std::min<std::int64_t>(A.nrows, w0 + B.p.window));
+    touched.clear();
+    for (index_t r = index_t(w0); r < w1; ++r) {
+      const index_t n = A.rowptr[r + 1] - A.rowptr[r];
+      if (n > B.p.long_row) continue;
+      const index_t g         = index_t(std::lower_bound(B.group_width.begin(), B.group_width.end(), n) - B.group_width.begin());
+      row_group[std::size_t(r)] = g;
+      if (!cnt[std::size_t(g)]++) touched.push_back(g);
+    }
+    std::sort(touched.begin(), touched.end());
+    const index_t first = index_t(B.width.size());
+    for (index_t g : touched) { // block g of this window; cnt[g] becomes its index
+      B.pos.push_back(B.pos.empty() ? 0 : B.pos.back() + B.rows.back());
+      B.width.push_back(B.group_width[std::size_t(g)]);
+      B.rows.push_back(cnt[std::size_t(g)]);
+      cnt[std::size_t(g)] = index_t(B.width.size()) - 1;
+    }
+    B.row_no.resize(std::size_t(B.pos.empty() ? 0 : B.pos.back() + B.rows.back()));
+    std::vector<index_t> fill(B.width.size() - std::size_t(first), 0);
+    for (index_t r = index_t(w0); r < w1; ++r)
+      if (row_group[std::size_t(r)] >= 0) {
+        const index_t b = cnt[std::size_t(row_group[std::size_t(r)])];
+        B.row_no[std::size_t(B.pos[std::size_t(b)] + fill[std::size_t(b - first)]++)] = r;
+      }
+    for (index_t g : touched) cnt[std::size_t(g)] = 0;
   }
-  if (B.start[k] > INT_MAX)
-    throw std::invalid_argument("bce: the padded groups hold " + std::to_string(B.start[k]) + " entries, beyond the 32-bit positions of its index; use more MPI ranks");
-  // reordering: each row's group by a binary search of its length in the widths (the paper's
-  // Algorithm 3), matrix order within a group
-  std::vector<index_t> fill(k, 0);
-  B.row_no.assign(std::size_t(B.pos.empty() ? 0 : B.pos[k - 1] + B.rows[k - 1]), 0);
-  for (index_t r = 0; r < A.nrows; ++r) {
-    const index_t     n = A.rowptr[r + 1] - A.rowptr[r];
-    if (n > B.p.long_row) continue;
-    const std::size_t g = std::size_t(std::lower_bound(B.width.begin(), B.width.end(), n) - B.width.begin());
-    B.row_no[std::size_t(B.pos[g] + fill[g]++)] = r;
-  }
+  const std::size_t nb = B.width.size();
+  B.start.assign(nb + 1, 0);
+  for (std::size_t b = 0; b < nb; ++b) B.start[b + 1] = B.start[b] + std::int64_t(B.rows[b]) * B.width[b];
+  if (B.start[nb] > INT_MAX)
+    throw std::invalid_argument("bce: the padded groups hold " + std::to_string(B.start[nb]) + " entries, beyond the 32-bit positions of its index; use more MPI ranks");
+  const std::size_t kb = nb; // the loops below walk the blocks
   // the ELL blocks, column by column, and the slot map
-  B.col.assign(std::size_t(B.start[k]), 0);
-  B.val.assign(std::size_t(B.start[k]), T(0));
-  for (std::size_t g = 0; g < k; ++g)
+  B.col.assign(std::size_t(B.start[kb]), 0);
+  B.val.assign(std::size_t(B.start[kb]), T(0));
+  for (std::size_t g = 0; g < kb; ++g)
     for (index_t i = 0; i < B.rows[g]; ++i) {
       const index_t r = B.row_no[std::size_t(B.pos[g] + i)], q0 = A.rowptr[r], n = A.rowptr[r + 1] - q0;
       const index_t last = n > 0 ? A.colidx[q0 + n - 1] : 0;

@@ -3,16 +3,16 @@
 // Build, from the CSR on the device:
 //   split   the long rows apart (LongRowsDevice::classify);
 //   DF      the longest short row (CUB max), a count per length up to it (atomics), read back;
-//           merging and the dynamic program on the host (bce_groups_from: the host's code), the
-//           group table (widths, rows, positions, starts, first warps) uploaded;
+//           merging and the dynamic program on the host (bce_groups_from: the host's code);
 //   order   each short row's group by a binary search of its length in the widths (the paper's
-//           Algorithm 3), a stable radix sort of the group numbers: rows in matrix order within
-//           their group (the host's order);
+//           Algorithm 3), a stable radix sort of (window, group): rows in matrix order within
+//           their block (the host's order); the blocks from the runs of equal keys (a scan), read
+//           back, their table (widths, rows, positions, starts, first warps) uploaded;
 //   fill    a thread per position writes its row column by column within its group (consecutive
 //           rows at consecutive addresses), its padding (value 0, the row's last column) and the
 //           slot map; the long rows' chunks and entries (LongRowsDevice::fill).
 // Product (one kernel): the first blocks take the long rows' chunks (long_rows_kernels.cuh), the
-// others a warp per 32 rows of one group (its group by a binary search of the warp in the groups'
+// others a warp per 32 rows of one block (its block by a binary search of the warp in the blocks'
 // first warps, the same for every lane), a thread per row walking the group's width, eight loads in
 // flight, the matrix streamed past the caches so that x keeps them, y written through row_no.
 // Byte model (fp64, 32-bit indices): 12 B per stored entry (padding included) + 4 B per short row
@@ -34,7 +34,14 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
 
-// The group table's arrays (bce.cuh: width[k], rows[k], pos[k], start[k + 1], warp[k + 1]).
+int bit_width(unsigned long long v) {
+  int b = 0;
+  while (v) ++b, v >>= 1;
+  return b;
+}
+
+// The block table's arrays (bce.cuh: width[k], rows[k], pos[k], start[k + 1], warp[k + 1] for k
+// blocks).
 struct Groups {
   const index_t *width, *rows, *pos, *start, *warp;
   int            k;
@@ -68,23 +75,41 @@ __global__ void __launch_bounds__(kThreads) bce_histogram(const index_t *__restr
   if (n <= long_row) atomicAdd(count + n, 1ull);
 }
 
-// Short row r at its place among the short rows (short_pos): its row number and its group (the
-// narrowest group at least as wide as the row: a binary search of its length in the widths).
+// Short row r at its place among the short rows (short_pos): its row number and its key (its
+// window, then its group: the narrowest group at least as wide as the row, a binary search of its
+// length in the k group widths).
 __global__ void __launch_bounds__(kThreads) bce_keys(const index_t *__restrict__ rowptr, index_t nrows, long long long_row, const index_t *__restrict__ short_pos,
-                                                     Groups G, std::uint64_t *__restrict__ keys, index_t *__restrict__ rows) {
+                                                     const index_t *__restrict__ gw, int k, long long window, int gbits, std::uint64_t *__restrict__ keys,
+                                                     index_t *__restrict__ rows) {
   const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= nrows) return;
   const index_t n = rowptr[r + 1] - rowptr[r];
   if (n > long_row) return;
-  int lo = -1, hi = G.k - 1; // the first g with width[g] >= n (the widest group holds every short row)
+  int lo = -1, hi = k - 1; // the first g with gw[g] >= n (the widest group holds every short row)
   while (hi - lo > 1) {
     const int mid = (lo + hi) >> 1;
-    if (G.width[mid] >= n) hi = mid;
+    if (gw[mid] >= n) hi = mid;
     else lo = mid;
   }
   const index_t i = short_pos[r];
-  keys[i]         = std::uint64_t(hi);
+  keys[i]         = (std::uint64_t(r / window) << gbits) | std::uint64_t(hi);
   rows[i]         = index_t(r);
+}
+
+// flag[i] = position i starts a block (its key differs from the previous one); flag[n] = 0.
+__global__ void __launch_bounds__(kThreads) bce_block_flags(const std::uint64_t *__restrict__ keys, index_t n, index_t *__restrict__ flag) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  flag[i] = i < n && (i == 0 || keys[i] != keys[i - 1]);
+}
+
+// The blocks' first positions and keys.
+__global__ void __launch_bounds__(kThreads) bce_block_starts(const std::uint64_t *__restrict__ keys, index_t n, const index_t *__restrict__ flag,
+                                                             const index_t *__restrict__ idx, index_t *__restrict__ first, std::uint64_t *__restrict__ bkey) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || !flag[i]) return;
+  first[idx[i]] = index_t(i);
+  bkey[idx[i]]  = keys[i];
 }
 
 // A thread per position: its row's entries column by column within its group, the padding, the slot map.
@@ -198,7 +223,10 @@ __global__ void __launch_bounds__(kThreads) bce_diag(BceArgs<T> a, long long war
   T             v = T(0);
   long long     p = h.at;
   for (index_t j = 0; j < n; ++j, p += rows)
-    if (a.col[p] == cr) v = a.val[p];
+    if (a.col[p] == cr) { // the first match: the row's entry (its padding repeats its last column with 0)
+      v = a.val[p];
+      break;
+    }
   d[cr] = v;
 }
 
@@ -226,7 +254,7 @@ void BceDevice<T>::release() {
   device_free(val_);
   device_free(slot_);
   lr_.release();
-  width_.clear(), rows_.clear();
+  width_.clear(), rows_.clear(), group_width_.clear();
   nrows_ = ncols_ = nnz_ = nshort_ = 0;
   padded_ = warps_ = 0;
   sets_df_ = sets_ = 0;
@@ -309,40 +337,68 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
   }
   const BceGroups G = bce_groups_from(df, p_);
   sets_df_ = G.sets_before_merge, sets_ = G.sets;
-  width_ = G.width, rows_ = G.rows;
-  const int              k = int(width_.size());
-  std::vector<index_t>   table(5 * std::size_t(k) + 2, 0);
-  std::vector<long long> start(std::size_t(k) + 1, 0), warp(std::size_t(k) + 1, 0);
-  for (int g = 0; g < k; ++g) {
-    table[std::size_t(g)]         = width_[std::size_t(g)];
-    table[std::size_t(k + g)]     = rows_[std::size_t(g)];
-    table[std::size_t(2 * k + g)] = g > 0 ? table[std::size_t(2 * k + g - 1)] + rows_[std::size_t(g) - 1] : 0;
-    start[std::size_t(g) + 1]     = start[std::size_t(g)] + (long long)rows_[std::size_t(g)] * width_[std::size_t(g)];
-    warp[std::size_t(g) + 1]      = warp[std::size_t(g)] + (rows_[std::size_t(g)] + 31) / 32;
+  group_width_     = G.width;
+  const int k      = int(group_width_.size());
+  clock.mark("groups");
+
+  // the order: rows by (window, group), matrix order within a block (a stable sort of the keys),
+  // the blocks from the runs of equal keys
+  GPUMAT_CUDA_TRY(device_alloc(row_no_, std::size_t(nshort_)));
+  std::vector<index_t>       first;
+  std::vector<std::uint64_t> bkey;
+  int                        gbits = 0;
+  while ((1 << gbits) < k) ++gbits;
+  if (nshort_ > 0) {
+    std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(nshort_)), *keys_sorted = tmp.get<std::uint64_t>(std::size_t(nshort_));
+    index_t       *rows = tmp.get<index_t>(std::size_t(nshort_)), *gw = tmp.get<index_t>(std::size_t(k));
+    index_t       *flag = tmp.get<index_t>(std::size_t(nshort_) + 1), *idx = tmp.get<index_t>(std::size_t(nshort_) + 1);
+    GPUMAT_CUDA_TRY(tmp.err);
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(gw, group_width_.data(), std::size_t(k) * sizeof(index_t), cudaMemcpyHostToDevice, s));
+    bce_keys<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, short_pos, gw, k, (long long)p_.window, gbits, keys, rows);
+    GPUMAT_CUDA_TRY(launched());
+    const int bits = gbits + bit_width((unsigned long long)((n - 1) / p_.window));
+    if (bits > 0) GPUMAT_CUDA_TRY(sort_pairs(keys, keys_sorted, rows, row_no_, nshort_, bits, s));
+    else {
+      GPUMAT_CUDA_TRY(cudaMemcpyAsync(row_no_, rows, std::size_t(nshort_) * sizeof(index_t), cudaMemcpyDeviceToDevice, s));
+      GPUMAT_CUDA_TRY(cudaMemcpyAsync(keys_sorted, keys, std::size_t(nshort_) * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, s));
+    }
+    bce_block_flags<<<grid_for(nshort_ + 1, nt), nt, 0, s>>>(keys_sorted, nshort_, flag);
+    GPUMAT_CUDA_TRY(launched());
+    GPUMAT_CUDA_TRY(exclusive_sum(flag, idx, nshort_ + 1, s));
+    index_t nb = 0;
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(&nb, idx + nshort_, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+    GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+    index_t       *dfirst = tmp.get<index_t>(std::size_t(nb));
+    std::uint64_t *dkey   = tmp.get<std::uint64_t>(std::size_t(nb));
+    GPUMAT_CUDA_TRY(tmp.err);
+    bce_block_starts<<<grid_for(nshort_, nt), nt, 0, s>>>(keys_sorted, nshort_, flag, idx, dfirst, dkey);
+    GPUMAT_CUDA_TRY(launched());
+    first.resize(std::size_t(nb)), bkey.resize(std::size_t(nb));
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(first.data(), dfirst, first.size() * sizeof(index_t), cudaMemcpyDeviceToHost, s));
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(bkey.data(), dkey, bkey.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, s));
+    GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
   }
-  padded_ = start[std::size_t(k)], warps_ = warp[std::size_t(k)];
+  const int              nb = int(first.size());
+  std::vector<index_t>   table(5 * std::size_t(nb) + 2, 0);
+  std::vector<long long> start(std::size_t(nb) + 1, 0), warp(std::size_t(nb) + 1, 0);
+  width_.assign(std::size_t(nb), 0), rows_.assign(std::size_t(nb), 0);
+  for (int b = 0; b < nb; ++b) {
+    width_[std::size_t(b)]         = group_width_[std::size_t(bkey[std::size_t(b)] & ((std::uint64_t(1) << gbits) - 1))];
+    rows_[std::size_t(b)]          = (b + 1 < nb ? first[std::size_t(b) + 1] : nshort_) - first[std::size_t(b)];
+    table[std::size_t(b)]          = width_[std::size_t(b)];
+    table[std::size_t(nb + b)]     = rows_[std::size_t(b)];
+    table[std::size_t(2 * nb + b)] = first[std::size_t(b)];
+    start[std::size_t(b) + 1]      = start[std::size_t(b)] + (long long)rows_[std::size_t(b)] * width_[std::size_t(b)];
+    warp[std::size_t(b) + 1]       = warp[std::size_t(b)] + (rows_[std::size_t(b)] + 31) / 32;
+  }
+  padded_ = start[std::size_t(nb)], warps_ = warp[std::size_t(nb)];
   if (padded_ + lr_.entries() > INT_MAX || warps_ > INT_MAX)
     return fail("bce: the padded groups hold " + std::to_string(padded_) + " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller long-row threshold (-mat_bce_long_row)");
-  for (int g = 0; g <= k; ++g) table[std::size_t(3 * k + g)] = index_t(start[std::size_t(g)]), table[std::size_t(4 * k + 1 + g)] = index_t(warp[std::size_t(g)]);
+  for (int b = 0; b <= nb; ++b) table[std::size_t(3 * nb + b)] = index_t(start[std::size_t(b)]), table[std::size_t(4 * nb + 1 + b)] = index_t(warp[std::size_t(b)]);
   device_free(table_);
   GPUMAT_CUDA_TRY(device_alloc(table_, table.size()));
   GPUMAT_CUDA_TRY(cudaMemcpyAsync(table_, table.data(), table.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
-  const Groups Gd = groups_of(table_, k);
-  clock.mark("groups");
-
-  // the order: rows by group, matrix order within a group (a stable sort of the group numbers)
-  GPUMAT_CUDA_TRY(device_alloc(row_no_, std::size_t(nshort_)));
-  if (nshort_ > 0) {
-    std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(nshort_)), *keys_sorted = tmp.get<std::uint64_t>(std::size_t(nshort_));
-    index_t       *rows = tmp.get<index_t>(std::size_t(nshort_));
-    GPUMAT_CUDA_TRY(tmp.err);
-    bce_keys<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, short_pos, Gd, keys, rows);
-    GPUMAT_CUDA_TRY(launched());
-    int bits = 0;
-    while ((1 << bits) < k) ++bits;
-    if (bits > 0) GPUMAT_CUDA_TRY(sort_pairs(keys, keys_sorted, rows, row_no_, nshort_, bits, s));
-    else GPUMAT_CUDA_TRY(cudaMemcpyAsync(row_no_, rows, std::size_t(nshort_) * sizeof(index_t), cudaMemcpyDeviceToDevice, s));
-  }
+  const Groups Gd = groups_of(table_, nb);
   clock.mark("order");
 
   GPUMAT_CUDA_TRY(device_alloc(col_, std::size_t(padded_)));
@@ -412,6 +468,7 @@ cudaError_t BceDevice<T>::download(Bce<T> &B) const {
   B.start.assign(1, 0);
   if (!table_) return cudaSuccess;
   const std::size_t k = width_.size();
+  B.group_width       = group_width_;
   B.width             = width_;
   B.rows              = rows_;
   B.pos.assign(k, 0);

@@ -58,9 +58,11 @@ public:
 
   const BceParams            &params() const { return p_; } // as built (long_row set)
   const std::string          &why() const { return why_; }
-  const std::vector<index_t> &widths() const { return width_; } // per group, increasing
-  const std::vector<index_t> &group_rows() const { return rows_; }
-  int                         groups() const { return int(width_.size()); }
+  const std::vector<index_t> &group_widths() const { return group_width_; } // the partition, increasing
+  const std::vector<index_t> &widths() const { return width_; }             // per block (window, group)
+  const std::vector<index_t> &block_rows() const { return rows_; }
+  int                         groups() const { return int(group_width_.size()); }
+  int                         blocks() const { return int(width_.size()); }
   int                         sets_before_merge() const { return sets_df_; }
   int                         sets() const { return sets_; }
   index_t                     long_rows() const { return lr_.count(); }
@@ -89,9 +91,10 @@ private:
   index_t              nrows_ = 0, ncols_ = 0, nnz_ = 0, nshort_ = 0;
   std::int64_t         padded_ = 0, warps_ = 0;
   int                  sets_df_ = 0, sets_ = 0;
-  std::vector<index_t> width_, rows_; // host copies of the group table
+  std::vector<index_t> group_width_;  // the partition's k widths
+  std::vector<index_t> width_, rows_; // host copies of the block table
   // device
-  index_t *table_ = nullptr;  // 5k + 2: width[k], rows[k], pos[k], start[k + 1], warp[k + 1]
+  index_t *table_ = nullptr;  // 5b + 2 for b blocks: width[b], rows[b], pos[b], start[b + 1], warp[b + 1]
   index_t *row_no_ = nullptr; // nshort_: position -> matrix row
   index_t *col_ = nullptr;    // padded_
   T       *val_ = nullptr;    // padded_ + the long part's entries

@@ -24,22 +24,24 @@ public:
       {"-mat_bce_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the latency model: nonzeros / 312500 clamped to 32..1024)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
       {"-mat_bce_group_cost", "The time model's cost of a group, bytes per entry of its width (-1 = 64: two 32-byte sectors per step of its partly filled last warp; 0 = a group per row length)", -1, PetscInt(1) << 30, (PetscInt)user_.group_cost},
       {"-mat_bce_max_sets", "Row-length sets left after merging, before the optimal partition: 2..4096 (0 = 1025)", 0, kBceMaxSetsLimit, (PetscInt)user_.max_sets},
+      {"-mat_bce_window", "Rows per window of the reordering: the rows of a window and a group form a block (0 = 65536; the row count or more: one window, the paper's global grouping)", 0, PETSC_INT_MAX, (PetscInt)user_.window},
       {"-mat_bce_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
       {"-mat_bce_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, 64, shape_.passes},
     };
-    PetscInt values[5];
-    for (int k = 0; k < 5; ++k) {
+    PetscInt values[6];
+    for (int k = 0; k < 6; ++k) {
       PetscBool set;
       values[k] = opts[k].shown;
       PetscCall(PetscOptionsInt(opts[k].name, opts[k].text, "MATBCE", values[k], &values[k], &set));
       PetscCheck(!set || (values[k] >= opts[k].lo && values[k] <= opts[k].hi), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [%" PetscInt_FMT ", %" PetscInt_FMT "], got %" PetscInt_FMT, opts[k].name, opts[k].lo, opts[k].hi, values[k]);
     }
     PetscCheck(values[2] == 0 || values[2] >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_max_sets must be 0 (the default, 1025) or in [2, %d], got %" PetscInt_FMT, kBceMaxSetsLimit, values[2]);
-    PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 8 || values[3] == 16 || values[3] == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[3]);
+    PetscCheck(values[4] == 0 || values[4] == 4 || values[4] == 8 || values[4] == 16 || values[4] == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
     user_.long_row   = values[0];
     user_.group_cost = values[1];
     user_.max_sets   = (int)values[2];
-    shape_           = {(int)values[3], (int)values[4]};
+    user_.window     = values[3];
+    shape_           = {(int)values[4], (int)values[5]};
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -107,14 +109,14 @@ public:
   {
     PetscFunctionBegin;
     BceParams              p = host_.p;
-    std::vector<index_t>   width = host_.width, rows = host_.rows;
+    std::vector<index_t>   gwidth = host_.group_width, width = host_.width, rows = host_.rows;
     std::int64_t           padded = host_.padded(), long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size();
     int                    sets_df = host_.sets_before_merge, sets = host_.sets;
     std::size_t            bytes = host_.bytes();
     [[maybe_unused]] bool  on_device = false;
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes()) { // as the device stores it
-      on_device = true, p = dev_.params(), width = dev_.widths(), rows = dev_.group_rows(), padded = dev_.padded(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries();
+      on_device = true, p = dev_.params(), gwidth = dev_.group_widths(), width = dev_.widths(), rows = dev_.block_rows(), padded = dev_.padded(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries();
       sets_df = dev_.sets_before_merge(), sets = dev_.sets(), bytes = dev_.format_bytes();
     }
 #endif
@@ -125,16 +127,19 @@ public:
     auto src = [](bool set) { return set ? "set" : "default"; };
     PetscCall(PetscViewerASCIIPrintf(v, "rows longer than %lld entries in the long part (%s); time model: 12 W N + 4 N + %lld W bytes a group (%s); %d row lengths, %d sets after merging (at most %d)\n", (long long)p.long_row,
                                      user_.long_row ? "set" : "latency model", (long long)p.group_cost, src(user_.group_cost >= 0), sets_df, sets, p.max_sets));
+    std::vector<std::int64_t> grows(gwidth.size(), 0); // rows per group, over the windows' blocks
+    for (std::size_t b = 0; b < width.size(); ++b) grows[std::size_t(std::lower_bound(gwidth.begin(), gwidth.end(), width[b]) - gwidth.begin())] += rows[b];
     char        line[1024];
-    std::size_t n = (std::size_t)snprintf(line, sizeof(line), "%d groups (width x rows):", (int)width.size());
-    for (std::size_t g = 0; g < width.size() && n < sizeof(line) - 40; ++g) {
-      if (g == 24 && width.size() > 32) { // the first 24 and the last 8
+    std::size_t n = (std::size_t)snprintf(line, sizeof(line), "%d groups (width x rows):", (int)gwidth.size());
+    for (std::size_t g = 0; g < gwidth.size() && n < sizeof(line) - 40; ++g) {
+      if (g == 24 && gwidth.size() > 32) { // the first 24 and the last 8
         n += (std::size_t)snprintf(line + n, sizeof(line) - n, " ...");
-        g = width.size() - 8;
+        g = gwidth.size() - 8;
       }
-      n += (std::size_t)snprintf(line + n, sizeof(line) - n, " %dx%d", (int)width[g], (int)rows[g]);
+      n += (std::size_t)snprintf(line + n, sizeof(line) - n, " %dx%lld", (int)gwidth[g], (long long)grows[g]);
     }
     PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    PetscCall(PetscViewerASCIIPrintf(v, "%d blocks (window, group) in windows of %lld rows (%s)\n", (int)width.size(), (long long)p.window, src(user_.window > 0)));
     const double nnz = (double)A.nnz(), padding = (double)padded - (nnz - (double)long_nnz);
     // ELL and HYB from the row lengths
     std::int64_t              maxlen = 0;

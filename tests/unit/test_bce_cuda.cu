@@ -31,15 +31,16 @@ using gpumat_test::ZMode;
 
 namespace {
 
-BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets) {
+BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets, std::int64_t window = 0) {
   BceParams p;
+  p.window     = window;
   p.long_row   = long_row;
   p.group_cost = c;
   p.max_sets   = max_sets;
   return p;
 }
 std::string describe(const BceParams &p, LongShape sh = {}) {
-  return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " lanes=" + std::to_string(sh.lanes) + " passes=" + std::to_string(sh.passes);
+  return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " window=" + std::to_string(p.window) + " lanes=" + std::to_string(sh.lanes) + " passes=" + std::to_string(sh.passes);
 }
 
 template <typename T>
@@ -51,6 +52,8 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const BcePar
   EXPECT_EQ(G.p.group_cost, H.p.group_cost) << where;
   EXPECT_EQ(G.sets_before_merge, H.sets_before_merge) << where;
   EXPECT_EQ(G.sets, H.sets) << where;
+  EXPECT_EQ(G.p.window, H.p.window) << where;
+  EXPECT_TRUE(G.group_width == H.group_width) << where << ": the partition";
   EXPECT_TRUE(G.width == H.width) << where << ": widths";
   EXPECT_TRUE(G.rows == H.rows) << where << ": rows";
   EXPECT_TRUE(G.pos == H.pos) << where << ": positions";
@@ -93,7 +96,7 @@ void check_matrix(const matgen::Csr &M, const BceParams &p, cudaStream_t s, Long
   check_products(M, vals, D, s, where);
 }
 
-std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0), bp(8, 0, 0), bp(64, 5000, 0), bp(512, 0, 6), bp(100000, 0, 2)}; }
+std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0, 1), bp(8, 0, 0, 64), bp(64, 5000, 0, 100), bp(512, 0, 6, 1 << 30), bp(100000, 0, 2, 37)}; }
 
 class BceDeviceApply : public ::testing::TestWithParam<BceParams> {};
 TEST_P(BceDeviceApply, Double) {
@@ -105,7 +108,7 @@ TEST_P(BceDeviceApply, Float) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<float>(M, GetParam(), s);
 }
 INSTANTIATE_TEST_SUITE_P(Params, BceDeviceApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
-  return "long" + std::to_string(i.param.long_row) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
+  return "long" + std::to_string(i.param.long_row) + "_win" + std::to_string(i.param.window) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
 });
 
 // A single row length: one group, no padding.
@@ -116,8 +119,10 @@ TEST(BceDeviceSpecial, SingleLength) {
   BceDevice<double> D;
   ASSERT_EQ(cudaSuccess, D.build(M.view(v), BceParams{}, s)) << D.why();
   EXPECT_EQ(D.groups(), 1);
+  EXPECT_EQ(D.blocks(), 1);
   EXPECT_EQ(D.padding(), 0);
   check_matrix<double>(M, BceParams{}, s);
+  check_matrix<double>(M, bp(0, -1, 0, 1000), s); // three windows, a block each
 }
 
 // Every length distinct, more than 100 of them (merged to 100 with max_sets 100), and every row in
@@ -236,7 +241,8 @@ TEST(BceDeviceFuzz, RandomPatterns) {
     const std::int64_t cs[]  = {-1, 0, 100000};
     const int          mss[] = {0, 2, 7};
     const LongShape    shs[] = {{}, {4, 1}, {8, 2}, {16, 1}, {32, 4}};
-    check_matrix<double>(M, bp(lrs[g() % 4], cs[g() % 3], mss[g() % 3]), s, shs[g() % 5]);
+    const std::int64_t wins[] = {0, 1, 32, 1000, 1 << 30};
+    check_matrix<double>(M, bp(lrs[g() % 4], cs[g() % 3], mss[g() % 3], wins[g() % 5]), s, shs[g() % 5]);
   }
 }
 

@@ -24,15 +24,16 @@ using gpumat_test::ZMode;
 
 namespace {
 
-BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets) {
+BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets, std::int64_t window = 0) {
   BceParams p;
+  p.window     = window;
   p.long_row   = long_row;
   p.group_cost = c;
   p.max_sets   = max_sets;
   return p;
 }
 
-std::string describe(const BceParams &p) { return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets); }
+std::string describe(const BceParams &p) { return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " window=" + std::to_string(p.window); }
 
 // Every row at one position; groups in increasing width, consecutive positions; each row in the
 // narrowest group that holds it (the binary search), in matrix order within its group; padding
@@ -51,22 +52,34 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Bce<T> &B
     ASSERT_TRUE(r >= 0 && r < M.nrows && !seen[std::size_t(r)]) << where;
     seen[std::size_t(r)] = 1;
   }
-  ASSERT_EQ(B.start.size(), std::size_t(k) + 1) << where;
-  for (int g = 0; g < k; ++g) {
-    if (g > 0) {
-      ASSERT_LT(B.width[std::size_t(g) - 1], B.width[std::size_t(g)]) << where;
-      ASSERT_EQ(B.pos[std::size_t(g)], B.pos[std::size_t(g) - 1] + B.rows[std::size_t(g) - 1]) << where;
+  const int nb = B.blocks();
+  ASSERT_EQ(B.start.size(), std::size_t(nb) + 1) << where;
+  for (int g = 1; g < k; ++g) ASSERT_LT(B.group_width[std::size_t(g) - 1], B.group_width[std::size_t(g)]) << where;
+  std::int64_t prev_window = -1;
+  for (int b = 0; b < nb; ++b) {
+    const std::size_t bb = std::size_t(b);
+    if (b > 0) {
+      ASSERT_EQ(B.pos[bb], B.pos[bb - 1] + B.rows[bb - 1]) << where;
     }
-    ASSERT_EQ(B.start[std::size_t(g) + 1] - B.start[std::size_t(g)], std::int64_t(B.rows[std::size_t(g)]) * B.width[std::size_t(g)]) << where;
-    const index_t lo = g > 0 ? B.width[std::size_t(g) - 1] : -1;
-    for (index_t i = 0; i < B.rows[std::size_t(g)]; ++i) {
-      const index_t r = B.row_no[std::size_t(B.pos[std::size_t(g)] + i)], n = M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)];
-      ASSERT_TRUE(n > lo && n <= B.width[std::size_t(g)]) << where << ": row " << r << " of " << n << " in group " << g;
+    ASSERT_GT(B.rows[bb], 0) << where << ": an empty block";
+    ASSERT_EQ(B.start[bb + 1] - B.start[bb], std::int64_t(B.rows[bb]) * B.width[bb]) << where;
+    const std::int64_t window = B.row_no[std::size_t(B.pos[bb])] / B.p.window;
+    if (window == prev_window) {
+      ASSERT_LT(B.width[bb - 1], B.width[bb]) << where << ": groups in increasing width within a window";
+    } else {
+      ASSERT_GT(window, prev_window) << where << ": windows in order";
+    }
+    prev_window = window;
+    for (index_t i = 0; i < B.rows[bb]; ++i) {
+      const index_t r = B.row_no[std::size_t(B.pos[bb] + i)], n = M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)];
+      ASSERT_EQ(r / B.p.window, window) << where << ": row " << r << " in the block of window " << window;
+      const auto g = std::lower_bound(B.group_width.begin(), B.group_width.end(), n);
+      ASSERT_TRUE(g != B.group_width.end() && *g == B.width[bb]) << where << ": row " << r << " of " << n << " in block " << b << " of width " << B.width[bb];
       if (i > 0) {
-        ASSERT_LT(B.row_no[std::size_t(B.pos[std::size_t(g)] + i - 1)], r) << where << ": matrix order within a group";
+        ASSERT_LT(B.row_no[std::size_t(B.pos[bb] + i - 1)], r) << where << ": matrix order within a block";
       }
-      for (index_t j = n; j < B.width[std::size_t(g)]; ++j) {
-        const std::size_t at = std::size_t(B.start[std::size_t(g)] + std::int64_t(j) * B.rows[std::size_t(g)] + i);
+      for (index_t j = n; j < B.width[bb]; ++j) {
+        const std::size_t at = std::size_t(B.start[bb] + std::int64_t(j) * B.rows[bb] + i);
         ASSERT_EQ(B.val[at], T(0)) << where;
         ASSERT_EQ(B.col[at], n > 0 ? M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1] : 0) << where;
       }
@@ -92,7 +105,7 @@ void check_products(const matgen::Csr &M, const BceParams &p) {
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
-std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0), bp(8, 0, 0), bp(64, 5000, 0), bp(512, 0, 6), bp(100000, 0, 2)}; }
+std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0, 1), bp(8, 0, 0, 64), bp(64, 5000, 0, 100), bp(512, 0, 6, 1 << 30), bp(100000, 0, 2, 37)}; }
 
 } // namespace
 
@@ -105,6 +118,8 @@ TEST(BceResolve, DefaultsAndRanges) {
   EXPECT_THROW(gpumat::bce_resolve(bp(0, 0, 1)), std::invalid_argument);
   EXPECT_THROW(gpumat::bce_resolve(bp(0, 0, gpumat::kBceMaxSetsLimit + 1)), std::invalid_argument);
   EXPECT_THROW(gpumat::bce_resolve(bp(0, std::int64_t(1) << 41, 0)), std::invalid_argument);
+  EXPECT_THROW(gpumat::bce_resolve(bp(0, 0, 0, -5)), std::invalid_argument);
+  EXPECT_EQ(gpumat::bce_resolve(BceParams{}).window, gpumat::kBceWindow);
 }
 
 // The paper's section 5.1: B = [2, 3, 2, 1, 0, 1, 1, 0, 0, 0].
@@ -198,7 +213,7 @@ TEST_P(BceHostApply, Float) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
 }
 INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
-  return "long" + std::to_string(i.param.long_row) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
+  return "long" + std::to_string(i.param.long_row) + "_win" + std::to_string(i.param.window) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
 });
 
 // A single row length: one group, no padding.
@@ -208,8 +223,12 @@ TEST(BceHostSpecial, SingleLength) {
   Bce<double>       B;
   gpumat::bce_build(M.view(v), BceParams{}, B);
   EXPECT_EQ(B.groups(), 1);
+  EXPECT_EQ(B.blocks(), 1);
   EXPECT_EQ(B.padding(), 0);
   check_products<double>(M, BceParams{});
+  gpumat::bce_build(M.view(v), bp(0, -1, 0, 1000), B); // three windows: a block each
+  EXPECT_EQ(B.blocks(), 3);
+  check_products<double>(M, bp(0, -1, 0, 1000));
 }
 
 // Every length distinct (and more than 100 of them: merged to max_sets before OPA).
@@ -240,13 +259,14 @@ TEST(BceHostSpecial, OneEnormousRow) {
   Bce<double>       B;
   gpumat::bce_build(M.view(v), BceParams{}, B);
   EXPECT_EQ(B.long_rows, std::vector<index_t>{2500});
-  EXPECT_EQ(B.width.back(), 4);
+  EXPECT_EQ(B.group_width.back(), 4);
   EXPECT_EQ(B.padding(), 0);
   check_products<double>(M, BceParams{});
   gpumat::bce_build(M.view(v), bp(n, -1, 0), B);
   EXPECT_TRUE(B.long_rows.empty());
-  EXPECT_EQ(B.width.back(), n);
-  EXPECT_EQ(B.rows.back(), 1);
+  EXPECT_EQ(B.group_width.back(), n);
+  EXPECT_EQ(B.width[1], n); // window 0: rows of 4, then the enormous one
+  EXPECT_EQ(B.rows[1], 1);
   EXPECT_EQ(B.padding(), 0);
   check_products<double>(M, bp(n, -1, 0));
 }
@@ -281,8 +301,8 @@ TEST(BceHostFuzz, RandomPatterns) {
     const index_t     nrows = 1 + index_t(g() % 3000), ncols = 1 + index_t(g() % 2000);
     const index_t     hi = index_t(g() % 200);
     const matgen::Csr M  = matgen::random_rows("fuzz" + std::to_string(trial), nrows, ncols, 0, hi, double(g() % 4) / 10.0, 1000 + std::uint64_t(trial));
-    const BceParams   p  = bp(std::int64_t(g() % 300), std::int64_t(g() % 3) * 1000 - 1, int(g() % 3) * 40);
-    // (max_sets 40 and 80 merge; 0 the default)
+    const std::int64_t wins[] = {0, 1, 32, 1000, 1 << 30};
+    const BceParams   p  = bp(std::int64_t(g() % 300), std::int64_t(g() % 3) * 1000 - 1, int(g() % 3) * 40, wins[g() % 5]); // max_sets 40 and 80 merge
     check_products<double>(M, p);
   }
 }
