@@ -155,7 +155,9 @@ std::int64_t Bce<T>::padding() const {
 
 template <typename T>
 std::size_t Bce<T>::bytes() const {
-  return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t) + this->long_bytes();
+  std::size_t warps = 0; // the GPU product's block of each warp (a block's rows in warps of 32)
+  for (index_t n : rows) warps += std::size_t(n + 31) / 32;
+  return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t) + warps * sizeof(index_t) + this->long_bytes();
 }
 
 BceGroups bce_groups_from(const std::vector<BceSet> &df, const BceParams &resolved) {

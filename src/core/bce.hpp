@@ -47,7 +47,8 @@
 // val.size() + its position in long_val.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x 12 B + 4 B per row (row_no) + the
-// group table + the long part (12 B per entry, 8 B per row) + x gathered + y once.
+// block table + 4 B per warp of 32 rows (its block, for the GPU product) + the long part (12 B
+// per entry, 8 B per row) + x gathered + y once.
 #pragma once
 #include "csr.hpp"
 #include "long_rows.hpp"

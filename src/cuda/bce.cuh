@@ -95,6 +95,7 @@ private:
   std::vector<index_t> width_, rows_; // host copies of the block table
   // device
   index_t *table_ = nullptr;  // 5b + 2 for b blocks: width[b], rows[b], pos[b], start[b + 1], warp[b + 1]
+  index_t *wblock_ = nullptr; // warps_: each warp's block
   index_t *row_no_ = nullptr; // nshort_: position -> matrix row
   index_t *col_ = nullptr;    // padded_
   T       *val_ = nullptr;    // padded_ + the long part's entries
