@@ -338,17 +338,12 @@ void BccooDevice<T>::release() {
 template <typename T>
 cudaError_t BccooDevice<T>::build(const CsrView<T> &A, const BccooParams &params, cudaStream_t s) {
   release();
-  DeviceCsr<T> csr; // the CSR on the device, freed stream-ordered after the build
-  PhaseTimer   clock(s);
-  GPUMAT_CUDA_TRY(csr.upload(A, s));
-  clock.mark("upload");
-  return build_from(csr.view(), params, s, clock);
+  return build_uploaded(A, s, [&](const DeviceCsrView<T> &v, PhaseTimer &clock) { return build_from(v, params, s, clock); });
 }
 
 template <typename T>
 cudaError_t BccooDevice<T>::build(const DeviceCsrView<T> &A, const BccooParams &params, cudaStream_t s) {
-  PhaseTimer clock(s);
-  return build_from(A, params, s, clock);
+  return build_on_device(A, s, [&](const DeviceCsrView<T> &v, PhaseTimer &clock) { return build_from(v, params, s, clock); });
 }
 
 template <typename T>

@@ -157,17 +157,21 @@ struct BceArgs {
 // (w - warp[g]) x 32 + lane, if the block has that many.
 struct GroupRow {
   int       g;
-  index_t   i; // row within the group (>= rows[g]: none)
-  long long at; // its first entry
+  index_t   i, rows, width; // the row within the block; the block's rows and width
+  long long at;             // its first entry
 };
+// This thread's row in the group part, or false (past the last warp, or past its block's rows).
 template <typename T>
-__device__ __forceinline__ GroupRow group_row(const BceArgs<T> &a) {
+__device__ __forceinline__ bool group_row(const BceArgs<T> &a, long long warps, GroupRow &h) {
   const long long w = ((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32;
-  GroupRow        h;
-  h.g  = a.wblock[w];
-  h.i  = index_t((w - a.G.warp[h.g]) * 32 + (threadIdx.x & 31));
-  h.at = a.G.start[h.g] + h.i;
-  return h;
+  if (w >= warps) return false;
+  h.g    = a.wblock[w];
+  h.rows = a.G.rows[h.g];
+  h.i    = index_t((w - a.G.warp[h.g]) * 32 + (threadIdx.x & 31));
+  if (h.i >= h.rows) return false;
+  h.width = a.G.width[h.g];
+  h.at    = a.G.start[h.g] + h.i;
+  return true;
 }
 
 template <typename T, int MinBlocks>
@@ -176,11 +180,9 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) bce_spmv(BceArgs<T> a, lo
     long_chunks(a.lg, x, z, y);
     return;
   }
-  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
-  const GroupRow h = group_row(a);
-  if (h.g >= a.G.k) return;
-  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
-  if (h.i >= rows) return;
+  GroupRow h;
+  if (!group_row(a, warps, h)) return;
+  const index_t rows = h.rows, n = h.width;
   T         s0 = T(0), s1 = T(0);
   long long p  = h.at;
   for (index_t j = 0; j < n; j += kUnroll, p += (long long)kUnroll * rows) {
@@ -208,13 +210,11 @@ __global__ void __launch_bounds__(kThreads) bce_spmv_t(BceArgs<T> a, long long w
     long_chunk_t(a.lg, x, y);
     return;
   }
-  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
-  const GroupRow h = group_row(a);
-  if (h.g >= a.G.k || h.i >= a.G.rows[h.g]) return;
-  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
-  const T       xr   = x[a.row_no[a.G.pos[h.g] + h.i]];
-  long long     p    = h.at;
-  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + a.col[p], a.val[p] * xr);
+  GroupRow h;
+  if (!group_row(a, warps, h)) return;
+  const T   xr = x[a.row_no[a.G.pos[h.g] + h.i]];
+  long long p  = h.at;
+  for (index_t j = 0; j < h.width; ++j, p += h.rows) atomicAdd(y + a.col[p], a.val[p] * xr);
 }
 
 // The diagonal: a thread per row of the groups; the long rows' entries by chunk (d preset to 0).
@@ -224,14 +224,12 @@ __global__ void __launch_bounds__(kThreads) bce_diag(BceArgs<T> a, long long war
     long_chunk_diag(a.lg, rowmap, d);
     return;
   }
-  if (((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32 >= warps) return;
-  const GroupRow h = group_row(a);
-  if (h.g >= a.G.k || h.i >= a.G.rows[h.g]) return;
-  const index_t rows = a.G.rows[h.g], n = a.G.width[h.g];
+  GroupRow h;
+  if (!group_row(a, warps, h)) return;
   const index_t r = a.row_no[a.G.pos[h.g] + h.i], cr = rowmap ? rowmap[r] : r;
   T             v = T(0);
   long long     p = h.at;
-  for (index_t j = 0; j < n; ++j, p += rows)
+  for (index_t j = 0; j < h.width; ++j, p += h.rows)
     if (a.col[p] == cr) { // the first match: the row's entry (its padding repeats its last column with 0)
       v = a.val[p];
       break;
@@ -273,17 +271,12 @@ void BceDevice<T>::release() {
 template <typename T>
 cudaError_t BceDevice<T>::build(const CsrView<T> &A, const BceParams &params, cudaStream_t s) {
   release();
-  DeviceCsr<T> csr;
-  PhaseTimer   clock(s);
-  GPUMAT_CUDA_TRY(csr.upload(A, s));
-  clock.mark("upload");
-  return build_from(csr.view(), params, s, clock);
+  return build_uploaded(A, s, [&](const DeviceCsrView<T> &v, PhaseTimer &clock) { return build_from(v, params, s, clock); });
 }
 
 template <typename T>
 cudaError_t BceDevice<T>::build(const DeviceCsrView<T> &A, const BceParams &params, cudaStream_t s) {
-  PhaseTimer clock(s);
-  return build_from(A, params, s, clock);
+  return build_on_device(A, s, [&](const DeviceCsrView<T> &v, PhaseTimer &clock) { return build_from(v, params, s, clock); });
 }
 
 template <typename T>

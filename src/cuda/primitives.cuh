@@ -145,5 +145,23 @@ private:
   bool                       ok_ = true;
 };
 
+// The two entry points of a device class's build, written once: from host CSR arrays (uploaded on
+// s and freed stream-ordered after the build, the upload timed as the phase "upload") or from a CSR
+// already on the device; both call build_from(view, clock).
+template <typename T, class BuildFrom>
+cudaError_t build_uploaded(const CsrView<T> &A, cudaStream_t s, BuildFrom &&build_from) {
+  DeviceCsr<T> csr;
+  PhaseTimer   clock(s);
+  const cudaError_t e = csr.upload(A, s);
+  if (e != cudaSuccess) return e;
+  clock.mark("upload");
+  return build_from(csr.view(), clock);
+}
+template <typename T, class BuildFrom>
+cudaError_t build_on_device(const DeviceCsrView<T> &A, cudaStream_t s, BuildFrom &&build_from) {
+  PhaseTimer clock(s);
+  return build_from(A, clock);
+}
+
 } // namespace cuda
 } // namespace gpumat

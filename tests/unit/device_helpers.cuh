@@ -3,6 +3,7 @@
 #pragma once
 #include "core/csr.hpp"
 #include "host_helpers.hpp" // ZMode
+#include "matgen.hpp"
 #include "params.hpp"       // tolerance<T>()
 
 #include <gtest/gtest.h>
@@ -73,6 +74,23 @@ std::vector<T> device_apply(const Device &D, gpumat::Op op, const std::vector<T>
   else EXPECT_EQ(cudaSuccess, err);
   EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
   return dy.download();
+}
+
+// D's products y = op(A) x (+ z), both ops, z absent, separate and aliasing y, against the
+// long-double reference of the CSR M (values vals), within tolerance<T>().
+template <typename T, typename Device>
+void check_device_products(const matgen::Csr &M, const std::vector<T> &vals, const Device &D, cudaStream_t s, const std::string &where) {
+  for (gpumat::Op op : {gpumat::Op::NoTrans, gpumat::Op::Trans}) {
+    const bool           trans = op == gpumat::Op::Trans;
+    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
+    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
+    std::vector<long double> ref, scale;
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
+      const std::vector<T> y = device_apply(D, op, x, z, zm, s);
+      ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+    }
+  }
 }
 
 // D.diagonal() against the CSR M (values vals): every row's diagonal entry (0 where the row has

@@ -10,6 +10,7 @@
 #include "core/bce.hpp"
 #include "cuda/bce.cuh"
 #include "device_helpers.cuh"
+#include "bce_params.hpp"
 #include "matgen.hpp"
 #include "params.hpp"
 
@@ -22,26 +23,18 @@ using gpumat::Bce;
 using gpumat::BceParams;
 using gpumat::index_t;
 using gpumat::Op;
+using gpumat_test::bp;
 using gpumat::cuda::BceDevice;
 using gpumat::cuda::LongShape;
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
+using gpumat_test::check_device_products;
 using gpumat_test::tolerance;
 using gpumat_test::ZMode;
 
 namespace {
 
-BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets, std::int64_t window = 0) {
-  BceParams p;
-  p.window     = window;
-  p.long_row   = long_row;
-  p.group_cost = c;
-  p.max_sets   = max_sets;
-  return p;
-}
-std::string describe(const BceParams &p, LongShape sh = {}) {
-  return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " window=" + std::to_string(p.window) + " lanes=" + std::to_string(sh.lanes) + " passes=" + std::to_string(sh.passes);
-}
+std::string describe(const BceParams &p, LongShape sh = {}) { return gpumat_test::describe(p) + " lanes=" + std::to_string(sh.lanes) + " passes=" + std::to_string(sh.passes); }
 
 template <typename T>
 void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const BceParams &p, const BceDevice<T> &D, const std::string &where) {
@@ -71,21 +64,6 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const BcePar
 }
 
 template <typename T>
-void check_products(const matgen::Csr &M, const std::vector<T> &vals, const BceDevice<T> &D, cudaStream_t s, const std::string &where) {
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    const bool           trans = op == Op::Trans;
-    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
-    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
-    std::vector<long double> ref, scale;
-    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
-      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
-      const std::vector<T> y = gpumat_test::device_apply(D, op, x, z, zm, s);
-      ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
-    }
-  }
-}
-
-template <typename T>
 void check_matrix(const matgen::Csr &M, const BceParams &p, cudaStream_t s, LongShape shape = {}) {
   const std::vector<T> vals  = M.values<T>();
   const std::string    where = M.name + " " + describe(p, shape);
@@ -93,10 +71,9 @@ void check_matrix(const matgen::Csr &M, const BceParams &p, cudaStream_t s, Long
   ASSERT_TRUE(D.set_long_shape(shape));
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
   check_layout(M, vals, p, D, where);
-  check_products(M, vals, D, s, where);
+  check_device_products(M, vals, D, s, where);
 }
 
-std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0, 1), bp(8, 0, 0, 64), bp(64, 5000, 0, 100), bp(512, 0, 6, 1 << 30), bp(100000, 0, 2, 37)}; }
 
 class BceDeviceApply : public ::testing::TestWithParam<BceParams> {};
 TEST_P(BceDeviceApply, Double) {
@@ -107,9 +84,7 @@ TEST_P(BceDeviceApply, Float) {
   const Stream s;
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<float>(M, GetParam(), s);
 }
-INSTANTIATE_TEST_SUITE_P(Params, BceDeviceApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
-  return "long" + std::to_string(i.param.long_row) + "_win" + std::to_string(i.param.window) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
-});
+INSTANTIATE_TEST_SUITE_P(Params, BceDeviceApply, ::testing::ValuesIn(gpumat_test::bce_param_sets()), gpumat_test::bce_param_name);
 
 // A single row length: one group, no padding.
 TEST(BceDeviceSpecial, SingleLength) {
@@ -173,7 +148,7 @@ TEST(BceDevice, RefreshEqualsRebuild) {
   ASSERT_EQ(cudaSuccess, E.download(b));
   EXPECT_TRUE(a.val == b.val);
   EXPECT_TRUE(a.long_val == b.long_val);
-  check_products(M, w, D, s, "refreshed");
+  check_device_products(M, w, D, s, "refreshed");
 }
 
 // Two products are bitwise equal (the long rows' partial sums are added in chunk order).

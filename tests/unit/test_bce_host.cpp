@@ -6,6 +6,7 @@
 // special cases (a single row length, every length distinct, more than 100 lengths, one enormous
 // row, empty rows); the refresh; and a fuzz test of random patterns across the parameters.
 #include "core/bce.hpp"
+#include "bce_params.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
 
@@ -20,20 +21,11 @@ using gpumat::BceParams;
 using gpumat::BceSet;
 using gpumat::index_t;
 using gpumat::Op;
+using gpumat_test::bp;
+using gpumat_test::describe;
 using gpumat_test::ZMode;
 
 namespace {
-
-BceParams bp(std::int64_t long_row, std::int64_t c, int max_sets, std::int64_t window = 0) {
-  BceParams p;
-  p.window     = window;
-  p.long_row   = long_row;
-  p.group_cost = c;
-  p.max_sets   = max_sets;
-  return p;
-}
-
-std::string describe(const BceParams &p) { return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " window=" + std::to_string(p.window); }
 
 // Every row at one position; groups in increasing width, consecutive positions; each row in the
 // narrowest group that holds it (the binary search), in matrix order within its group; padding
@@ -105,7 +97,6 @@ void check_products(const matgen::Csr &M, const BceParams &p) {
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
 
-std::vector<BceParams> param_sets() { return {bp(0, -1, 0), bp(1, 0, 0, 1), bp(8, 0, 0, 64), bp(64, 5000, 0, 100), bp(512, 0, 6, 1 << 30), bp(100000, 0, 2, 37)}; }
 
 } // namespace
 
@@ -212,9 +203,7 @@ TEST_P(BceHostApply, Double) {
 TEST_P(BceHostApply, Float) {
   for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
 }
-INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(param_sets()), [](const ::testing::TestParamInfo<BceParams> &i) {
-  return "long" + std::to_string(i.param.long_row) + "_win" + std::to_string(i.param.window) + "_c" + std::to_string(i.param.group_cost < 0 ? 0 : i.param.group_cost) + "_sets" + std::to_string(i.param.max_sets) + "_" + std::to_string(i.index);
-});
+INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(gpumat_test::bce_param_sets()), gpumat_test::bce_param_name);
 
 // A single row length: one group, no padding.
 TEST(BceHostSpecial, SingleLength) {

@@ -28,6 +28,7 @@ using gpumat::cuda::PjdsDevice;
 using gpumat::cuda::LongShape;
 using gpumat_test::DeviceArray;
 using gpumat_test::Stream;
+using gpumat_test::check_device_products;
 using gpumat_test::tolerance;
 using gpumat_test::describe;
 using gpumat_test::pp;
@@ -60,21 +61,6 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const PjdsPa
 }
 
 template <typename T>
-void check_products(const matgen::Csr &M, const std::vector<T> &vals, const PjdsDevice<T> &D, cudaStream_t s, const std::string &where) {
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    const bool           trans = op == Op::Trans;
-    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
-    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
-    std::vector<long double> ref, scale;
-    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
-      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
-      const std::vector<T> y = gpumat_test::device_apply(D, op, x, z, zm, s);
-      ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "") << where << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
-    }
-  }
-}
-
-template <typename T>
 void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, LongShape shape = {}) {
   const std::vector<T> vals  = M.values<T>();
   const std::string    where = M.name + " " + describe(p) + " lanes " + std::to_string(shape.lanes) + " passes " + std::to_string(shape.passes);
@@ -82,7 +68,7 @@ void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, boo
   ASSERT_TRUE(D.set_long_shape(shape));
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
   if (layout) check_layout(M, vals, p, D, where);
-  check_products(M, vals, D, s, where);
+  check_device_products(M, vals, D, s, where);
 }
 
 class PjdsDeviceApply : public ::testing::TestWithParam<PjdsParams> {};
@@ -211,7 +197,7 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   ASSERT_EQ(cudaSuccess, E.download(b));
   EXPECT_TRUE(a.val == b.val) << M.name;
   EXPECT_TRUE(a.long_val == b.long_val) << M.name;
-  check_products(M, w, D, s, M.name + " refreshed");
+  check_device_products(M, w, D, s, M.name + " refreshed");
 }
 
 TEST(PjdsDevice, RefreshEqualsRebuild) {
