@@ -40,7 +40,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
-static_assert(kThreads == 32 * kPjdsChunksPerBlock, "a product block is kPjdsChunksPerBlock warps");
 
 int bit_width(unsigned long long v) {
   int b = 0;

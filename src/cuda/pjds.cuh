@@ -14,8 +14,6 @@
 namespace gpumat {
 namespace cuda {
 
-constexpr int kPjdsChunksPerBlock = 8; // warps of a product block
-
 // The device copy of a Pjds<T> (src/core/pjds.hpp), built on the GPU from the CSR arrays: the same
 // arrays, entry for entry, as the host builder's (download() returns them in the host's form for
 // the tests), with the long part's values after the padded values in one array (the refresh
