@@ -435,9 +435,13 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   //   econ, power-law and short4 matrices); very long segments (64 blocks or more: LP rows) tile
   //   40 in groups of 512, and groups of 512 from 48 blocks on (PETSc's ex13, Q2 Poisson, 62 per
   //   row: the tuner's tile 24, group 512 7 % faster than group 256; the 27-point stencil, 27 per
-  //   row, 1.4 % slower with 512); a segment longer than 64 groups (circuit's hub rows) groups of 512: the
-  //   adjacent synchronization passes the running sum of a long segment from group to group, about
-  //   0.8 us a hop (circuit 16M: tile 16, group 256 1.34x slower than tile 32, group 512);
+  //   row, 1.4 % slower with 512); a segment longer than kModelHopGroups groups of 256 (circuit's
+  //   and the power laws' hub rows) groups of 512: the adjacent synchronization passes the running
+  //   sum of a long segment from group to group, about 0.8 us a hop (circuit 16M: tile 16, group 256
+  //   1.34x slower than tile 32, group 512; powerlaw_2M, hub of 49,403 entries, 8 groups of 256:
+  //   group 512 0.1968 ms against 0.2005 in the grid, 0.1961 against 0.2001 by the tuner; web_40M's
+  //   4 groups and web_1M's 2: group 512 3.5 % and 7.5 % slower, their hubs too short to pay for
+  //   twice the threads a group waits on);
   // - larger blocks: tile 32 in groups of 128 for block rows of 20 blocks or more (FEM), else 16
   //   and 256.
   const double segments = double(p.slices) * nbrows;
@@ -455,7 +459,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   } else if (h * w == 1) {
     tile = 24, group = 256;
     if (per_seg >= 64) tile = 40, group = 512;
-    else if (per_seg >= 48 || double(longest) / p.slices / (24.0 * 256.0) > 64) group = 512;
+    else if (per_seg >= 48 || double(longest) / p.slices / (24.0 * 256.0) > kModelHopGroups) group = 512;
   } else if (per_seg * p.slices >= 20) tile = 32, group = 128;
   if (user.tile == 0) p.tile = tile;
   if (user.group == 0) p.group = group;

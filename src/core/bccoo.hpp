@@ -163,7 +163,8 @@ struct BccooHints {
 //   saves kModelSliceGain over one slice;
 // - tile and group: below kModelLatencyBlocks blocks tiles of 16 or 8 and groups of 256, 128 or 64
 //   by the threads that leaves; 1 x 1 blocks tile 24, group 256 (segments of 48 blocks or more:
-//   group 512; of 64 or more: tile 40, group 512; a segment longer than 64 groups: group 512);
+//   group 512; of 64 or more: tile 40, group 512; a segment longer than kModelHopGroups groups:
+//   group 512);
 //   larger blocks tile 32, group 128 for block rows of 20 blocks or more, else 16 and 256;
 // - columns: 32-bit for 1 x 1 blocks; 16-bit differences for larger blocks on matrices of at least
 //   kModelLatencyBlocks blocks while fewer than a tenth of the sampled differences escape;
@@ -178,6 +179,7 @@ constexpr double  kModelL2XShare      = 0.4;    // of the L2 that holds x for th
 constexpr double  kModelNearShare     = 0.25;   // near the diagonal: within this share of the columns the L2 holds of x
 constexpr double  kModelSliceGain     = 0.05;
 constexpr double  kModelLatencyBlocks = 2.5e6;
+constexpr double  kModelHopGroups     = 6;      // a segment longer than this many groups of 256 (tile 24): groups of 512
 struct BccooChoice {
   BccooParams             p;             // resolved
   std::vector<BccooShape> shapes;        // of the sample, fewest bytes first

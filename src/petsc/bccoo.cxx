@@ -26,7 +26,7 @@ public:
       {"-mat_bccoo_block_width", "Block width w: 1, 2 or 4 (0 = chosen by the model)", &user_.w, 0, 4, 1},
       {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the model: the count with the fewest bytes per product by its byte model of the blocks, partial sums and far gathers of x against the GPU's L2 and L1, if it saves 5 %; else 1)", &user_.slices, 0, 32, 1},
       {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 16 or 8 below 2.5M blocks; 1 x 1 blocks 24, 40 for segments of 64 blocks or more; larger blocks 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
-      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 256; 128 or 64 when fewer than 64k or 32k threads; 512 for 1 x 1 segments of 48 blocks or more or a row longer than 64 groups; 128 with tiles of 32 of larger blocks)", &user_.group, 0, 512, 32},
+      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 256; 128 or 64 when fewer than 64k or 32k threads; 512 for 1 x 1 segments of 48 blocks or more or a row longer than 6 groups of 256; 128 with tiles of 32 of larger blocks)", &user_.group, 0, 512, 32},
       {"-mat_bccoo_strategy", "Segment sums to y through the group's result cache in shared memory (2) or straight from the threads (1), the paper's strategies 2 and 1 (0 = the model: 2)", &user_.strategy, 0, 2, 1},
     };
     for (auto &o : opts) {

@@ -416,7 +416,7 @@ TEST(BccooModelColumns, LargerBlocksCompressWhenLarge) {
 
 // Tile and group: small matrices (latency-bound) get tiles of 16 or 8 and smaller groups as the
 // threads get fewer; large 1 x 1 ones tile 24 in groups of 256, groups of 512 when the longest row
-// spans more than 64 groups (the machinery's hint) or segments hold 48 blocks or more, tile 40 in
+// spans more than 6 groups (kModelHopGroups; the machinery's hint) or segments hold 48 blocks or more, tile 40 in
 // groups of 512 for segments of 64 blocks or more. The user's tile or group is kept.
 TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
   { // 1.2M blocks: 75k threads of 16
@@ -441,10 +441,14 @@ TEST(BccooModelTiles, ByTheThreadsAndTheRows) {
   BccooParams p = gpumat::bccoo_model(A.view(), BccooParams{}).p;
   EXPECT_EQ(p.tile, 24);
   EXPECT_EQ(p.group, 256);
-  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 65 * 24 * 256)).p; // a hub row of 65 groups
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 7 * 24 * 256)).p; // a hub row of 7 groups
   EXPECT_EQ(p.tile, 24);
   EXPECT_EQ(p.group, 512);
-  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 64 * 24 * 256)).p; // 64 groups: not yet
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 49403)).p; // powerlaw_2M's hub: 8.04 groups
+  EXPECT_EQ(p.group, 512);
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 24451)).p; // web_40M's: 3.98 groups, not yet
+  EXPECT_EQ(p.group, 256);
+  p = gpumat::bccoo_model(A.view(), BccooParams{}, gpumat::BccooHints(1, 6 * 24 * 256)).p; // 6 groups: not yet
   EXPECT_EQ(p.group, 256);
   BccooParams user;
   user.tile = 40;
