@@ -103,30 +103,7 @@ TEST(SellDevice, Diagonal) {
       const std::vector<double> vals = M.values<double>();
       SellDevice<double>        D;
       ASSERT_EQ(cudaSuccess, D.build(M.view(vals), S, s)) << M.name << " " << failure(D);
-      std::vector<double> want(std::size_t(M.nrows), 0.0);
-      for (index_t r = 0; r < M.nrows; ++r)
-        for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
-          if (M.colidx[k] == r) want[std::size_t(r)] = vals[std::size_t(k)];
-      DeviceArray<double> d(std::size_t(M.nrows));
-      d.poison(s);
-      ASSERT_EQ(cudaSuccess, D.diagonal(nullptr, d.p, s));
-      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-      EXPECT_EQ(d.download(), want) << M.name << " slice " << S;
-      // as the compressed block of a matrix twice as tall: row r of M is row 2r + 1 of the full one
-      std::vector<index_t> map(std::size_t(M.nrows));
-      for (index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = 2 * r + 1;
-      const DeviceArray<index_t> dmap(map);
-      DeviceArray<double>        dfull(std::size_t(2 * M.nrows));
-      dfull.poison(s);
-      ASSERT_EQ(cudaSuccess, D.diagonal(dmap.p, dfull.p, s));
-      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-      const std::vector<double> got = dfull.download();
-      for (index_t r = 0; r < M.nrows; ++r) {
-        double w = 0.0;
-        for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
-          if (M.colidx[k] == 2 * r + 1) w = vals[std::size_t(k)];
-        EXPECT_EQ(got[std::size_t(2 * r + 1)], w) << M.name << " row " << r;
-      }
+      gpumat_test::check_device_diagonal(M, vals, D, s, M.name + " slice " + std::to_string(S));
     }
 }
 
