@@ -75,18 +75,7 @@ void check_matrix(const matgen::Csr &M, const BccooParams &q, cudaStream_t s, bo
   BccooDevice<T>       D;
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << describe(p) << ": " << D.why();
   if (layout) check_layout(M, vals, p, D);
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    const bool           trans = op == Op::Trans;
-    const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
-    const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
-    std::vector<long double> ref, scale;
-    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
-      matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : z.data(), ref, scale);
-      const std::vector<T> y = device_apply(D, op, x, z, zm, s);
-      ASSERT_EQ(matgen::mismatch(y, ref, scale, gpumat_test::tolerance<T>()), "")
-          << M.name << " " << describe(p) << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
-    }
-  }
+  gpumat_test::check_device_products(M, vals, D, s, M.name + " " + describe(p));
 }
 
 class BccooDeviceApply : public ::testing::TestWithParam<BccooParams> {
