@@ -5,6 +5,7 @@
 #include "floors_bccoo.hpp"
 #include "core/pjds.hpp"
 #include "core/bce.hpp"
+#include "core/ell_hyb.hpp"
 
 #include <vector>
 
@@ -51,18 +52,9 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->pjds_long_row   = (long long)P.p.long_row;
     f->pjds_long_rows  = (long long)P.long_rows.size();
     f->pjds_padding    = (long long)P.padding();
-    // HYB: rows reaching each length (a histogram's suffix sums), K the largest length that
-    // max(4096, rows / 3) rows reach
-    std::vector<long long> reach(std::size_t(width) + 2, 0);
-    for (int r = 0; r < nrows; ++r) ++reach[std::size_t(rowptr[r + 1] - rowptr[r])];
-    for (int L = width; L > 0; --L) reach[std::size_t(L) - 1] += reach[std::size_t(L)]; // rows of >= L entries
-    const long long need = std::min<long long>(nrows, std::max<long long>(4096, nrows / 3));
-    int             K    = 0;
-    while (K < width && reach[std::size_t(K) + 1] >= need) ++K;
-    long long coo = 0;
-    for (int r = 0; r < nrows; ++r) coo += std::max(0, rowptr[r + 1] - rowptr[r] - K);
-    f->hyb_width = K, f->hyb_coo = coo;
-    f->hyb       = 12.0 * double(nrows) * double(K) + 16.0 * double(coo);
+    const gpumat::EllHyb eh = gpumat::ell_hyb(A); // HYB: K the largest length max(4096, rows / 3) rows reach
+    f->hyb_width            = eh.hyb_width, f->hyb_coo = eh.hyb_coo;
+    f->hyb                  = eh.hyb_bytes();
     gpumat::Bce<double> E;
     gpumat::bce_build(A, gpumat::BceParams{}, E);
     f->bce          = double(E.bytes());

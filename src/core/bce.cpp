@@ -231,11 +231,10 @@ void bce_build(const CsrView<T> &A, const BceParams &params, Bce<T> &B) {
   for (std::size_t b = 0; b < nb; ++b) B.start[b + 1] = B.start[b] + std::int64_t(B.rows[b]) * B.width[b];
   if (B.start[nb] > INT_MAX)
     throw std::invalid_argument("bce: the padded groups hold " + std::to_string(B.start[nb]) + " entries, beyond the 32-bit positions of its index; use more MPI ranks");
-  const std::size_t kb = nb; // the loops below walk the blocks
   // the ELL blocks, column by column, and the slot map
-  B.col.assign(std::size_t(B.start[kb]), 0);
-  B.val.assign(std::size_t(B.start[kb]), T(0));
-  for (std::size_t g = 0; g < kb; ++g)
+  B.col.assign(std::size_t(B.start[nb]), 0);
+  B.val.assign(std::size_t(B.start[nb]), T(0));
+  for (std::size_t g = 0; g < nb; ++g)
     for (index_t i = 0; i < B.rows[g]; ++i) {
       const index_t r = B.row_no[std::size_t(B.pos[g] + i)], q0 = A.rowptr[r], n = A.rowptr[r + 1] - q0;
       const index_t last = n > 0 ? A.colidx[q0 + n - 1] : 0;

@@ -34,19 +34,13 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
 
-int bit_width(unsigned long long v) {
-  int b = 0;
-  while (v) ++b, v >>= 1;
-  return b;
-}
-
 // The block table's arrays (bce.cuh: width[k], rows[k], pos[k], start[k + 1], warp[k + 1] for k
 // blocks).
-struct Groups {
+struct BlockTable {
   const index_t *width, *rows, *pos, *start, *warp;
   int            k;
 };
-inline Groups groups_of(const index_t *table, int k) { return {table, table + k, table + 2 * k, table + 3 * k, table + 4 * k + 1, k}; }
+inline BlockTable block_table(const index_t *table, int k) { return {table, table + k, table + 2 * k, table + 3 * k, table + 4 * k + 1, k}; }
 
 // The last g with v[g] <= x in v[0..n) (v increasing, v[0] <= x).
 __device__ __forceinline__ int last_at_most(const index_t *__restrict__ v, int n, long long x) {
@@ -115,7 +109,7 @@ __global__ void __launch_bounds__(kThreads) bce_block_starts(const std::uint64_t
 // A thread per position: its row's entries column by column within its group, the padding, the slot map.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) bce_fill(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx, const T *__restrict__ aval,
-                                                     const index_t *__restrict__ row_no, index_t nshort, Groups G, index_t *__restrict__ col, T *__restrict__ val,
+                                                     const index_t *__restrict__ row_no, index_t nshort, BlockTable G, index_t *__restrict__ col, T *__restrict__ val,
                                                      unsigned *__restrict__ slot) {
   const long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= nshort) return;
@@ -138,14 +132,14 @@ __global__ void __launch_bounds__(kThreads) bce_fill(const index_t *__restrict__
 // wblock[w] = the block of warp w (the last b with warp[b] <= w): the product's warps find their
 // block in one load instead of a binary search over the blocks' first warps (about 10 dependent
 // loads before the first entry on 1000 blocks).
-__global__ void __launch_bounds__(kThreads) bce_warp_blocks(Groups G, long long warps, index_t *__restrict__ wblock) {
+__global__ void __launch_bounds__(kThreads) bce_warp_blocks(BlockTable G, long long warps, index_t *__restrict__ wblock) {
   const long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (w < warps) wblock[w] = last_at_most(G.warp, G.k + 1, w);
 }
 
 template <typename T>
 struct BceArgs {
-  Groups         G;
+  BlockTable     G;
   const index_t *wblock; // warps: each warp's block
   const index_t *row_no, *col;
   const T       *val;
@@ -324,18 +318,11 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
       GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
       for (std::size_t m = 0; m < h.size(); ++m)
         if (h[m]) df.push_back({std::int64_t(m), std::int64_t(h[m]), std::int64_t(m) * std::int64_t(h[m])});
-    } else { // few rows, a user's long_row far above them: the lengths themselves, sorted on the host
+    } else { // few rows, a user's long_row far above them: the host's DF of the row pointers
       std::vector<index_t> rp(std::size_t(n) + 1);
       GPUMAT_CUDA_TRY(cudaMemcpyAsync(rp.data(), A.rowptr, rp.size() * sizeof(index_t), cudaMemcpyDeviceToHost, s));
       GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
-      std::vector<index_t> l;
-      for (long long r = 0; r < n; ++r)
-        if (rp[std::size_t(r) + 1] - rp[std::size_t(r)] <= p_.long_row) l.push_back(rp[std::size_t(r) + 1] - rp[std::size_t(r)]);
-      std::sort(l.begin(), l.end());
-      for (index_t m : l) {
-        if (df.empty() || df.back().width != m) df.push_back({m, 0, 0});
-        ++df.back().rows, df.back().entries += m;
-      }
+      df = bce_distribution(CsrView<T>{nrows_, ncols_, rp.data(), nullptr, nullptr}, p_.long_row);
     }
   }
   const BceGroups G = bce_groups_from(df, p_);
@@ -349,8 +336,7 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
   GPUMAT_CUDA_TRY(device_alloc(row_no_, std::size_t(nshort_)));
   std::vector<index_t>       first;
   std::vector<std::uint64_t> bkey;
-  int                        gbits = 0;
-  while ((1 << gbits) < k) ++gbits;
+  const int                  gbits = k > 0 ? bit_width((unsigned long long)(k - 1)) : 0; // group numbers 0..k-1
   if (nshort_ > 0) {
     std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(nshort_)), *keys_sorted = tmp.get<std::uint64_t>(std::size_t(nshort_));
     index_t       *rows = tmp.get<index_t>(std::size_t(nshort_)), *gw = tmp.get<index_t>(std::size_t(k));
@@ -401,7 +387,7 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
   device_free(table_);
   GPUMAT_CUDA_TRY(device_alloc(table_, table.size()));
   GPUMAT_CUDA_TRY(cudaMemcpyAsync(table_, table.data(), table.size() * sizeof(index_t), cudaMemcpyHostToDevice, s));
-  const Groups Gd = groups_of(table_, nb);
+  const BlockTable Gd = block_table(table_, nb);
   GPUMAT_CUDA_TRY(device_alloc(wblock_, std::size_t(warps_)));
   if (warps_ > 0) bce_warp_blocks<<<grid_for(warps_, nt), nt, 0, s>>>(Gd, warps_, wblock_);
   GPUMAT_CUDA_TRY(launched());
@@ -431,7 +417,7 @@ cudaError_t BceDevice<T>::refresh(const T *host_val, cudaStream_t s) {
 template <typename T>
 template <class Args>
 Args BceDevice<T>::kernel_args(int lanes) const {
-  return Args{groups_of(table_, int(width_.size())), wblock_, row_no_, col_, val_, lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{block_table(table_, int(width_.size())), wblock_, row_no_, col_, val_, lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>

@@ -4,6 +4,7 @@
 // format holds one LongRowsDevice, calls classify() and fill() from its build, and launches its
 // product with the chunks in its first blocks. PETSc-free; includable by host C++.
 #pragma once
+#include "../core/long_rows.hpp"
 #include "primitives.cuh"
 
 #include <algorithm>
@@ -14,39 +15,13 @@
 namespace gpumat {
 namespace cuda {
 
-// A chunk of a long row is summed by `lanes` lanes of a warp (4, 8, 16 or 32: a warp holds
-// 32 / lanes chunks), each lane loading kLongLoads entries at once per pass, in `passes` passes:
-// lanes x kLongLoads x passes entries. Short long rows (fem's 33-81 entries) take a quarter warp
-// and one chunk, not a warp mostly idle; rows of thousands a warp and several passes, so that a
-// chunk's fixed costs (its bounds, and for a row of several chunks a partial sum, a fence and an
-// atomic) are paid per 1,024 entries, not per 256.
-constexpr int kLongLoads     = 8;  // entries per lane and pass (all loads of a pass in flight)
-constexpr int kLongMaxPasses = 64; // the passes option's bound
-struct LongShape {
-  int          lanes = 0, passes = 0; // 0 = by the long rows' mean length (long_shape)
-  std::int64_t entries() const { return std::int64_t(lanes) * kLongLoads * passes; }
-};
-// Whether a user's shape is valid: lanes 0, 4, 8, 16 or 32; passes 0..kLongMaxPasses.
-inline bool long_shape_valid(const LongShape &u) { return (u.lanes == 0 || u.lanes == 4 || u.lanes == 8 || u.lanes == 16 || u.lanes == 32) && u.passes >= 0 && u.passes <= kLongMaxPasses; }
-// The shape for long rows of mean length m = long_nnz / long_rows and longest `longest`: lanes =
-// m / kLongLoads rounded up to a power of two within 4..32 (every lane one pass of loads on a row
-// of mean length), passes = longest / (lanes x kLongLoads) rounded up within 1..4 (the longest row
-// in one chunk where 4 passes hold it: fem3_30's rows of 33-81 entries in 8 lanes x 2 passes took
-// 0.036 ms a product on the H100, in 8 x 1 (two chunks for rows over 64) 0.041, 16 x 1 0.042; a
-// row of 12,000 entries: 32 lanes, 4 passes); the user's lanes or passes where set (non-zero).
-inline LongShape long_shape(std::int64_t long_rows, std::int64_t long_nnz, std::int64_t longest, LongShape user) {
-  const std::int64_t m = long_rows > 0 ? (long_nnz + long_rows - 1) / long_rows : 0;
-  LongShape          s = user;
-  if (!s.lanes) {
-    s.lanes = 4;
-    while (s.lanes < 32 && std::int64_t(s.lanes) * kLongLoads < m) s.lanes *= 2;
-  }
-  if (!s.passes) {
-    const std::int64_t per = std::int64_t(s.lanes) * kLongLoads;
-    s.passes               = int(std::min<std::int64_t>(4, std::max<std::int64_t>(1, (longest + per - 1) / per)));
-  }
-  return s;
-}
+// The chunk shape (LongShape, long_shape, long_shape_valid, kLongLoads, kLongMaxPasses) is the
+// host layer's (src/core/long_rows.hpp): the adapters validate the user's shape without CUDA.
+using gpumat::kLongLoads;
+using gpumat::kLongMaxPasses;
+using gpumat::long_shape;
+using gpumat::long_shape_valid;
+using gpumat::LongShape;
 
 // The long part on the device. Owns its arrays except the values, which live in the format's value
 // array after its other entries (one refresh through one slot map). Every call returns the first

@@ -41,12 +41,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kUnroll  = 8; // entries of a row loaded at once by the product
 
-int bit_width(unsigned long long v) {
-  int b = 0;
-  while (v) ++b, v >>= 1;
-  return b;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Builder kernels.
 

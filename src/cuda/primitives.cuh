@@ -12,6 +12,13 @@
 namespace gpumat {
 namespace cuda {
 
+// Bits to write v: 0 for 0, else floor(log2 v) + 1 (the radix sorts' key widths).
+inline int bit_width(unsigned long long v) {
+  int b = 0;
+  while (v) ++b, v >>= 1;
+  return b;
+}
+
 // out[i] = in[0] + ... + in[i-1], i < n (device arrays; CUB's DeviceScan, its temporary storage
 // stream-ordered on s; out may not alias in). Asynchronous. Out of memory: cudaErrorMemoryAllocation.
 cudaError_t exclusive_sum(const index_t *in, index_t *out, std::int64_t n, cudaStream_t s);

@@ -1,6 +1,7 @@
 // Adapter: bce (src/core/bce.hpp, src/cuda/bce.cuh) as a petsc-gpumat format.
 #include "gpumat_impl.hpp"
 #include "core/bce.hpp"
+#include "core/ell_hyb.hpp"
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -26,7 +27,7 @@ public:
       {"-mat_bce_max_sets", "Row-length sets left after merging, before the optimal partition: 2..4096 (0 = 1025)", 0, kBceMaxSetsLimit, (PetscInt)user_.max_sets},
       {"-mat_bce_window", "Rows per window of the reordering: the rows of a window and a group form a block (0 = 65536; the row count or more: one window, the paper's global grouping)", 0, PETSC_INT_MAX, (PetscInt)user_.window},
       {"-mat_bce_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
-      {"-mat_bce_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, 64, shape_.passes},
+      {"-mat_bce_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kLongMaxPasses, shape_.passes},
     };
     PetscInt values[6];
     for (int k = 0; k < 6; ++k) {
@@ -36,7 +37,7 @@ public:
       PetscCheck(!set || (values[k] >= opts[k].lo && values[k] <= opts[k].hi), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [%" PetscInt_FMT ", %" PetscInt_FMT "], got %" PetscInt_FMT, opts[k].name, opts[k].lo, opts[k].hi, values[k]);
     }
     PetscCheck(values[2] == 0 || values[2] >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_max_sets must be 0 (the default, 1025) or in [2, %d], got %" PetscInt_FMT, kBceMaxSetsLimit, values[2]);
-    PetscCheck(values[4] == 0 || values[4] == 4 || values[4] == 8 || values[4] == 16 || values[4] == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
+    PetscCheck(long_shape_valid({(int)values[4], 0}), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
     user_.long_row   = values[0];
     user_.group_cost = values[1];
     user_.max_sets   = (int)values[2];
@@ -78,7 +79,7 @@ public:
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    dev_.set_long_shape({shape_.lanes, shape_.passes}); // validated by SetFromOptions
+    dev_.set_long_shape(shape_); // validated by SetFromOptions
     const int err = dev_.build(A, user_, s);
     PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
     PetscCall(CheckDevice(err, "bce", A));
@@ -141,31 +142,19 @@ public:
     PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
     PetscCall(PetscViewerASCIIPrintf(v, "%d blocks (window, group) in windows of %lld rows (%s)\n", (int)width.size(), (long long)p.window, src(user_.window > 0)));
     const double nnz = (double)A.nnz(), padding = (double)padded - (nnz - (double)long_nnz);
-    // ELL and HYB from the row lengths
-    std::int64_t              maxlen = 0;
-    std::vector<std::int64_t> reach; // reach[K] = rows of at least K entries
-    for (index_t r = 0; r < A.nrows; ++r) maxlen = std::max<std::int64_t>(maxlen, A.rowptr[r + 1] - A.rowptr[r]);
-    const std::int64_t kmax = std::min<std::int64_t>(maxlen, 1 << 20);
-    reach.assign(std::size_t(kmax) + 2, 0);
-    for (index_t r = 0; r < A.nrows; ++r) ++reach[std::size_t(std::min<std::int64_t>(A.rowptr[r + 1] - A.rowptr[r], kmax))];
-    for (std::int64_t K = kmax - 1; K >= 0; --K) reach[std::size_t(K)] += reach[std::size_t(K) + 1];
-    const std::int64_t need = std::min<std::int64_t>(std::max<std::int64_t>(4096, A.nrows / 3), A.nrows);
-    std::int64_t       K    = 0;
-    while (K < kmax && reach[std::size_t(K) + 1] >= need) ++K;
-    double coo = 0;
-    for (index_t r = 0; r < A.nrows; ++r) coo += (double)std::max<std::int64_t>(0, A.rowptr[r + 1] - A.rowptr[r] - K);
-    const double ell = 12.0 * (double)A.nrows * (double)maxlen, hyb = 12.0 * (double)A.nrows * (double)K + 16.0 * coo, csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
+    const EllHyb eh  = ell_hyb(A);
+    const double ell = eh.ell_bytes(), hyb = eh.hyb_bytes(), csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
     PetscCall(PetscViewerASCIIPrintf(v, "padding %.0f entries (%.2f %% of the nonzeros); long part: %lld rows, %lld entries", padding, nnz > 0 ? 100.0 * padding / nnz : 0.0, (long long)long_rows, (long long)long_nnz));
 #if defined(GPUMAT_WITH_CUDA)
     if (on_device && dev_.chunks() > 0) {
-      const cuda::LongShape &sh = dev_.long_shape();
+      const LongShape &sh = dev_.long_shape();
       PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor", (long long)dev_.chunks(), (long long)sh.entries(), sh.lanes, sh.passes,
-                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' mean length", dev_.kernel_occupancy()));
+                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' lengths", dev_.kernel_occupancy()));
     }
 #endif
     PetscCall(PetscViewerASCIIPrintf(v, "\n"));
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR %.0f: ratio %.3f; ELL %.0f: %.3f; HYB with K = %lld: %.0f, %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0, ell, csr > 0 ? ell / csr : 0.0,
-                                     (long long)K, hyb, csr > 0 ? hyb / csr : 0.0));
+                                     (long long)eh.hyb_width, hyb, csr > 0 ? hyb / csr : 0.0));
 #if defined(GPUMAT_WITH_CUDA)
     if (!dev_.build_phases().empty()) {
       std::size_t m = (std::size_t)snprintf(line, sizeof(line), "last build (ms):");
@@ -179,9 +168,7 @@ public:
 
 private:
   BceParams user_{};
-  struct {
-    int lanes = 0, passes = 0; // -mat_bce_lanes, -mat_bce_passes (0: by the long rows)
-  } shape_;
+  LongShape shape_{}; // -mat_bce_lanes, -mat_bce_passes (0: by the long rows)
   Bce<Scalar> host_;
 };
 

@@ -24,7 +24,7 @@ public:
       {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: nonzeros / 312500 clamped to 32..1024, halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
       {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = 6 without a long part, 4 with one", 0, 6, occupancy_},
       {"-mat_pjds_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
-      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kMaxPasses, shape_.passes},
+      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kLongMaxPasses, shape_.passes},
     };
     PetscInt values[6];
     for (int k = 0; k < 6; ++k) {
@@ -38,7 +38,7 @@ public:
     user_.long_row   = values[2];
     PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 6, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_occupancy must be 0 (by the layout), 4 or 6 (blocks per multiprocessor), got %" PetscInt_FMT, values[3]);
     occupancy_ = (int)values[3];
-    PetscCheck(values[4] == 0 || values[4] == 4 || values[4] == 8 || values[4] == 16 || values[4] == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
+    PetscCheck(long_shape_valid({(int)values[4], 0}), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
     shape_ = {(int)values[4], (int)values[5]};
     PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -81,7 +81,7 @@ public:
     PetscFunctionBegin;
     PetscCall(Choose(A));
     dev_.set_occupancy(occupancy_); // validated by SetFromOptions
-    dev_.set_long_shape({shape_.lanes, shape_.passes});
+    dev_.set_long_shape(shape_);
     const int err = dev_.build(A, choice_.p, s);
     PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
     PetscCall(CheckDevice(err, "pjds", A));
@@ -145,9 +145,9 @@ public:
                                      nnz > 0 ? 100.0 * padding / nnz : 0.0, (long long)long_rows, (long long)long_nnz));
 #if defined(GPUMAT_WITH_CUDA)
     if (chunks >= 0) {
-      const cuda::LongShape &sh = dev_.long_shape();
+      const LongShape &sh = dev_.long_shape();
       PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor\n", (long long)chunks, (long long)sh.entries(), sh.lanes, sh.passes,
-                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' mean length", dev_.kernel_occupancy()));
+                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' lengths", dev_.kernel_occupancy()));
     } else
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "\n"));
@@ -198,13 +198,7 @@ private:
 
   PjdsParams   user_{};
   int          occupancy_ = 0; // -mat_pjds_occupancy (0: the CUDA layer's default)
-  struct {
-    int lanes = 0, passes = 0; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
-  } shape_;
-  static constexpr PetscInt kMaxPasses = 64; // cuda::kLongMaxPasses (checked where CUDA is built)
-#if defined(GPUMAT_WITH_CUDA)
-  static_assert(kMaxPasses == cuda::kLongMaxPasses, "-mat_pjds_passes's bound is the CUDA layer's");
-#endif
+  LongShape shape_{}; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
   PjdsChoice   choice_{};
   double       model_ms_ = 0;
   Pjds<Scalar> host_;
