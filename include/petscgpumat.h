@@ -56,16 +56,16 @@
       -mat_pjds_sigma <n>               sorting window in rows (1 = none, n = windows of n rows, >= the rows = all;
                                         0 = the model: the smallest of 1, 4096, .., 1048576, all with padding <= 4.5 %)
       -mat_pjds_long_row <n>            rows longer than n go to the long part, cut into chunks (0 = the model:
-                                        nonzeros / 312500 within 32..1024, halved down to 32 while sorted
-                                        padding is above 4.5 %)
+                                        32, none where the longest row has at most 128 entries and 3 times
+                                        the mean; halved down to 32 while sorted padding is above 4.5 %)
       -mat_pjds_occupancy <n>           the GPU product's instance: 4 or 6 resident blocks per multiprocessor
                                         (0 = by the layout: 6 without a long part, 4 with one)
       -mat_pjds_lanes <n>               GPU product: lanes summing a chunk of a long row, 4, 8, 16 or 32 (0 = the
                                         long rows' mean length / 8 rounded up to a power of two within 4..32)
       -mat_pjds_passes <n>              GPU product: passes of 8 loads per lane in a chunk, 1..64 (a chunk is
                                         lanes x 8 x passes entries; 0 = longest / (8 lanes) within 1..4)
-      -mat_bce_long_row <n>             rows longer than n go to the long part, cut into chunks (0 = the latency
-                                        model: nonzeros / 312500 within 32..1024)
+      -mat_bce_long_row <n>             rows longer than n go to the long part, cut into chunks (0 = 32, none
+                                        where the longest row has at most 128 entries and 3 times the mean)
       -mat_bce_group_cost <c>           the time model's cost of a group, bytes per entry of its width (-1 =
                                         64: two sectors per step of its last warp; 0 = a group per row length)
       -mat_bce_max_sets <n>             row-length sets left after merging, 2..4096 (0 = 1025)

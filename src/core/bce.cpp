@@ -180,7 +180,7 @@ BceGroups bce_groups_from(const std::vector<BceSet> &df, const BceParams &resolv
 template <typename T>
 BceGroups bce_groups(const CsrView<T> &A, const BceParams &params) {
   BceParams p = bce_resolve(params);
-  if (p.long_row == 0) p.long_row = latency_long_row(std::int64_t(A.nnz()));
+  if (p.long_row == 0) p.long_row = default_long_row(A.nrows, std::int64_t(A.nnz()), longest_row(A));
   return bce_groups_from(bce_distribution(A, p.long_row), p); // DF, merging, OPA
 }
 

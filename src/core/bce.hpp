@@ -8,7 +8,7 @@
 //    of a group walks its row alone, so the widest group bounds the product's time, and hubs
 //    grouped with each other would pad to the widest (the paper's model groups them: 615 % padding
 //    on circuit_5M, docs/results/footprint-2026-11-24-bce). long_row from the latency model
-//    (latency_long_row, as pjds).
+//    (default_long_row, as pjds: 32, or none where no row is far longer than the mean).
 // 1. The distribution function (DF): the row vector sets R_m, all rows of m nonzeros, for every
 //    length m present up to long_row (empty rows are the set of width 0). bce_distribution.
 // 2. Merging: more than `max_sets` sets are merged, adjacent ones, the pair whose merge adds the
@@ -58,7 +58,7 @@
 namespace gpumat {
 
 struct BceParams {
-  std::int64_t long_row   = 0;  // rows with more nonzeros go to the long part (0 = latency_long_row(nnz))
+  std::int64_t long_row   = 0;  // rows with more nonzeros go to the long part (0 = default_long_row)
   std::int64_t group_cost = -1; // c of the time model, bytes per entry of a group's width (-1 = kBceGroupCost)
   int          max_sets   = 0;  // sets left after merging, 2..kBceMaxSetsLimit (0 = kBceMaxSets)
   std::int64_t window     = 0;  // rows per window of the reordering (0 = kBceWindow; >= the rows: one, the paper's)

@@ -19,18 +19,35 @@
 
 namespace gpumat {
 
-// The latency model of long_row, the longest row one thread of a row-grouped part may walk alone.
-// A thread takes one step per 8 entries of its row (8 loads of columns and values in flight, then
-// the 8 gathers of x they address: two memory latencies): about 2.5 us on the H100 under a full
-// load (econ_207k, rows of up to 332 entries: 0.126 ms a product, 42 steps, against aijcusparse's
-// 0.021 ms). The product streams about 12 B per nonzero at about 3 TB/s. Keeping the longest walk
-// under a quarter of the stream:
-//   long_row = 8 x 0.25 x 12 nnz / (3e12 B/s x 2.5e-6 s) = nnz / 312,500,
-// clamped to [kLongRowLow, kLongRowMax]: 32 below 10M nonzeros, 320 at 100M, 1024 from 320M.
-constexpr std::int64_t kLongRowMax        = 1024;
-constexpr std::int64_t kLongRowLow        = 32;
-constexpr std::int64_t kLongRowLatencyNnz = 312500;
-inline std::int64_t    latency_long_row(std::int64_t nnz) { return std::clamp<std::int64_t>(nnz / kLongRowLatencyNnz, kLongRowLow, kLongRowMax); }
+// The default long_row: the longest row one thread of a row-grouped part walks alone.
+// kLongRow = 32, a warp's worth: a longer row goes to the long part, whose chunks are summed by
+// groups of 4-32 lanes (long_shape). Until the lane groups (139bfdf) a long row's chunk was a
+// warp's single pass of 256 entries, and long_row grew with the nonzeros (nnz / 312,500 within
+// 32..1024, a latency model keeping the longest thread walk under a quarter of the stream); with
+// the lane groups, 32 measured as fast or faster on every large irregular matrix of the suite
+// (H100, same process, the model's threshold against 32: lp_16384 538 -> 32, pjds 2.285 -> 2.179
+// ms, bce 2.287 -> 2.175; web_40M 393: pjds 1.748 -> 1.741, bce 1.947 -> 1.858; powerlaw_2M 64:
+// pjds 0.215 -> 0.211; circuit_5M 96: within 1 %; docs/results/h100-2026-11-25b-floors).
+// Where no row is far longer than the others (the longest at most 3 x the mean nnz / nrows) and the
+// longest walk is short (at most kLongRowRegular entries, 16 steps of 8 loads), every warp walks
+// about as long as every other and the product is the stream, not the walk: every row stays in the
+// thread-per-row part (long_row = longest). fem3_30 (81,000 rows of 18-81 entries, mean 56.5: 32
+// put 99.4 % of its entries in the long part): pjds 0.0354 -> 0.0319 ms, bce 0.0348 -> 0.0317.
+// The FEM and tutorial matrices of the suite (longest 81-125, at most 2.01 x the mean) are all of
+// this kind.
+constexpr std::int64_t kLongRow        = 32;
+constexpr std::int64_t kLongRowRegular = 128;
+inline std::int64_t    default_long_row(std::int64_t nrows, std::int64_t nnz, std::int64_t longest) {
+  if (longest > kLongRow && longest <= kLongRowRegular && nrows > 0 && longest * nrows <= 3 * nnz) return longest;
+  return kLongRow;
+}
+// The longest row of A (host row pointers).
+template <typename T>
+std::int64_t longest_row(const CsrView<T> &A) {
+  std::int64_t m = 0;
+  for (index_t r = 0; r < A.nrows; ++r) m = std::max<std::int64_t>(m, std::int64_t(A.rowptr[r + 1]) - A.rowptr[r]);
+  return m;
+}
 
 // The GPU product's chunk shape. A chunk of a long row is summed by `lanes` lanes of a warp (4, 8, 16 or 32: a warp holds
 // 32 / lanes chunks), each lane loading kLongLoads entries at once per pass, in `passes` passes:

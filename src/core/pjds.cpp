@@ -123,7 +123,7 @@ public:
   // their rows of at most long_row nonzeros are the positions (the ranges concatenated); also
   // their nonzeros and the padding without sorting (w = 1). The histograms have a bin per length
   // up to the longest such row; where that would take more than about 4 counts per row (a long_row
-  // set far above the model's kPjdsLongMax on a matrix with long rows), a first pass finds that
+  // set far above the default on a matrix with long rows), a first pass finds that
   // longest row, and if the histograms are still that large the lengths are kept instead and
   // padded window by window (padding_of).
   template <typename T>
@@ -205,7 +205,7 @@ template <typename T>
 PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user) {
   PjdsChoice ch;
   PjdsParams p = pjds_resolve(user);
-  if (p.long_row == 0) p.long_row = pjds_latency_long_row(std::int64_t(A.nnz()));
+  if (p.long_row == 0) p.long_row = default_long_row(A.nrows, std::int64_t(A.nnz()), longest_row(A));
   if (p.sigma == 0) {
     const std::int64_t local = round_window(kPjdsLocalWindow, p.block_rows);
     const bool         every_row = A.nrows <= kPjdsModelRows;

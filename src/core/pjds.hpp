@@ -47,11 +47,12 @@ PjdsParams pjds_resolve(PjdsParams p);
 
 // The model's choice for A (every parameter the user set, nonzero, is kept), in time linear in the
 // rows:
-// - long_row: the longest row a thread of the pJDS part may walk alone, from a latency model
-//   (pjds_latency_long_row): a longer row goes to the long part, where a warp takes each chunk of
-//   256 of its entries (measured on the H100: rows of up to 1024 entries walked by one thread each
-//   made products 4-14x slower than aijcusparse on matrices of 1-20M nonzeros, the walk of the
-//   longest row outlasting the whole stream of the matrix);
+// - long_row: the longest row a thread of the pJDS part may walk alone (default_long_row,
+//   long_rows.hpp: 32, or every row where none is far longer than the mean and the longest has at
+//   most 128 entries): a longer row goes to the long part, whose chunks groups of lanes sum
+//   (measured on the H100: rows of up to 1024 entries walked by one thread each made products
+//   4-14x slower than aijcusparse on matrices of 1-20M nonzeros, the walk of the longest row
+//   outlasting the whole stream of the matrix);
 // - sigma: the smallest window of kPjdsWindows (1: no sorting, the matrix's order and its x
 //   locality kept; then 4096 .. 1M rows: rows move only within a window, so the x a warp gathers
 //   stays within a window's span of columns on matrices with locality; all rows) whose padding is
@@ -64,10 +65,7 @@ PjdsParams pjds_resolve(PjdsParams p);
 // scaled to the matrix.
 constexpr std::int64_t kPjdsModelRows    = 1 << 20;
 constexpr std::int64_t kPjdsModelWindows = 256;
-constexpr std::int64_t kPjdsLongMax      = kLongRowMax; // the latency model's bounds (long_rows.hpp)
-constexpr std::int64_t kPjdsLongLow      = kLongRowLow;
-constexpr std::int64_t kPjdsLatencyNnz   = kLongRowLatencyNnz;
-inline std::int64_t    pjds_latency_long_row(std::int64_t nnz) { return latency_long_row(nnz); }
+constexpr std::int64_t kPjdsLongLow      = kLongRow; // the default long_row (long_rows.hpp), the floor of its halving
 constexpr std::int64_t kPjdsLocalWindow  = 4096;
 constexpr double       kPjdsPadTarget    = 0.045; // the issue asks for 5 %: margin for the sampled estimates
 constexpr int          kPjdsNumWindows   = 7;

@@ -149,22 +149,24 @@ struct BceArgs {
 // The row of this thread in the group part: CUDA block b (after the long part's) holds warps
 // 8 (b - lg.blocks) .. + 7; warp w is in block g = wblock[w]; its lane is the block's row
 // (w - warp[g]) x 32 + lane, if the block has that many.
+// In 32 bits: the build keeps the padded entries (and so the rows and warps) below 2^31 (as pjds's
+// product; 64-bit positions cost bce 5-10 % against pjds on web_1M and web_40M, H100).
 struct GroupRow {
-  int       g;
-  index_t   i, rows, width; // the row within the block; the block's rows and width
-  long long at;             // its first entry
+  int      g;
+  index_t  i, rows, width; // the row within the block; the block's rows and width
+  unsigned at;             // its first entry
 };
 // This thread's row in the group part, or false (past the last warp, or past its block's rows).
 template <typename T>
 __device__ __forceinline__ bool group_row(const BceArgs<T> &a, long long warps, GroupRow &h) {
-  const long long w = ((long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) / 32;
+  const unsigned w = (unsigned(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x) >> 5;
   if (w >= warps) return false;
   h.g    = a.wblock[w];
   h.rows = a.G.rows[h.g];
-  h.i    = index_t((w - a.G.warp[h.g]) * 32 + (threadIdx.x & 31));
+  h.i    = index_t((w - unsigned(a.G.warp[h.g])) * 32 + (threadIdx.x & 31));
   if (h.i >= h.rows) return false;
   h.width = a.G.width[h.g];
-  h.at    = a.G.start[h.g] + h.i;
+  h.at    = unsigned(a.G.start[h.g] + h.i);
   return true;
 }
 
@@ -176,17 +178,18 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) bce_spmv(BceArgs<T> a, lo
   }
   GroupRow h;
   if (!group_row(a, warps, h)) return;
-  const index_t rows = h.rows, n = h.width;
-  T         s0 = T(0), s1 = T(0);
-  long long p  = h.at;
-  for (index_t j = 0; j < n; j += kUnroll, p += (long long)kUnroll * rows) {
+  const unsigned rows = unsigned(h.rows);
+  const index_t  n    = h.width;
+  T              s0 = T(0), s1 = T(0);
+  unsigned       p  = h.at; // positions below 2^31; p may wrap after the last step, unused
+  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
     index_t c[kUnroll];
     T       v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const bool ok = j + u < n;
-      c[u]          = ok ? __ldcs(a.col + p + (long long)u * rows) : 0;
-      v[u]          = ok ? __ldcs(a.val + p + (long long)u * rows) : T(0);
+      c[u]          = ok ? __ldcs(a.col + p + u * rows) : 0;
+      v[u]          = ok ? __ldcs(a.val + p + u * rows) : T(0);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
@@ -283,28 +286,40 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
   } catch (const std::exception &e) {
     return fail(e.what());
   }
-  if (p_.long_row == 0) p_.long_row = latency_long_row(A.nnz);
   nrows_ = A.nrows, ncols_ = A.ncols, nnz_ = index_t(A.nnz);
   const int       nt = kThreads;
   const long long n  = nrows_;
   GPUMAT_CUDA_TRY(device_alloc(table_, 2)); // marks a built object; an empty matrix has no groups
   GPUMAT_CUDA_TRY(cudaMemsetAsync(table_, 0, 2 * sizeof(index_t), s));
-  if (n == 0) return cudaSuccess;
+  if (n == 0) {
+    if (p_.long_row == 0) p_.long_row = default_long_row(0, A.nnz, 0); // as the host's bce_build
+    return cudaSuccess;
+  }
 
   StreamTemps tmp{s};
   index_t    *short_pos = tmp.get<index_t>(n + 1), *len = tmp.get<index_t>(n), *maxlen = tmp.get<index_t>(1);
   GPUMAT_CUDA_TRY(tmp.err);
+  // the longest row of those up to `below` entries (every row: LLONG_MAX)
+  auto longest = [&](long long below, index_t &mx) {
+    bce_short_len<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, below, len);
+    GPUMAT_CUDA_TRY(launched());
+    GPUMAT_CUDA_TRY(reduce_max(len, n, maxlen, s));
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(&mx, maxlen, sizeof(index_t), cudaMemcpyDeviceToHost, s));
+    return cudaStreamSynchronize(s);
+  };
+  index_t mx = 0, mx_all = -1;
+  if (p_.long_row == 0) { // the default: the latency model, or every row where none is far longer than the mean
+    GPUMAT_CUDA_TRY(longest(LLONG_MAX, mx_all));
+    p_.long_row = default_long_row(n, A.nnz, mx_all);
+  }
   GPUMAT_CUDA_TRY(lr_.classify(A, p_.long_row, short_pos, tmp, s));
   nshort_ = index_t(n - lr_.count());
   clock.mark("split");
 
-  // the distribution function: a count per length up to the longest short row
-  bce_short_len<<<grid_for(n, nt), nt, 0, s>>>(A.rowptr, nrows_, p_.long_row, len);
-  GPUMAT_CUDA_TRY(launched());
-  GPUMAT_CUDA_TRY(reduce_max(len, n, maxlen, s));
-  index_t mx = 0;
-  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&mx, maxlen, sizeof(index_t), cudaMemcpyDeviceToHost, s));
-  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  // the distribution function: a count per length up to the longest short row (known when no
+  // row is long)
+  if (mx_all >= 0 && mx_all <= p_.long_row) mx = mx_all;
+  else GPUMAT_CUDA_TRY(longest(p_.long_row, mx));
   std::vector<BceSet> df;
   if (nshort_ > 0) {
     if (std::int64_t(mx) <= 8 * std::int64_t(n) + 1024) {
@@ -381,8 +396,10 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
     warp[std::size_t(b) + 1]       = warp[std::size_t(b)] + (rows_[std::size_t(b)] + 31) / 32;
   }
   padded_ = start[std::size_t(nb)], warps_ = warp[std::size_t(nb)];
-  if (padded_ + lr_.entries() > INT_MAX || warps_ > INT_MAX)
+  if (padded_ + lr_.entries() > INT_MAX)
     return fail("bce: the padded groups hold " + std::to_string(padded_) + " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller long-row threshold (-mat_bce_long_row)");
+  if (warps_ >= (std::int64_t(1) << 27)) // the product's thread numbers are 32-bit
+    return fail("bce: " + std::to_string(warps_) + " warps of rows (blocks of fewer than 32 rows each take a warp), beyond the product's 32-bit thread numbers; use a larger window (-mat_bce_window) or more MPI ranks");
   for (int b = 0; b <= nb; ++b) table[std::size_t(3 * nb + b)] = index_t(start[std::size_t(b)]), table[std::size_t(4 * nb + 1 + b)] = index_t(warp[std::size_t(b)]);
   device_free(table_);
   GPUMAT_CUDA_TRY(device_alloc(table_, table.size()));

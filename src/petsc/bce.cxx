@@ -22,7 +22,7 @@ public:
       const char *name, *text;
       PetscInt    lo, hi, shown;
     } opts[] = {
-      {"-mat_bce_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the latency model: nonzeros / 312500 clamped to 32..1024)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
+      {"-mat_bce_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
       {"-mat_bce_group_cost", "The time model's cost of a group, bytes per entry of its width (-1 = 64: two 32-byte sectors per step of its partly filled last warp; 0 = a group per row length)", -1, PetscInt(1) << 30, (PetscInt)user_.group_cost},
       {"-mat_bce_max_sets", "Row-length sets left after merging, before the optimal partition: 2..4096 (0 = 1025)", 0, kBceMaxSetsLimit, (PetscInt)user_.max_sets},
       {"-mat_bce_window", "Rows per window of the reordering: the rows of a window and a group form a block (0 = 65536; the row count or more: one window, the paper's global grouping)", 0, PETSC_INT_MAX, (PetscInt)user_.window},

@@ -87,6 +87,27 @@ TEST_P(BceDeviceApply, Float) {
 INSTANTIATE_TEST_SUITE_P(Params, BceDeviceApply, ::testing::ValuesIn(gpumat_test::bce_param_sets()), gpumat_test::bce_param_name);
 
 // A single row length: one group, no padding.
+// Rows of 40-80 entries: the device's default long_row is the host's (every row kept, no long
+// part); with one row of 200 among rows of 60, 32 (default_long_row: a row over 128), every row
+// in the long part.
+TEST(BceDeviceSpecial, RegularRowsHaveNoLongPart) {
+  const Stream      s;
+  const matgen::Csr M = matgen::random_rows("regular", 6000, 6000, 40, 80, 0.0, 44);
+  const auto        v = M.values<double>();
+  BceDevice<double> D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), BceParams{}, s)) << D.why();
+  EXPECT_EQ(D.long_rows(), 0);
+  check_matrix<double>(M, BceParams{}, s);
+  std::vector<index_t> len(6000, 60);
+  len[17] = 200;
+  const matgen::Csr H = matgen::from_lengths("one_long", 6000, len, 43);
+  const auto        hv = H.values<double>();
+  ASSERT_EQ(cudaSuccess, D.build(H.view(hv), BceParams{}, s)) << D.why();
+  EXPECT_EQ(D.params().long_row, 32);
+  EXPECT_EQ(D.long_rows(), 6000);
+  check_matrix<double>(H, BceParams{}, s);
+}
+
 TEST(BceDeviceSpecial, SingleLength) {
   const Stream      s;
   const matgen::Csr M = matgen::from_lengths("rows_of_9", 4000, std::vector<index_t>(3000, 9), 11);

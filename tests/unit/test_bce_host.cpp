@@ -228,7 +228,7 @@ TEST(BceHostSpecial, EveryLengthDistinct) {
   const auto        v = M.values<double>();
   Bce<double>       B;
   gpumat::bce_build(M.view(v), BceParams{}, B);
-  EXPECT_EQ(B.long_rows.size(), 299u - 32u); // long_row: 32 (latency_long_row of few nonzeros)
+  EXPECT_EQ(B.long_rows.size(), 299u - 32u); // long_row: 32 (default_long_row: 299 is over 128)
   EXPECT_EQ(B.sets_before_merge, 33);
   gpumat::bce_build(M.view(v), bp(1000, 0, 100), B); // every row in a group: 300 sets, merged to 100
   EXPECT_EQ(B.sets_before_merge, 300);
@@ -261,6 +261,18 @@ TEST(BceHostSpecial, OneEnormousRow) {
 }
 
 // Empty rows: the group of width 0 (y = 0 or z there), and a matrix of no nonzeros at all.
+// Rows of 40-80 entries (no row far longer than the mean): no long part by default, one group per
+// the model, products as AIJ's (default_long_row, long_rows.hpp).
+TEST(BceHostSpecial, RegularRowsHaveNoLongPart) {
+  const matgen::Csr M = matgen::random_rows("regular", 6000, 6000, 40, 80, 0.0, 44);
+  const auto        v = M.values<double>();
+  Bce<double>       B;
+  bce_build(M.view(v), BceParams{}, B);
+  EXPECT_TRUE(B.long_rows.empty());
+  EXPECT_EQ(B.p.long_row, gpumat::longest_row(M.view(v)));
+  check_products<double>(M, BceParams{});
+}
+
 TEST(BceHostSpecial, EmptyRows) {
   check_products<double>(matgen::random_rows("with_empty", 3000, 500, 1, 20, 0.3, 14), BceParams{});
   check_products<double>(matgen::no_nonzeros("no_nonzeros", 300, 50), BceParams{});

@@ -231,7 +231,7 @@ TEST(PjdsModel, LadderExact) {
     int               evaluated = 0;
     for (int k = 0; k < gpumat::kPjdsNumWindows; ++k) {
       if (ch.padding[k] < 0) continue;
-      PjdsParams q = pp(br, gpumat::kPjdsWindows[k], k == gpumat::kPjdsNumWindows - 1 ? ch.p.long_row : gpumat::pjds_latency_long_row(std::int64_t(P.colidx.size())));
+      PjdsParams q = pp(br, gpumat::kPjdsWindows[k], k == gpumat::kPjdsNumWindows - 1 ? ch.p.long_row : gpumat::default_long_row(P.nrows, std::int64_t(P.colidx.size()), gpumat::longest_row(P.view(pv))));
       EXPECT_EQ(ch.padding[k], gpumat::pjds_padding(P.view(pv), q)) << "br " << br << " window " << gpumat::kPjdsWindows[k];
       ++evaluated;
     }
@@ -249,16 +249,35 @@ TEST(PjdsModel, LadderExact) {
   }
 }
 
-// The latency model of long_row: nnz / 312,500 within [32, 1024], and the model's default.
-TEST(PjdsModel, LatencyLongRow) {
-  EXPECT_EQ(gpumat::pjds_latency_long_row(0), gpumat::kPjdsLongLow);
-  EXPECT_EQ(gpumat::pjds_latency_long_row(2000000), 32);
-  EXPECT_EQ(gpumat::pjds_latency_long_row(20000000), 64);
-  EXPECT_EQ(gpumat::pjds_latency_long_row(100000000), 320);
-  EXPECT_EQ(gpumat::pjds_latency_long_row(std::int64_t(1) << 40), gpumat::kPjdsLongMax);
-  const matgen::Csr S = matgen::random_rows("latency", 20000, 20000, 3, 9, 0.0, 41);
-  const auto        v = S.values<double>();
-  EXPECT_EQ(gpumat::pjds_model(S.view(v), PjdsParams{}).p.long_row, 32) << "a small matrix: the shortest walk";
+// The default long_row keeps every row in the pJDS part where no row is far longer than the mean
+// and the longest is short (default_long_row, long_rows.hpp); otherwise 32.
+TEST(PjdsModel, DefaultLongRowRegular) {
+  EXPECT_EQ(gpumat::default_long_row(81000, 4576860, 81), 81) << "fem3_30: rows of 18-81 entries, mean 56.5";
+  EXPECT_EQ(gpumat::default_long_row(2048383, 127263527, 125), 125) << "ex13: rows of 8-125, mean 62.1";
+  EXPECT_EQ(gpumat::default_long_row(81000, 4576860, 20), 32) << "no row over 32";
+  EXPECT_EQ(gpumat::default_long_row(81000, 4576860, 129), 32) << "longest over kLongRowRegular";
+  EXPECT_EQ(gpumat::default_long_row(1000, 29000, 90), 32) << "longest over 3 x the mean (29)";
+  EXPECT_EQ(gpumat::default_long_row(1000, 30000, 90), 90) << "at most 3 x the mean (30)";
+  EXPECT_EQ(gpumat::default_long_row(0, 0, 0), 32);
+  EXPECT_EQ(gpumat::default_long_row(2000, 4000000, 2000), 32) << "dense rows stay long";
+  EXPECT_EQ(gpumat::default_long_row(16384, 168159264, 262144), 32) << "lp_16384: not the nonzeros' scale";
+  const matgen::Csr S = matgen::random_rows("small", 20000, 20000, 3, 9, 0.0, 41);
+  const auto        sv = S.values<double>();
+  EXPECT_EQ(gpumat::pjds_model(S.view(sv), PjdsParams{}).p.long_row, 32) << "no row over 32";
+  // rows of 40-80 entries (mean 60): no long part in pjds_model's choice and the built layout
+  const matgen::Csr F = matgen::random_rows("regular", 6000, 6000, 40, 80, 0.0, 42);
+  const auto        fv = F.values<double>();
+  const auto        ch = gpumat::pjds_model(F.view(fv), PjdsParams{});
+  EXPECT_EQ(ch.p.long_row, gpumat::longest_row(F.view(fv)));
+  gpumat::Pjds<double> B;
+  gpumat::pjds_build(F.view(fv), ch.p, B);
+  EXPECT_TRUE(B.long_rows.empty());
+  // one row of 200 among rows of 60: 200 is over 128, so 32 (every row long)
+  std::vector<index_t> len(6000, 60);
+  len[17] = 200;
+  const matgen::Csr H = matgen::from_lengths("one_long", 6000, len, 43);
+  const auto        hv = H.values<double>();
+  EXPECT_EQ(gpumat::pjds_model(H.view(hv), PjdsParams{}).p.long_row, 32);
 }
 
 // Equation 1 of the paper: alpha = 1 and long rows give 10 bytes per flop; alpha = 1 / nnzr, 6 +
