@@ -59,13 +59,13 @@ void BenchBccooDescribe(const BenchBccooInfo *info, char *buf, int len);
    message in err. */
 int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchBccooInfo *info, char *err, int errlen);
 
-/* The pjds of the pjds floors (bench/floors_pjds.cu): the type's default layout (pjds_model). */
+/* The pjds of the pjds floors (bench/floors_rowgrouped.cu): the type's default layout (pjds_model). */
 typedef struct {
   int       block_rows;
   long long sigma, long_row;  /* as built (sigma: rows per sorting window, >= the rows: all) */
   long long padding;          /* padded entries beyond the pJDS part's nonzeros */
   long long long_rows, long_entries;
-  double    format_bytes;     /* Pjds::bytes(): every array the product reads */
+  double    format_bytes;     /* every array the GPU product reads (Pjds::bytes(), rowlen only where read) */
   double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
 } BenchPjdsInfo;
 
@@ -73,6 +73,20 @@ typedef struct {
    device and times floor:pjds-stream and floor:pjds-gather as BenchFloors does. Returns 0, or
    nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
 int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchPjdsInfo *info, char *err, int errlen);
+
+/* The bce of the bce floors (bench/floors_rowgrouped.cu): the type's default layout (bce_build). */
+typedef struct {
+  int       groups, blocks;   /* the partition's groups; blocks (window, group) */
+  long long window, long_row; /* as built */
+  long long padding;          /* padded entries beyond the groups' nonzeros */
+  long long long_rows, long_entries;
+  double    format_bytes;     /* Bce::bytes(): every array the product reads */
+  double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
+} BenchBceInfo;
+
+/* Builds the default bce of the host CSR on the host, copies the arrays its product reads to the
+   device and times floor:bce-stream and floor:bce-gather as BenchFloorsPjds does. */
+int BenchFloorsBce(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchBceInfo *info, char *err, int errlen);
 
 #ifdef __cplusplus
 }

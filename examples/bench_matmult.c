@@ -35,7 +35,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     necessarily the type's); pjds's default layout streamed (floor:pjds-stream)\n"
                      "                     and read as its product reads it, x gathered, no row order (floor:pjds-gather),\n"
                      "                     its parameters and bytes on their rows; a pjds type's row adds its speed in\n"
-                     "                     percent of these two floors\n"
+                     "                     percent of these two floors; bce's likewise (floor:bce-stream, floor:bce-gather)\n"
                      "  -floor_bccoo <h,w,slices,tile,group,compress>  the bccoo of the bccoo floors (default: model, the\n"
                      "                     parameters the bccoo type chooses by default, bccoo_model); h,w,...: these\n"
                      "                     (0 or a field left out: the byte model's first shape, 1 slice, tile 16,\n"
@@ -321,18 +321,20 @@ static PetscErrorCode SplitDestroy(BenchOps *o)
 
 #if defined(PETSC_HAVE_CUDA)
 /* The floors of bench/floors.cu for the assembled AIJ A0 (32-bit PetscInt only), one line each;
-   with bccoo != NULL also the bccoo floors (their medians into bccoo_ms: stream, gather), and the pjds floors (pjds_ms). */
-static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs, const BenchBccooParams *bccoo, double *bccoo_ms, double *pjds_ms)
+   with bccoo != NULL also the bccoo floors (their medians into bccoo_ms: stream, gather), and the pjds and bce floors (pjds_ms,
+   bce_ms). */
+static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_bytes, double copy_gbs, const BenchBccooParams *bccoo, double *bccoo_ms, double *pjds_ms, double *bce_ms)
 {
   const PetscInt    *ia, *ja;
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2], fp[2];
+  BenchFloor         fl[8], fb[2], fp[2], fe[2];
   BenchBccooInfo     info;
   BenchPjdsInfo      pinfo;
-  int                nfl = 0, nfb = 0, nfp = 0, rc, rcb = 0, rcp = 0;
-  char               err[256] = "", errb[256] = "", errp[256] = "", desc[512];
+  BenchBceInfo       einfo;
+  int                nfl = 0, nfb = 0, nfp = 0, nfe = 0, rc, rcb = 0, rcp = 0, rce = 0;
+  char               err[256] = "", errb[256] = "", errp[256] = "", erre[256] = "", desc[512];
   double             nnz_all = 0;
   long long          nrows_all = 0;
   PetscFunctionBegin;
@@ -346,11 +348,13 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   nnz_all  = (double)ia[m]; /* ia and m are gone after MatRestoreRowIJ */
   nrows_all = (long long)m;
   if (rc == 0 && rcb == 0) rcp = BenchFloorsPjds((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fp, (int)PETSC_STATIC_ARRAY_LENGTH(fp), &nfp, &pinfo, errp, (int)sizeof(errp));
+  if (rc == 0 && rcb == 0 && rcp == 0) rce = BenchFloorsBce((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, (int)reps, warmup, fe, (int)PETSC_STATIC_ARRAY_LENGTH(fe), &nfe, &einfo, erre, (int)sizeof(erre));
   PetscCall(MatSeqAIJRestoreArrayRead(A0, &va));
   PetscCall(MatRestoreRowIJ(A0, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", err);
   PetscCheck(rcb == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", errb);
   PetscCheck(rcp == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", errp);
+  PetscCheck(rce == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Floor kernels: %s", erre);
   for (int i = 0; i < nfl; i++) {
     double gbs = csr_bytes / (fl[i].median_ms * 1e-3) / 1e9;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f   (no row sums: a lower bound)\n", fl[i].name, fl[i].median_ms, fl[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0));
@@ -374,6 +378,14 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s)\n", fp[i].name, fp[i].median_ms, fp[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * pinfo.format_bytes, desc));
     if (!strcmp(fp[i].name, "floor:pjds-stream")) pjds_ms[0] = fp[i].median_ms;
     if (!strcmp(fp[i].name, "floor:pjds-gather")) pjds_ms[1] = fp[i].median_ms;
+  }
+  /* bce: its default layout's bytes (fmt GB/s), format MB, partition and padding */
+  if (nfe) snprintf(desc, sizeof(desc), "bce %d groups, %d blocks (windows of %lld rows), long rows > %lld: %lld rows, %lld entries; padding %lld (%.2f %% of nnz)", einfo.groups, einfo.blocks, einfo.window, einfo.long_row, einfo.long_rows, einfo.long_entries, einfo.padding, nnz_all > 0 ? 100.0 * (double)einfo.padding / nnz_all : 0.0);
+  for (int i = 0; i < nfe; i++) {
+    double gbs = csr_bytes / (fe[i].median_ms * 1e-3) / 1e9, fmt_gbs = einfo.bytes / (fe[i].median_ms * 1e-3) / 1e9;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s)\n", fe[i].name, fe[i].median_ms, fe[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * einfo.format_bytes, desc));
+    if (!strcmp(fe[i].name, "floor:bce-stream")) bce_ms[0] = fe[i].median_ms;
+    if (!strcmp(fe[i].name, "floor:bce-gather")) bce_ms[1] = fe[i].median_ms;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -819,6 +831,12 @@ static PetscBool IsPjds(const char *type)
   return n >= 4 && !strncmp(type + n - 4, "pjds", 4) ? PETSC_TRUE : PETSC_FALSE;
 }
 
+static PetscBool IsBce(const char *type)
+{
+  size_t n = strcspn(type, ":");
+  return n >= 3 && !strncmp(type + n - 3, "bce", 3) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* bccoo's tuner report (-mat_bccoo_tune): the lines of A's MatView(::ascii_info) that start with
    "tuner" (on P ranks rank 0's diagonal block), indented, into buf on rank 0; "" on the other ranks
    and without the tuner. Through a temporary file: an ASCII viewer writes to a file or a stream. */
@@ -874,7 +892,7 @@ int main(int argc, char **argv)
   PetscInt     n = 2000000, reps = 100, reps_host = 10, reps_refresh = 5, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
   Vec          x0, b0, yref = NULL;
-  double       copy_gbs = 0, csr_bytes, *t, bccoo_ms[2] = {NAN, NAN}, pjds_ms[2] = {NAN, NAN}; /* the bccoo and pjds floors: stream, gather */
+  double       copy_gbs = 0, csr_bytes, *t, bccoo_ms[2] = {NAN, NAN}, pjds_ms[2] = {NAN, NAN}, bce_ms[2] = {NAN, NAN}; /* the bccoo, pjds and bce floors: stream, gather */
   char         fb_spec[128] = "", fb_err[256] = "";
   BenchBccooParams fb_params;
   int          fb_on = 1;
@@ -998,7 +1016,7 @@ int main(int argc, char **argv)
 
 #if defined(PETSC_HAVE_CUDA)
   if (floors && nranks == 1) {
-    PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms, pjds_ms));
+    PetscCall(PrintFloors(A0, reps, (int)warmup, csr_bytes, copy_gbs, fb_on ? &fb_params : NULL, bccoo_ms, pjds_ms, bce_ms));
   }
 #else
   (void)floors;
@@ -1190,6 +1208,8 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bccoo-gather, %.1f %% of floor:bccoo-stream", 100.0 * bccoo_ms[1] / r->median, 100.0 * bccoo_ms[0] / r->median));
     if (IsPjds(r->type) && !PetscIsNanReal(pjds_ms[1]) && r->median > 0)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:pjds-gather, %.1f %% of floor:pjds-stream", 100.0 * pjds_ms[1] / r->median, 100.0 * pjds_ms[0] / r->median));
+    if (IsBce(r->type) && !PetscIsNanReal(bce_ms[1]) && r->median > 0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bce-gather, %.1f %% of floor:bce-stream", 100.0 * bce_ms[1] / r->median, 100.0 * bce_ms[0] / r->median));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     if (r->tuner[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", r->tuner)); /* rank 0's */
     if (f)

@@ -1,5 +1,5 @@
 // Position arithmetic of the pJDS part on the device, shared by the product kernels (pjds.cu) and
-// the benchmark's floors (bench/floors_pjds.cu): in 32 bits (rows and padded entries stay below
+// the benchmark's floors (bench/floors_rowgrouped.cu): in 32 bits (rows and padded entries stay below
 // 2^31) and by shifts for the default b_r = 32, where 64-bit divisions cost about 0.05 ms a product
 // on 20M rows (measured on the H100: lap2d_4500 0.685 ms with two per thread).
 #pragma once

@@ -1,0 +1,379 @@
+// The floors of the row-grouped formats, pjds (src/core/pjds.hpp) and bce (src/core/bce.hpp), for
+// one matrix on this GPU. Each format's layout as its type builds it by default (pjds_model's
+// parameters and pjds_build; bce_build with the defaults), built on the host, every array its GPU
+// product reads copied to the device once:
+//   pjds: padded entries x (8 B value + 4 B column) + 4 B rowlen (where its product reads it: the
+//         padding's bytes above the lengths') + 4 B perm (unless the identity) per row of the pJDS
+//         part + 8 B per block start + the long part (12 B per entry, 4 B per long row and per row
+//         pointer);
+//   bce:  padded entries x 12 B + 4 B row_no per row + the block table (width, rows, pos 4 B and
+//         start 8 B per block) + 4 B per warp of 32 rows (its block) + the long part;
+// = the format's bytes (PjdsDevice::format_bytes, Bce::bytes), + x + y once (8 B per column and per
+// row). Two floors each:
+//   floor:<format>-stream  those arrays by grid-stride loops of 16-byte loads, four in flight per
+//                          thread, coalesced and streaming, x read once in order, y written once:
+//                          the format's bytes at the GPU's streaming rate;
+//   floor:<format>-gather  the product's reads without its row order: launched as the product is
+//                          (a thread per position of the grouped part in 256-thread blocks, not a
+//                          persistent loop, after blocks for the long part; positions in 32 bits,
+//                          6 resident blocks per SM allowed), a position's entries
+//                          8 at a time with their loads in flight (ld.global.cs) and x gathered
+//                          through L1 (ld.global.nc), its sum written to y at its position (no
+//                          permutation, no z: coalesced); the long part's entries 16 a thread
+//                          with x gathered, no row sums, no chunk tables, no atomics.
+// Every memory access of the gather floor is one the product makes too (y's stores coalesced where
+// the product's go through the permutation), with the product's launch shape and loads in flight,
+// so a product over the same layout cannot be faster with the same x-gather path; the gap between
+// the two floors is the price of the layout's x gathers. Before timing, y of one gather run is
+// compared with the CSR product of the grouped rows (the floor's sums are the product's).
+#include "floors.h"
+#include "timing.cuh"
+#include "core/bce.hpp"
+#include "core/pjds.hpp"
+#include "cuda/pjds_index.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kThreads   = 256;
+constexpr int kUnroll    = 8;  // entries of a row loaded at once, as the products (pjds.cu, bce.cu)
+constexpr int kLongPer   = 16; // long-part entries per thread of the gather floor
+constexpr int kMaxArrays = 16;
+
+// The arrays of a format, streamed by floor:<format>-stream.
+struct Arrays {
+  const uint4 *p[kMaxArrays];
+  long long    n16[kMaxArrays]; // whole 16-byte words
+  const unsigned *tail[kMaxArrays];
+  int          ntail[kMaxArrays]; // the last 0..3 4-byte words
+  int          n;
+};
+
+__global__ void __launch_bounds__(kThreads) rg_stream_floor(Arrays a, const double *__restrict__ x, long long ncols, double *__restrict__ y, long long nrows, double *sink) {
+  const long long stride = (long long)gridDim.x * blockDim.x, t0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned        acc = 0;
+  for (int k = 0; k < a.n; ++k) {
+    const uint4    *p = a.p[k];
+    const long long n = a.n16[k];
+    long long       i = t0;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+      uint4 v[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) v[u] = __ldcs(p + i + u * stride);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < n; i += stride) {
+      const uint4 v = __ldcs(p + i);
+      acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (t0 < a.ntail[k]) acc ^= __ldcs(a.tail[k] + t0);
+  }
+  double s = 0;
+  for (long long i = t0; i < ncols; i += stride) s += __ldcs(x + i);
+  for (long long i = t0; i < nrows; i += stride) y[i] = (double)i;
+  if (acc == 0x9e3779b9u && s == 1.2345e-300) *sink = s; // never true in practice; the compiler cannot know
+}
+
+// The long part (long_rows.hpp): its entries with x gathered.
+struct LongDev {
+  const double *val;
+  const int    *col;
+  long long     nnz;
+};
+
+// In 32 bits, as the products: the builds keep the padded entries below 2^31.
+struct Pos {
+  unsigned p;      // the first entry
+  unsigned stride; // between a row's consecutive entries (its block's rows)
+  int      n;      // entries to read
+  unsigned out;    // its position (y index of the floor)
+};
+
+// pjds: position i of the pJDS part, as pjds_row (pjds.cu) finds it.
+struct PjdsLayout {
+  const double    *val;
+  const int       *col, *rowlen;
+  const std::int64_t *block_start;
+  int              npj, br;
+  bool             read_rowlen;
+  long long        threads() const { return npj; }
+  __device__ bool  at(unsigned i, Pos &q) const {
+    if (i >= unsigned(npj)) return false;
+    const gpumat::cuda::PjdsPos b  = gpumat::cuda::pjds_pos(i, unsigned(br), unsigned(npj));
+    const long long             bs = block_start[b.b];
+    q.p                            = unsigned(bs) + b.lane;
+    q.stride                       = b.rows;
+    q.n                            = read_rowlen ? rowlen[i] : int(gpumat::cuda::pjds_width(block_start[b.b + 1] - bs, b.rows));
+    q.out                          = i;
+    return true;
+  }
+};
+
+// bce: thread t of the group part, as group_row (bce.cu) finds it: warp t / 32 in block wblock[w],
+// its row (w - warp[g]) x 32 + lane of the block if the block has that many.
+struct BceLayout {
+  const double    *val;
+  const int       *col, *width, *rows, *pos, *warp, *wblock;
+  const std::int64_t *start;
+  long long        warps;
+  long long        threads() const { return 32 * warps; }
+  __device__ bool  at(unsigned t, Pos &q) const {
+    const unsigned w = t >> 5;
+    if (w >= warps) return false;
+    const int g = wblock[w], i = int((w - unsigned(warp[g])) * 32 + (t & 31));
+    if (i >= rows[g]) return false;
+    q.p      = unsigned(start[g]) + i;
+    q.stride = rows[g];
+    q.n      = width[g];
+    q.out    = pos[g] + i;
+    return true;
+  }
+};
+
+template <class L>
+__global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+  if (blockIdx.x < lblocks) {
+    const long long stride = lblocks * kThreads;
+    double          acc    = 0;
+    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+    if (acc == 1.2345e-300) *sink = acc;
+    return;
+  }
+  Pos q;
+  if (!a.at(unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x, q)) return;
+  double   s0 = 0, s1 = 0;
+  unsigned p  = q.p; // may wrap after the last step, unused
+  for (int j = 0; j < q.n; j += kUnroll, p += kUnroll * q.stride) {
+    int    c[kUnroll];
+    double v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < q.n;
+      c[u]          = ok ? __ldcs(a.col + p + u * q.stride) : 0;
+      v[u]          = ok ? __ldcs(a.val + p + u * q.stride) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+  }
+  y[q.out] = s0 + s1;
+}
+
+// The device side of one format's floors: the uploads (freed at the end), the two timings, the
+// check of the gather floor's sums.
+class Floors {
+public:
+  Floors(int reps, int warmup, char *err, int errlen) : reps_(reps), warmup_(warmup), err_(err), errlen_(errlen) {}
+  ~Floors() {
+    if (e0_) cudaEventDestroy(e0_);
+    if (e1_) cudaEventDestroy(e1_);
+    if (s_) cudaStreamDestroy(s_);
+    for (void *d : dev_) cudaFree(d);
+  }
+  // a copy of v on the device, also streamed by the stream floor unless stream is false
+  template <typename V>
+  bool up(const std::vector<V> &v, const V **d, bool stream = true) {
+    void        *p     = nullptr;
+    const size_t bytes = v.size() * sizeof(V);
+    if (!ok(cudaMalloc(&p, std::max<size_t>(bytes, 256)), "cudaMalloc")) return false;
+    dev_.push_back(p);
+    *d = static_cast<const V *>(p);
+    if (bytes && !ok(cudaMemcpy(p, v.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy")) return false;
+    if (stream && bytes) {
+      if (arrays_.n == kMaxArrays) return fail("too many arrays");
+      arrays_.p[arrays_.n]     = static_cast<const uint4 *>(p);
+      arrays_.n16[arrays_.n]   = (long long)(bytes / 16);
+      arrays_.tail[arrays_.n]  = static_cast<const unsigned *>(p) + 4 * (bytes / 16);
+      arrays_.ntail[arrays_.n] = int(bytes % 16 / 4);
+      ++arrays_.n;
+    }
+    return true;
+  }
+  // x (ones and small variations), y and the sink; the stream and the events
+  bool vectors(int nrows, int ncols) {
+    nrows_ = nrows, ncols_ = ncols;
+    hx_.resize((size_t)std::max(ncols, 1));
+    for (size_t i = 0; i < hx_.size(); ++i) hx_[i] = 1.0 + 1e-7 * (double)(i % 1000);
+    const double *dx;
+    if (!up(hx_, &dx, false)) return false;
+    x_ = dx;
+    if (!ok(cudaMalloc((void **)&y_, sizeof(double) * (size_t)std::max(nrows, 1)), "cudaMalloc")) return false;
+    dev_.push_back(y_);
+    if (!ok(cudaMalloc((void **)&sink_, sizeof(double)), "cudaMalloc")) return false;
+    dev_.push_back(sink_);
+    return ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize") && ok(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate") && ok(cudaEventCreate(&e0_), "cudaEventCreate") &&
+           ok(cudaEventCreate(&e1_), "cudaEventCreate");
+  }
+  const std::vector<double> &x() const { return hx_; }
+  // floor:<name>-stream and floor:<name>-gather into res; ref(y) checks the gather floor's y
+  template <class L, class Check>
+  bool run(const char *name, const L &layout, LongDev lg, Check ref, BenchFloor *res, int maxres, int *nres) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
+        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return false;
+    const int       sgrid   = std::max(1, per_sm) * sms;
+    const long long lblocks = lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0;
+    const long long grid    = lblocks + (layout.threads() + kThreads - 1) / kThreads;
+    auto            gather  = [&] {
+      if (grid > 0) rg_gather_floor<L><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
+      return cudaSuccess;
+    };
+    // the check: one run, y at the positions against the CSR product of their rows
+    std::vector<double> hy((size_t)std::max(nrows_, 1));
+    if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(), "gather floor") || !ok(cudaGetLastError(), "gather floor") ||
+        !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
+      return false;
+    std::string why = ref(hy);
+    if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
+    const struct {
+      const char *kind;
+      bool        stream;
+    } kinds[] = {{"stream", true}, {"gather", false}};
+    for (const auto &k : kinds) {
+      if (*nres >= maxres) break;
+      snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, k.kind);
+      auto launch = [&] {
+        if (k.stream) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
+        else gather();
+        return cudaSuccess;
+      };
+      if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
+      ++*nres;
+    }
+    return true;
+  }
+  bool fail(const char *what) {
+    snprintf(err_, (size_t)errlen_, "%s", what);
+    rc_ = -1;
+    return false;
+  }
+  int rc() const { return rc_; }
+
+private:
+  bool ok(cudaError_t e, const char *what) {
+    if (e == cudaSuccess) return true;
+    snprintf(err_, (size_t)errlen_, "%s failed: %s", what, cudaGetErrorString(e));
+    rc_ = (int)e;
+    return false;
+  }
+  int                 reps_, warmup_, errlen_, rc_ = 0, nrows_ = 0, ncols_ = 0;
+  char               *err_;
+  std::vector<void *> dev_;
+  std::vector<double> hx_;
+  Arrays              arrays_{};
+  const double       *x_ = nullptr;
+  double             *y_ = nullptr, *sink_ = nullptr;
+  cudaStream_t        s_  = nullptr;
+  cudaEvent_t         e0_ = nullptr, e1_ = nullptr;
+};
+
+// The check of a gather floor: y[pos] against row(pos)'s CSR product with x, relative to the
+// row's sum of |a x|; "" when every position agrees.
+template <class RowOf>
+std::string check_rows(const int *rowptr, const int *colidx, const double *val, const std::vector<double> &x, const std::vector<double> &y, long long positions, RowOf row_of) {
+  for (long long i = 0; i < positions; ++i) {
+    const int r = row_of(i);
+    double    s = 0, m = 0;
+    for (int k = rowptr[r]; k < rowptr[r + 1]; ++k) s += val[k] * x[(size_t)colidx[k]], m += std::fabs(val[k] * x[(size_t)colidx[k]]);
+    if (std::fabs(y[(size_t)i] - s) > 1e-12 * std::max(m, 1e-300) + 1e-300) {
+      char b[160];
+      snprintf(b, sizeof(b), "position %lld (row %d): %.17g, CSR %.17g", i, r, y[(size_t)i], s);
+      return b;
+    }
+  }
+  return "";
+}
+
+bool nnz_ok(int nrows, long long nnz, const int *rowptr, const char *name, char *err, int errlen) {
+  if (nnz == (long long)(nrows ? rowptr[nrows] : 0)) return true;
+  snprintf(err, (size_t)errlen, "%s floors: nnz %lld is not rowptr[nrows] (32-bit indices only)", name, nnz);
+  return false;
+}
+
+} // namespace
+
+extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres,
+                               BenchPjdsInfo *info, char *err, int errlen) {
+  *nres = 0;
+  if (!nnz_ok(nrows, nnz, rowptr, "pjds", err, errlen)) return -1;
+  gpumat::Pjds<double> B;
+  try {
+    const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
+    gpumat::pjds_build(A, gpumat::pjds_model(A, gpumat::PjdsParams{}).p, B);
+  } catch (const std::exception &e) {
+    snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
+    return -1;
+  }
+  // the product reads rowlen only where the padding's bytes exceed the lengths' (PjdsDevice::reads_rowlen)
+  const bool read_rowlen = B.padded() > 0 && B.padding() * (long long)(sizeof(double) + sizeof(int)) > (long long)B.nrows_pj * (long long)sizeof(int);
+  info->block_rows   = B.p.block_rows;
+  info->sigma        = B.p.sigma;
+  info->long_row     = B.p.long_row;
+  info->padding      = B.padding();
+  info->long_rows    = (long long)B.long_rows.size();
+  info->long_entries = (long long)B.long_val.size();
+  info->format_bytes = (double)B.bytes() - (read_rowlen ? 0.0 : (double)B.rowlen.size() * sizeof(int));
+  info->bytes        = info->format_bytes + 8.0 * ncols + 8.0 * nrows;
+  Floors     F(reps, warmup, err, errlen);
+  PjdsLayout L{};
+  LongDev    lg{};
+  const int *perm = nullptr, *lrows = nullptr, *lptr = nullptr;
+  if (!F.up(B.val, &L.val) || !F.up(B.col, &L.col) || !F.up(B.rowlen, &L.rowlen, read_rowlen) || !F.up(B.block_start, &L.block_start) || !F.up(B.long_val, &lg.val) || !F.up(B.long_col, &lg.col) ||
+      !F.up(B.long_rows, &lrows) || !F.up(B.long_ptr, &lptr) || (!B.perm.empty() && !F.up(B.perm, &perm)) || !F.vectors(nrows, ncols))
+    return F.rc();
+  L.npj = B.nrows_pj, L.br = B.p.block_rows, L.read_rowlen = read_rowlen;
+  lg.nnz = (long long)B.long_val.size();
+  auto ref = [&](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, F.x(), y, B.nrows_pj, [&](long long i) { return B.perm.empty() ? int(i) : B.perm[(size_t)i]; }); };
+  return F.run("pjds", L, lg, ref, res, maxres, nres) ? 0 : F.rc();
+}
+
+extern "C" int BenchFloorsBce(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres,
+                              BenchBceInfo *info, char *err, int errlen) {
+  *nres = 0;
+  if (!nnz_ok(nrows, nnz, rowptr, "bce", err, errlen)) return -1;
+  gpumat::Bce<double> B;
+  try {
+    gpumat::bce_build(gpumat::CsrView<double>{nrows, ncols, rowptr, colidx, val}, gpumat::BceParams{}, B);
+  } catch (const std::exception &e) {
+    snprintf(err, (size_t)errlen, "bce floors: %s", e.what());
+    return -1;
+  }
+  // the GPU product's warps: block b's rows in warps warp[b] .. warp[b + 1] - 1, wblock[w] = b
+  std::vector<int> warp(1, 0), wblock;
+  for (int b = 0; b < B.blocks(); ++b) {
+    warp.push_back(warp.back() + (B.rows[(size_t)b] + 31) / 32);
+    wblock.resize((size_t)warp.back(), b);
+  }
+  info->groups       = B.groups();
+  info->blocks       = B.blocks();
+  info->window       = B.p.window;
+  info->long_row     = B.p.long_row;
+  info->padding      = B.padding();
+  info->long_rows    = (long long)B.long_rows.size();
+  info->long_entries = (long long)B.long_val.size();
+  info->format_bytes = (double)B.bytes();
+  info->bytes        = info->format_bytes + 8.0 * ncols + 8.0 * nrows;
+  Floors           F(reps, warmup, err, errlen);
+  BceLayout        L{};
+  LongDev          lg{};
+  const std::int64_t *start = nullptr;
+  const int       *row_no = nullptr, *lrows = nullptr, *lptr = nullptr;
+  if (!F.up(B.val, &L.val) || !F.up(B.col, &L.col) || !F.up(B.width, &L.width) || !F.up(B.rows, &L.rows) || !F.up(B.pos, &L.pos) || !F.up(warp, &L.warp, false) || !F.up(wblock, &L.wblock) ||
+      !F.up(B.start, &start) || !F.up(B.row_no, &row_no) || !F.up(B.long_val, &lg.val) || !F.up(B.long_col, &lg.col) || !F.up(B.long_rows, &lrows) || !F.up(B.long_ptr, &lptr) || !F.vectors(nrows, ncols))
+    return F.rc();
+  L.start = start, L.warps = (long long)wblock.size();
+  lg.nnz  = (long long)B.long_val.size();
+  auto ref = [&](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, F.x(), y, (long long)B.row_no.size(), [&](long long i) { return B.row_no[(size_t)i]; }); };
+  return F.run("bce", L, lg, ref, res, maxres, nres) ? 0 : F.rc();
+}
