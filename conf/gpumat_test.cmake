@@ -16,6 +16,10 @@ set(GPUMAT_TEST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OM
 # gpumat_test(NAME <name> NP <ranks> COMMAND <exe> <args...> [GPU] [PASS_REGEX <regex>])
 function(gpumat_test)
   cmake_parse_arguments(T "GPU" "NAME;NP;PASS_REGEX" "COMMAND" ${ARGN})
+  # a ';' in PASS_REGEX splits it (a CMake list): the rest would be dropped from the regex silently
+  if(T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "gpumat_test(${T_NAME}): unexpected arguments '${T_UNPARSED_ARGUMENTS}' (a ';' in PASS_REGEX? write '.' instead)")
+  endif()
   if(T_GPU AND NOT GPUMAT_GPU_TESTS)
     return()
   endif()
