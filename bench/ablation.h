@@ -90,6 +90,21 @@ typedef struct {
 int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p,
                           BenchFootprint *f, char *err, int errlen);
 
+/* The pattern's features (gpumat::matrix_features, src/core/features.hpp: what decides which format
+   reads the matrix fastest), for -footprint. */
+typedef struct {
+  long long nnz, empty_rows;
+  int       max_row;
+  double    mean_row, cv_row;
+  double    padding_sell, padding_sorted; /* padded entries / nnz: sliced ELL (32 rows, matrix order), rows sorted */
+  double    fill[3];                      /* BSR block fill, 2x2, 3x3, 4x4 */
+  double    sectors_csr, sectors_ell;     /* distinct 32-byte sectors of x per 32 entries, CSR and ELL order (8..32) */
+  double    diag_distance;                /* mean |column - row x ncols / nrows| / ncols */
+} BenchFeatures;
+
+/* Host CSR in; fills *f. Returns 0, or -1 with a message in err (out of host memory). */
+int BenchFeaturesCompute(int nrows, int ncols, const int *rowptr, const int *colidx, BenchFeatures *f, char *err, int errlen);
+
 #ifdef __cplusplus
 }
 #endif

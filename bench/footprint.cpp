@@ -6,6 +6,7 @@
 #include "core/pjds.hpp"
 #include "core/bce.hpp"
 #include "core/ell_hyb.hpp"
+#include "core/features.hpp"
 
 #include <vector>
 
@@ -69,6 +70,21 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     return -1;
   } catch (const std::exception &e) {
     std::snprintf(err, std::size_t(errlen), "footprint: %s", e.what());
+    return -1;
+  }
+  return 0;
+}
+
+extern "C" int BenchFeaturesCompute(int nrows, int ncols, const int *rowptr, const int *colidx, BenchFeatures *f, char *err, int errlen) {
+  *f = BenchFeatures{};
+  try {
+    const gpumat::MatrixFeatures m = gpumat::matrix_features(gpumat::CsrView<double>{nrows, ncols, rowptr, colidx, nullptr});
+    f->nnz = m.nnz, f->empty_rows = m.empty_rows, f->max_row = m.max_row, f->mean_row = m.mean_row, f->cv_row = m.cv_row;
+    f->padding_sell = m.padding_sell, f->padding_sorted = m.padding_sorted;
+    for (int bs = 2; bs <= 4; ++bs) f->fill[bs - 2] = m.block_fill(bs);
+    f->sectors_csr = m.sectors_csr, f->sectors_ell = m.sectors_ell, f->diag_distance = m.diag_distance;
+  } catch (const std::exception &e) {
+    snprintf(err, (size_t)errlen, "features: %s", e.what());
     return -1;
   }
   return 0;

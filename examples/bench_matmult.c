@@ -58,7 +58,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -footprint         also the matrix data's bytes in CSR, COO, ELL, bccoo (the yaSpMV paper's Table 3),\n"
                      "                     ELLPACK-R and pJDS (Kreutzer et al.'s Table 1, with the pjds model's parameters)\n"
                      "                     and their ratios to CSR; any build, one rank; bccoo with -floor_bccoo's\n"
-                     "                     parameters and with 32-bit columns; built on the host\n"
+                     "                     parameters and with 32-bit columns; built on the host; then the pattern's\n"
+                     "                     features (row lengths, padding, block fill, x sectors per 32 entries)\n"
                      "Byte models (fp64 value + 32-bit index): CSR minimal = 12 B/nnz + 4 B/row pointer + x once\n"
                      "+ y once; format = the type's device bytes + x + y (ours: measured; aijcusparse: CSR;\n"
                      "other peers: 12 B per allocated entry + 4 B per row; the bccoo floors: every array the\n"
@@ -433,7 +434,9 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   const double nnz = (double)ia[m];
+  BenchFeatures ft;
   rc = BenchFootprintCompute((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, p, &f, err, (int)sizeof(err));
+  if (rc == 0) rc = BenchFeaturesCompute((int)m, (int)N, (const int *)ia, (const int *)ja, &ft, err, (int)sizeof(err));
   PetscCall(RestoreCSR(A0, m, &ia, &ja, &va));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", err);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "footprint: the matrix data a product reads (x and y excluded; fp64 values, 32-bit indices; the yaSpMV paper's Table 3)\n"));
@@ -460,6 +463,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
                         nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups, rows over %lld entries in the long part (%lld entries), padding %lld entries (%.2f %% of the nonzeros)\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
                         f.bce_groups, f.bce_long_row, f.bce_long_nnz, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "features: rows of mean %.2f (cv %.2f, longest %d, %lld empty); padding: sliced ELL %.2f %%, sorted %.2f %%; BSR fill 2x2 %.3f, 3x3 %.3f, 4x4 %.3f; x sectors per 32 entries: CSR order %.1f, ELL order %.1f; distance from the diagonal %.4f\n", ft.mean_row, ft.cv_row, ft.max_row,
+                        ft.empty_rows, 100.0 * ft.padding_sell, 100.0 * ft.padding_sorted, ft.fill[0], ft.fill[1], ft.fill[2], ft.sectors_csr, ft.sectors_ell, ft.diag_distance));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

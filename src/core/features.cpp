@@ -1,0 +1,121 @@
+#include "features.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+namespace gpumat {
+
+namespace {
+
+constexpr int kWarp = 32;
+
+// Distinct values among v[0..n) (n <= 32), v reordered.
+int distinct(index_t *v, int n) {
+  std::sort(v, v + n);
+  return int(std::unique(v, v + n) - v);
+}
+
+} // namespace
+
+template <typename T>
+MatrixFeatures matrix_features(const CsrView<T> &A) {
+  MatrixFeatures f;
+  f.nrows = A.nrows, f.ncols = A.ncols;
+  const index_t n = A.nrows;
+  if (n == 0) return f;
+  f.nnz = std::int64_t(A.rowptr[n]) - A.rowptr[0];
+  auto len = [&](index_t r) { return A.rowptr[r + 1] - A.rowptr[r]; };
+
+  // row lengths: empty rows, longest, mean and spread; the histogram for the sorted padding
+  double sq = 0;
+  for (index_t r = 0; r < n; ++r) {
+    const index_t l = len(r);
+    f.empty_rows += l == 0;
+    f.max_row = std::max(f.max_row, l);
+    sq += double(l) * double(l);
+  }
+  f.mean_row = double(f.nnz) / double(n);
+  f.cv_row   = f.mean_row > 0 ? std::sqrt(std::max(0.0, sq / double(n) - f.mean_row * f.mean_row)) / f.mean_row : 0.0;
+  std::vector<std::int64_t> hist(std::size_t(f.max_row) + 1, 0);
+  for (index_t r = 0; r < n; ++r) ++hist[std::size_t(len(r))];
+
+  // sliced ELL in the matrix's order: each slice padded to its longest row
+  std::int64_t sell = 0;
+  for (index_t s = 0; s < n; s += kWarp) {
+    const index_t e = std::min<index_t>(n, s + kWarp);
+    index_t       m = 0;
+    for (index_t r = s; r < e; ++r) m = std::max(m, len(r));
+    sell += std::int64_t(m) * (e - s);
+  }
+  // sorted by length (descending): block b's width is the length at position 32 b
+  std::int64_t sorted = 0, pos = 0;
+  index_t      L      = f.max_row;
+  std::int64_t left   = hist[std::size_t(L)]; // rows of length L not yet passed
+  for (std::int64_t b = 0; b < n; b += kWarp) {
+    while (pos + left <= b) { // move to the length at position b
+      pos += left;
+      left = hist[std::size_t(--L)];
+    }
+    sorted += std::int64_t(L) * std::min<std::int64_t>(kWarp, n - b);
+  }
+  if (f.nnz > 0) {
+    f.padding_sell   = double(sell - f.nnz) / double(f.nnz);
+    f.padding_sorted = double(sorted - f.nnz) / double(f.nnz);
+  }
+
+  // grid-aligned blocks of bs x bs: distinct block columns per block row (a stamp per block column)
+  std::vector<index_t> stamp(std::size_t(A.ncols) / 2 + 2);
+  for (int bs = 2; bs <= 4; ++bs) {
+    std::fill(stamp.begin(), stamp.end(), 0);
+    std::int64_t blocks = 0;
+    for (index_t br = 0; br * bs < n; ++br) {
+      const index_t r1 = std::min<index_t>(n, (br + 1) * bs);
+      for (index_t r = br * bs; r < r1; ++r)
+        for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) {
+          index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
+          if (s != br + 1) s = br + 1, ++blocks;
+        }
+    }
+    f.blocks_bs[bs - 2] = blocks;
+  }
+
+  // sectors of x (4 fp64 values each) per warp request
+  index_t      g[kWarp];
+  std::int64_t sec_csr = 0, groups = 0;
+  for (std::int64_t k = A.rowptr[0]; k < A.rowptr[n]; k += kWarp, ++groups) {
+    const int m = int(std::min<std::int64_t>(kWarp, A.rowptr[n] - k));
+    for (int i = 0; i < m; ++i) g[i] = A.colidx[k + i] >> 2;
+    sec_csr += distinct(g, m);
+  }
+  std::int64_t sec_ell = 0;
+  for (index_t s = 0; s < n; s += kWarp) {
+    const index_t e = std::min<index_t>(n, s + kWarp);
+    index_t       m = 0;
+    for (index_t r = s; r < e; ++r) m = std::max(m, len(r));
+    for (index_t j = 0; j < m; ++j) {
+      int c = 0;
+      for (index_t r = s; r < e; ++r)
+        if (len(r) > j) g[c++] = A.colidx[A.rowptr[r] + j] >> 2;
+      sec_ell += distinct(g, c);
+    }
+  }
+  if (f.nnz > 0) f.sectors_csr = double(sec_csr) * kWarp / double(f.nnz); // per 32 entries (the last group scaled)
+  if (f.nnz > 0) f.sectors_ell = double(sec_ell) * kWarp / double(f.nnz);
+
+  // distance from the diagonal
+  if (f.nnz > 0 && A.ncols > 0) {
+    const double scale = double(A.ncols) / double(n);
+    double       d     = 0;
+    for (index_t r = 0; r < n; ++r)
+      for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) d += std::fabs(double(A.colidx[k]) - double(r) * scale);
+    f.diag_distance = d / double(f.nnz) / double(A.ncols);
+  }
+  return f;
+}
+
+template MatrixFeatures matrix_features<double>(const CsrView<double> &);
+template MatrixFeatures matrix_features<float>(const CsrView<float> &);
+
+} // namespace gpumat
