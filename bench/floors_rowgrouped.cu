@@ -9,7 +9,7 @@
 //   bce:  padded entries x 12 B + 4 B row_no per row + the block table (width, rows, pos 4 B and
 //         start 8 B per block) + 4 B per warp of 32 rows (its block) + the long part;
 // = the format's bytes (PjdsDevice::format_bytes, Bce::bytes), + x + y once (8 B per column and per
-// row). Two floors each:
+// row). Three floors each:
 //   floor:<format>-stream  those arrays by grid-stride loops of 16-byte loads, four in flight per
 //                          thread, coalesced and streaming, x read once in order, y written once:
 //                          the format's bytes at the GPU's streaming rate;
@@ -20,11 +20,14 @@
 //                          8 at a time with their loads in flight (ld.global.cs) and x gathered
 //                          through L1 (ld.global.nc), its sum written to y at its position (no
 //                          permutation, no z: coalesced); the long part's entries 16 a thread
-//                          with x gathered, no row sums, no chunk tables, no atomics.
+//                          with x gathered, no row sums, no chunk tables, no atomics;
+//   floor:<format>-gather-perm  the same with y written where the product writes it, at the
+//                          position's matrix row (pjds's perm, bce's row_no, read as the product
+//                          reads them): what the layout's scattered stores of y add.
 // Every memory access of the gather floor is one the product makes too (y's stores coalesced where
 // the product's go through the permutation), with the product's launch shape and loads in flight,
 // so a product over the same layout cannot be faster with the same x-gather path; the gap between
-// the two floors is the price of the layout's x gathers. Before timing, y of one gather run is
+// the stream and gather floors is the price of the layout's x gathers. Before timing, y of one gather run is
 // compared with the CSR product of the grouped rows (the floor's sums are the product's).
 #include "floors.h"
 #include "timing.cuh"
@@ -97,12 +100,13 @@ struct Pos {
   unsigned stride; // between a row's consecutive entries (its block's rows)
   int      n;      // entries to read
   unsigned out;    // its position (y index of the floor)
+  unsigned row;    // its matrix row (the product's y index): perm / row_no, for the permuted variant
 };
 
 // pjds: position i of the pJDS part, as pjds_row (pjds.cu) finds it.
 struct PjdsLayout {
   const double    *val;
-  const int       *col, *rowlen;
+  const int       *col, *rowlen, *perm; // perm: null for the identity
   const std::int64_t *block_start;
   int              npj, br;
   bool             read_rowlen;
@@ -115,6 +119,7 @@ struct PjdsLayout {
     q.stride                       = b.rows;
     q.n                            = read_rowlen ? rowlen[i] : int(gpumat::cuda::pjds_width(block_start[b.b + 1] - bs, b.rows));
     q.out                          = i;
+    q.row                          = perm ? unsigned(perm[i]) : i;
     return true;
   }
 };
@@ -123,7 +128,7 @@ struct PjdsLayout {
 // its row (w - warp[g]) x 32 + lane of the block if the block has that many.
 struct BceLayout {
   const double    *val;
-  const int       *col, *width, *rows, *pos, *warp, *wblock;
+  const int       *col, *width, *rows, *pos, *warp, *wblock, *row_no;
   const std::int64_t *start;
   long long        warps;
   long long        threads() const { return 32 * warps; }
@@ -136,11 +141,14 @@ struct BceLayout {
     q.stride = rows[g];
     q.n      = width[g];
     q.out    = pos[g] + i;
+    q.row    = unsigned(row_no[q.out]);
     return true;
   }
 };
 
-template <class L>
+// Permuted: y written at the position's matrix row (perm, row_no) as the product writes it, the
+// permutation read: floor:<format>-gather-perm, the gather floor plus the product's scattered stores.
+template <class L, bool Permuted>
 __global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
   if (blockIdx.x < lblocks) {
     const long long stride = lblocks * kThreads;
@@ -166,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, 
     for (int u = 0; u < kUnroll; ++u)
       if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
   }
-  y[q.out] = s0 + s1;
+  y[Permuted ? q.row : q.out] = s0 + s1;
 }
 
 // The device side of one format's floors: the uploads (freed at the end), the two timings, the
@@ -225,27 +233,28 @@ public:
     const int       sgrid   = std::max(1, per_sm) * sms;
     const long long lblocks = lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0;
     const long long grid    = lblocks + (layout.threads() + kThreads - 1) / kThreads;
-    auto            gather  = [&] {
-      if (grid > 0) rg_gather_floor<L><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
+    auto            gather  = [&](bool permuted) {
+      if (grid > 0 && permuted) rg_gather_floor<L, true><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
+      else if (grid > 0) rg_gather_floor<L, false><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
       return cudaSuccess;
     };
     // the check: one run, y at the positions against the CSR product of their rows
     std::vector<double> hy((size_t)std::max(nrows_, 1));
-    if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(), "gather floor") || !ok(cudaGetLastError(), "gather floor") ||
+    if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(false), "gather floor") || !ok(cudaGetLastError(), "gather floor") ||
         !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
       return false;
     std::string why = ref(hy);
     if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
     const struct {
       const char *kind;
-      bool        stream;
-    } kinds[] = {{"stream", true}, {"gather", false}};
+      int         what; // 0 stream, 1 gather, 2 gather with the product's permuted stores
+    } kinds[] = {{"stream", 0}, {"gather", 1}, {"gather-perm", 2}};
     for (const auto &k : kinds) {
       if (*nres >= maxres) break;
       snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, k.kind);
       auto launch = [&] {
-        if (k.stream) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
-        else gather();
+        if (k.what == 0) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
+        else gather(k.what == 2);
         return cudaSuccess;
       };
       if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
@@ -332,7 +341,7 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
   if (!F.up(B.val, &L.val) || !F.up(B.col, &L.col) || !F.up(B.rowlen, &L.rowlen, read_rowlen) || !F.up(B.block_start, &L.block_start) || !F.up(B.long_val, &lg.val) || !F.up(B.long_col, &lg.col) ||
       !F.up(B.long_rows, &lrows) || !F.up(B.long_ptr, &lptr) || (!B.perm.empty() && !F.up(B.perm, &perm)) || !F.vectors(nrows, ncols))
     return F.rc();
-  L.npj = B.nrows_pj, L.br = B.p.block_rows, L.read_rowlen = read_rowlen;
+  L.npj = B.nrows_pj, L.br = B.p.block_rows, L.read_rowlen = read_rowlen, L.perm = perm;
   lg.nnz = (long long)B.long_val.size();
   auto ref = [&](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, F.x(), y, B.nrows_pj, [&](long long i) { return B.perm.empty() ? int(i) : B.perm[(size_t)i]; }); };
   return F.run("pjds", L, lg, ref, res, maxres, nres) ? 0 : F.rc();
@@ -372,7 +381,7 @@ extern "C" int BenchFloorsBce(int nrows, int ncols, long long nnz, const int *ro
   if (!F.up(B.val, &L.val) || !F.up(B.col, &L.col) || !F.up(B.width, &L.width) || !F.up(B.rows, &L.rows) || !F.up(B.pos, &L.pos) || !F.up(warp, &L.warp, false) || !F.up(wblock, &L.wblock) ||
       !F.up(B.start, &start) || !F.up(B.row_no, &row_no) || !F.up(B.long_val, &lg.val) || !F.up(B.long_col, &lg.col) || !F.up(B.long_rows, &lrows) || !F.up(B.long_ptr, &lptr) || !F.vectors(nrows, ncols))
     return F.rc();
-  L.start = start, L.warps = (long long)wblock.size();
+  L.start = start, L.row_no = row_no, L.warps = (long long)wblock.size();
   lg.nnz  = (long long)B.long_val.size();
   auto ref = [&](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, F.x(), y, (long long)B.row_no.size(), [&](long long i) { return B.row_no[(size_t)i]; }); };
   return F.run("bce", L, lg, ref, res, maxres, nres) ? 0 : F.rc();

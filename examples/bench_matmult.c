@@ -35,7 +35,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     necessarily the type's); pjds's default layout streamed (floor:pjds-stream)\n"
                      "                     and read as its product reads it, x gathered, no row order (floor:pjds-gather),\n"
                      "                     its parameters and bytes on their rows; a pjds type's row adds its speed in\n"
-                     "                     percent of these two floors; bce's likewise (floor:bce-stream, floor:bce-gather)\n"
+                     "                     percent of these two floors; bce's likewise (floor:bce-stream, floor:bce-gather);\n"
+                     "                     floor:pjds-gather-perm and floor:bce-gather-perm also store y at the rows' places\n"
                      "  -floor_bccoo <h,w,slices,tile,group,compress>  the bccoo of the bccoo floors (default: model, the\n"
                      "                     parameters the bccoo type chooses by default, bccoo_model); h,w,...: these\n"
                      "                     (0 or a field left out: the byte model's first shape, 1 slice, tile 16,\n"
@@ -331,7 +332,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2], fp[2], fe[2];
+  BenchFloor         fl[8], fb[2], fp[3], fe[3];
   BenchBccooInfo     info;
   BenchPjdsInfo      pinfo;
   BenchBceInfo       einfo;
