@@ -7,8 +7,8 @@
 //    part shared with pjds (long_rows.hpp; on the GPU chunks summed by groups of lanes): a thread
 //    of a group walks its row alone, so the widest group bounds the product's time, and hubs
 //    grouped with each other would pad to the widest (the paper's model groups them: 615 % padding
-//    on circuit_5M, docs/results/footprint-2026-11-24-bce). long_row from the latency model
-//    (default_long_row, as pjds: 32, or none where no row is far longer than the mean).
+//    on circuit_5M, docs/results/footprint-2026-11-24-bce). long_row by default
+//    default_long_row, as pjds: 32, or none where no row is far longer than the mean.
 // 1. The distribution function (DF): the row vector sets R_m, all rows of m nonzeros, for every
 //    length m present up to long_row (empty rows are the set of width 0). bce_distribution.
 // 2. Merging: more than `max_sets` sets are merged, adjacent ones, the pair whose merge adds the
@@ -65,7 +65,7 @@ struct BceParams {
 };
 
 constexpr std::int64_t kBceGroupCost    = 64;   // two 32-byte sectors per step of a group's last warp
-constexpr int          kBceMaxSets      = 1025; // every length up to the latency model's long_row
+constexpr int          kBceMaxSets      = 1025; // every length up to 1024 (a user's long_row up to 1024 merges nothing)
 constexpr int          kBceMaxSetsLimit = 4096;
 constexpr std::int64_t kBceWindow       = 65536; // rows: the window's y (512 KB in fp64) a small share of L2
 

@@ -308,7 +308,7 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
     return cudaStreamSynchronize(s);
   };
   index_t mx = 0, mx_all = -1;
-  if (p_.long_row == 0) { // the default: the latency model, or every row where none is far longer than the mean
+  if (p_.long_row == 0) { // the default (default_long_row): 32, or every row where none is far longer than the mean
     GPUMAT_CUDA_TRY(longest(LLONG_MAX, mx_all));
     p_.long_row = default_long_row(n, A.nnz, mx_all);
   }

@@ -127,7 +127,7 @@ public:
     }
     auto src = [](bool set) { return set ? "set" : "default"; };
     PetscCall(PetscViewerASCIIPrintf(v, "rows longer than %lld entries in the long part (%s); time model: 12 W N + 4 N + %lld W bytes a group (%s); %d row lengths, %d sets after merging (at most %d)\n", (long long)p.long_row,
-                                     user_.long_row ? "set" : "latency model", (long long)p.group_cost, src(user_.group_cost >= 0), sets_df, sets, p.max_sets));
+                                     user_.long_row ? "set" : "default", (long long)p.group_cost, src(user_.group_cost >= 0), sets_df, sets, p.max_sets));
     std::vector<std::int64_t> grows(gwidth.size(), 0); // rows per group, over the windows' blocks
     for (std::size_t b = 0; b < width.size(); ++b) grows[std::size_t(std::lower_bound(gwidth.begin(), gwidth.end(), width[b]) - gwidth.begin())] += rows[b];
     char        line[1024];

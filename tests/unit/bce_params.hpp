@@ -23,7 +23,7 @@ inline std::string describe(const gpumat::BceParams &p) {
   return "long_row=" + std::to_string(p.long_row) + " c=" + std::to_string(p.group_cost) + " max_sets=" + std::to_string(p.max_sets) + " window=" + std::to_string(p.window);
 }
 
-// long_row 0 (the latency model) / 1 / 8 / 64 / 512 / above every row; group costs default, 0 and
+// long_row 0 (the default, default_long_row) / 1 / 8 / 64 / 512 / above every row; group costs default, 0 and
 // 5000; merging to 6 and 2 sets; windows of 1, 64, 100, 37 rows, the default and one window.
 inline std::vector<gpumat::BceParams> bce_param_sets() { return {bp(0, -1, 0), bp(1, 0, 0, 1), bp(8, 0, 0, 64), bp(64, 5000, 0, 100), bp(512, 0, 6, 1 << 30), bp(100000, 0, 2, 37)}; }
 inline std::string bce_param_name(const ::testing::TestParamInfo<gpumat::BceParams> &i) {
