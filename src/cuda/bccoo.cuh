@@ -55,6 +55,7 @@ struct BccooDeviceView {
 template <typename T>
 class BccooDevice {
 public:
+  static constexpr const char *kName = "bccoo"; // the format, in messages
   BccooDevice() = default;
   BccooDevice(const BccooDevice &) = delete;
   BccooDevice &operator=(const BccooDevice &) = delete;

@@ -27,6 +27,7 @@ namespace cuda {
 template <typename T>
 class BceDevice {
 public:
+  static constexpr const char *kName = "bce"; // the format, in messages
   BceDevice() = default;
   BceDevice(const BceDevice &)            = delete;
   BceDevice &operator=(const BceDevice &) = delete;

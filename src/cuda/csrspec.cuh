@@ -13,6 +13,7 @@ namespace cuda {
 template <typename T>
 class CsrSpecDevice {
 public:
+  static constexpr const char *kName = "csrspec"; // the format, in messages
   CsrSpecDevice() = default;
   CsrSpecDevice(const CsrSpecDevice &) = delete;
   CsrSpecDevice &operator=(const CsrSpecDevice &) = delete;

@@ -16,6 +16,7 @@ namespace cuda {
 template <typename T>
 class BsrDevice {
 public:
+  static constexpr const char *kName = "cusparsebsr"; // the format, in messages
   BsrDevice() = default;
   BsrDevice(const BsrDevice &)            = delete;
   BsrDevice &operator=(const BsrDevice &) = delete;

@@ -16,6 +16,7 @@ namespace cuda {
 template <typename T>
 class SellDevice {
 public:
+  static constexpr const char *kName = "cusparsesell"; // the format, in messages
   SellDevice() = default;
   SellDevice(const SellDevice &)            = delete;
   SellDevice &operator=(const SellDevice &) = delete;

@@ -26,6 +26,7 @@ namespace cuda {
 template <typename T>
 class PjdsDevice {
 public:
+  static constexpr const char *kName = "pjds"; // the format, in messages
   PjdsDevice() = default;
   PjdsDevice(const PjdsDevice &)            = delete;
   PjdsDevice &operator=(const PjdsDevice &) = delete;

@@ -91,26 +91,10 @@ public:
     if (tune_) PetscCall(Tune(A, s)); // choice_.p = the tuner's winner, built below
     else report_.source = TuneSource::None;
     const int err = dev_.build(A, choice_.p, s);
-    PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
-    PetscCall(CheckDevice(err, "bccoo", A));
+    PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), "bccoo", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.apply(op, x, z, y, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  bool           HasDeviceTranspose() const override { return true; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override

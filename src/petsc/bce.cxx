@@ -81,26 +81,10 @@ public:
     PetscFunctionBegin;
     dev_.set_long_shape(shape_); // validated by SetFromOptions
     const int err = dev_.build(A, user_, s);
-    PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
-    PetscCall(CheckDevice(err, "bce", A));
+    PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), "bce", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.apply(op, x, z, y, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  bool HasDeviceTranspose() const override { return true; }
 #endif
 
   // MatView: the partition (k, widths and rows), the long part, padding, and the stored size

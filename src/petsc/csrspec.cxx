@@ -89,21 +89,6 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), "csrspec", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.apply(op, x, z, y, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  bool           HasDeviceTranspose() const override { return true; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override

@@ -99,14 +99,33 @@ private:
   std::string tuning_cache_dir_;
 };
 
+// A CUDA error as a PETSc error; out of device memory says what did not fit and what to do.
+PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A);
+
 // A format whose device storage is one PETSc-free object Dev (src/cuda/) with diagonal(rowmap, d,
-// s), release() and device_bytes(): the forwarding of those device operations, written once. A
-// format derives from GPUMAT_DEVICE_FORMAT(its device class), which is plain Format in builds
+// s), release() and device_bytes(), and (the device classes of our own kernels) refresh(values, s),
+// apply(op, x, z, y, s) with transposed products on the GPU, and Dev::kName: the forwarding of
+// those device operations, written once (the cuSPARSE adapters, whose library reports its own
+// errors and has no transposed product for their formats, override refresh, apply and transpose).
+// A format derives from GPUMAT_DEVICE_FORMAT(its device class), which is plain Format in builds
 // without CUDA (the device class is then never named).
 #if defined(GPUMAT_WITH_CUDA)
 template <class Dev>
 class DeviceFormat : public Format {
 public:
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(CheckDevice(dev_.refresh(A.val, s), Dev::kName, A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCallCUDA(dev_.apply(op, x, z, y, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  bool           HasDeviceTranspose() const override { return true; }
   bool           HasDeviceDiagonal() const override { return true; }
   PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override
   {
@@ -118,6 +137,16 @@ public:
   std::size_t DeviceBytes() const override { return dev_.device_bytes(); }
 
 protected:
+  // A device build's result: the device class's why() where it refused the matrix (an index width
+  // exceeded, say: a clear error the user can act on), else CheckDevice's errors.
+  PetscErrorCode CheckBuild(int err, const CsrView<Scalar> &A) const
+  {
+    PetscFunctionBegin;
+    PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
+    PetscCall(CheckDevice(err, Dev::kName, A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
   Dev dev_;
 };
   #define GPUMAT_DEVICE_FORMAT(Dev) gpumat::DeviceFormat<Dev>
@@ -167,9 +196,6 @@ void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
 // The composed MatConvert_<from>_<to>_C functions under which users reach a format (to_us) and it
 // reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
-
-// A CUDA error as a PETSc error; out of device memory says what did not fit and what to do.
-PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A);
 
 // The disk cache of tuning decisions (src/core/tuning_cache.hpp), for formats that tune.
 // The identity of the GPU products run on, part of every key: "<name> cc<major>.<minor> <n>sm" of

@@ -83,26 +83,10 @@ public:
     dev_.set_occupancy(occupancy_); // validated by SetFromOptions
     dev_.set_long_shape(shape_);
     const int err = dev_.build(A, choice_.p, s);
-    PetscCheck(err != cudaErrorInvalidValue || dev_.why().empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", dev_.why().c_str());
-    PetscCall(CheckDevice(err, "pjds", A));
+    PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), "pjds", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCallCUDA(dev_.apply(op, x, z, y, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  bool HasDeviceTranspose() const override { return true; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
