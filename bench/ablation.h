@@ -82,6 +82,9 @@ typedef struct {
   long long      hyb_coo;                                               /* entries in the COO part */
   int            bce_groups, bce_sets, bce_sets_df;                     /* k; sets after merging; the DF's sets */
   long long      bce_padding, bce_long_row, bce_long_nnz;               /* padded entries; long_row; the long part's entries */
+  double         pjds_y_sectors, bce_y_sectors; /* the 32-byte sectors of y a warp's 32 rows store (through
+                                                   pjds's permutation, bce's row numbers, block by block for
+                                                   bce) per warp: 8 coalesced, 32 scattered */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host

@@ -53,6 +53,12 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->pjds_long_row   = (long long)P.p.long_row;
     f->pjds_long_rows  = (long long)P.long_rows.size();
     f->pjds_padding    = (long long)P.padding();
+    if (P.nrows_pj > 0) { // the identity when perm is empty: consecutive rows
+      std::vector<gpumat::index_t> rows(P.perm);
+      if (rows.empty())
+        for (gpumat::index_t i = 0; i < P.nrows_pj; ++i) rows.push_back(i);
+      f->pjds_y_sectors = double(gpumat::warp_sectors(rows.data(), (std::int64_t)rows.size())) / double((rows.size() + 31) / 32);
+    }
     const gpumat::EllHyb eh = gpumat::ell_hyb(A); // HYB: K the largest length max(4096, rows / 3) rows reach
     f->hyb_width            = eh.hyb_width, f->hyb_coo = eh.hyb_coo;
     f->hyb                  = eh.hyb_bytes();
@@ -65,6 +71,12 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->bce_padding  = (long long)E.padding();
     f->bce_long_row = (long long)E.p.long_row;
     f->bce_long_nnz = (long long)E.long_val.size();
+    std::int64_t ysec = 0, warps = 0; // the product's warps: block b's rows from pos[b], 32 a warp
+    for (int b = 0; b < E.blocks(); ++b) {
+      ysec += gpumat::warp_sectors(E.row_no.data() + E.pos[std::size_t(b)], E.rows[std::size_t(b)]);
+      warps += (E.rows[std::size_t(b)] + 31) / 32;
+    }
+    if (warps > 0) f->bce_y_sectors = double(ysec) / double(warps);
   } catch (const std::bad_alloc &) {
     std::snprintf(err, std::size_t(errlen), "footprint: out of host memory building the bccoo");
     return -1;

@@ -460,10 +460,10 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   if (f.pjds_sigma >= (long long)m) PetscCall(PetscSNPrintf(name, sizeof(name), "sorted over all rows"));
   else if (f.pjds_sigma <= 1) PetscCall(PetscSNPrintf(name, sizeof(name), "not sorted (sliced ELL)"));
   else PetscCall(PetscSNPrintf(name, sizeof(name), "sorted within windows of %lld rows", f.pjds_sigma));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pJDS: blocks of %d rows, %s, %lld long rows (more than %lld nonzeros), padding %lld entries (%.2f %% of the nonzeros)\n", f.pjds_block_rows, name, f.pjds_long_rows, f.pjds_long_row, f.pjds_padding,
-                        nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups, rows over %lld entries in the long part (%lld entries), padding %lld entries (%.2f %% of the nonzeros)\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
-                        f.bce_groups, f.bce_long_row, f.bce_long_nnz, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "pJDS: blocks of %d rows, %s, %lld long rows (more than %lld nonzeros), padding %lld entries (%.2f %% of the nonzeros), y stored in %.1f sectors per warp (8: coalesced)\n", f.pjds_block_rows, name, f.pjds_long_rows, f.pjds_long_row, f.pjds_padding,
+                        nnz > 0 ? 100.0 * (double)f.pjds_padding / nnz : 0.0, f.pjds_y_sectors));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "HYB: ELL part %d wide, %lld entries in the COO part; BCE: %d row lengths, %d sets after merging, %d groups, rows over %lld entries in the long part (%lld entries), padding %lld entries (%.2f %% of the nonzeros), y stored in %.1f sectors per warp\n", f.hyb_width, f.hyb_coo, f.bce_sets_df, f.bce_sets,
+                        f.bce_groups, f.bce_long_row, f.bce_long_nnz, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0, f.bce_y_sectors));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "features: rows of mean %.2f (cv %.2f, longest %d, %lld empty); padding: sliced ELL %.2f %%, sorted %.2f %%; BSR fill 2x2 %.3f, 3x3 %.3f, 4x4 %.3f; x sectors per 32 entries: CSR order %.1f, ELL order %.1f; distance from the diagonal %.4f\n", ft.mean_row, ft.cv_row, ft.max_row,
                         ft.empty_rows, 100.0 * ft.padding_sell, 100.0 * ft.padding_sorted, ft.fill[0], ft.fill[1], ft.fill[2], ft.sectors_csr, ft.sectors_ell, ft.diag_distance));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -19,6 +19,17 @@ int distinct(index_t *v, int n) {
 
 } // namespace
 
+std::int64_t warp_sectors(const index_t *idx, std::int64_t n) {
+  index_t      g[kWarp];
+  std::int64_t sectors = 0;
+  for (std::int64_t k = 0; k < n; k += kWarp) {
+    const int m = int(std::min<std::int64_t>(kWarp, n - k));
+    for (int i = 0; i < m; ++i) g[i] = idx[k + i] >> 2;
+    sectors += distinct(g, m);
+  }
+  return sectors;
+}
+
 template <typename T>
 MatrixFeatures matrix_features(const CsrView<T> &A) {
   MatrixFeatures f;
@@ -82,14 +93,9 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
   }
 
   // sectors of x (4 fp64 values each) per warp request
-  index_t      g[kWarp];
-  std::int64_t sec_csr = 0, groups = 0;
-  for (std::int64_t k = A.rowptr[0]; k < A.rowptr[n]; k += kWarp, ++groups) {
-    const int m = int(std::min<std::int64_t>(kWarp, A.rowptr[n] - k));
-    for (int i = 0; i < m; ++i) g[i] = A.colidx[k + i] >> 2;
-    sec_csr += distinct(g, m);
-  }
-  std::int64_t sec_ell = 0;
+  const std::int64_t sec_csr = warp_sectors(A.colidx + A.rowptr[0], f.nnz);
+  index_t            g[kWarp];
+  std::int64_t       sec_ell = 0;
   for (index_t s = 0; s < n; s += kWarp) {
     const index_t e = std::min<index_t>(n, s + kWarp);
     index_t       m = 0;

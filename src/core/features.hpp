@@ -49,4 +49,10 @@ struct MatrixFeatures {
 template <typename T>
 MatrixFeatures matrix_features(const CsrView<T> &A);
 
+// The distinct 32-byte sectors (4 fp64 values) that idx[k], idx[k + 1], ..., idx[k + 31] address,
+// summed over k = 0, 32, 64, ... < n: a warp's accesses of one instruction, 32 consecutive entries
+// of idx (the last group may be shorter). Divided by n / 32, the sectors per warp request: 8 when
+// consecutive (coalesced), 32 when every index has a sector of its own.
+std::int64_t warp_sectors(const index_t *idx, std::int64_t n);
+
 } // namespace gpumat

@@ -163,3 +163,16 @@ TEST(MatrixFeatures, Empty) {
   EXPECT_DOUBLE_EQ(e.sectors_csr, 0.0);
   EXPECT_DOUBLE_EQ(e.padding_sell, 0.0);
 }
+
+// warp_sectors: consecutive indices share sectors (8 per warp), a stride of 4 gives each its own
+// (32), a partial last group counts what it touches.
+TEST(MatrixFeatures, WarpSectors) {
+  std::vector<index_t> seq(64), strided(64), tail = {0, 1, 2, 3, 4};
+  for (index_t i = 0; i < 64; ++i) seq[std::size_t(i)] = i, strided[std::size_t(i)] = 4 * i;
+  EXPECT_EQ(gpumat::warp_sectors(seq.data(), 64), 16);
+  EXPECT_EQ(gpumat::warp_sectors(strided.data(), 64), 64);
+  EXPECT_EQ(gpumat::warp_sectors(tail.data(), 5), 2);
+  std::reverse(seq.begin(), seq.begin() + 32); // order within a warp does not matter
+  EXPECT_EQ(gpumat::warp_sectors(seq.data(), 64), 16);
+  EXPECT_EQ(gpumat::warp_sectors(seq.data(), 0), 0);
+}
