@@ -14,6 +14,8 @@
 #   LAYOUT     the benchmark's -layout (rows or nnz; default: the benchmark's, rows)
 #   TYPES      the benchmark's -types (default: the benchmark's default list)
 #   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
+#   REPS_BUILD=3  builds per type, the median taken (the benchmark's -reps_build; 1: a single build,
+#              the shorter run: each extra build converts the matrix again)
 #   ARGS       more benchmark arguments, e.g. "-view_types" (each type's MatView: bccoo's build phases)
 # The PETSc tutorial matrices (ex*.bin) are written first by bench/tutorial_matrices.sh (large),
 # before any timing, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
@@ -23,6 +25,7 @@ OUT=${OUT:-$top/suite-out}
 MATRICES=${MATRICES:-/tmp/gpumat-matrices}
 NP=${NP:-1}
 REPS=${REPS:-100}
+REPS_BUILD=${REPS_BUILD:-3}
 KSP_ITS=${KSP_ITS:-50}
 TYPES=${TYPES:-}
 LAYOUT=${LAYOUT:-}
@@ -33,6 +36,7 @@ die() { echo "conf/suite.sh: $*" >&2; exit 2; }
 for np in $NP; do [[ "$np" =~ ^[1-9][0-9]*$ ]] || die "NP must be positive integers, not '$NP'"; done
 [ -n "${NP// /}" ] || die "NP must be positive integers, not '$NP'"
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
+[[ "$REPS_BUILD" =~ ^([1-9]|1[0-6])$ ]] || die "REPS_BUILD must be 1..16, not '$REPS_BUILD'"
 [[ "$KSP_ITS" =~ ^[0-9]+$ ]] || die "KSP_ITS must be a non-negative integer, not '$KSP_ITS'"
 [[ -z "$LAYOUT" || "$LAYOUT" = rows || "$LAYOUT" = nnz ]] || die "LAYOUT must be rows or nnz, not '$LAYOUT'"
 [[ "$TYPES" =~ ^[A-Za-z0-9_:=.,]*$ ]] || die "TYPES must be a comma-separated list of types, not '$TYPES'"
@@ -72,7 +76,7 @@ if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then
   NP=1 PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1
   echo "tutorial matrices: exit $?"
 fi
-args=(-reps "$REPS" -ksp_its "$KSP_ITS")
+args=(-reps "$REPS" -reps_build "$REPS_BUILD" -ksp_its "$KSP_ITS")
 [ -n "$TYPES" ] && args+=(-types "$TYPES")
 [ -n "$LAYOUT" ] && args+=(-layout "$LAYOUT")
 [ -n "$ARGS" ] && read -r -a extra <<< "$ARGS" && args+=("${extra[@]}")
