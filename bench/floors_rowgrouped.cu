@@ -324,8 +324,8 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
     snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
     return -1;
   }
-  // the product reads rowlen only where the padding's bytes exceed the lengths' (PjdsDevice::reads_rowlen)
-  const bool read_rowlen = B.padded() > 0 && B.padding() * (long long)(sizeof(double) + sizeof(int)) > (long long)B.nrows_pj * (long long)sizeof(int);
+  // the product reads rowlen only where the padding's bytes exceed the lengths' (as PjdsDevice)
+  const bool read_rowlen = gpumat::pjds_reads_rowlen(B.padded(), B.padding(), B.nrows_pj, sizeof(double));
   info->block_rows   = B.p.block_rows;
   info->sigma        = B.p.sigma;
   info->long_row     = B.p.long_row;
@@ -359,11 +359,9 @@ extern "C" int BenchFloorsBce(int nrows, int ncols, long long nnz, const int *ro
     return -1;
   }
   // the GPU product's warps: block b's rows in warps warp[b] .. warp[b + 1] - 1, wblock[w] = b
-  std::vector<int> warp(1, 0), wblock;
-  for (int b = 0; b < B.blocks(); ++b) {
-    warp.push_back(warp.back() + (B.rows[(size_t)b] + 31) / 32);
-    wblock.resize((size_t)warp.back(), b);
-  }
+  const std::vector<std::int64_t> warps = gpumat::bce_block_warps(B.rows);
+  std::vector<int>                warp(warps.begin(), warps.end()), wblock;
+  for (int b = 0; b < B.blocks(); ++b) wblock.resize((size_t)warp[(size_t)b + 1], b);
   info->groups       = B.groups();
   info->blocks       = B.blocks();
   info->window       = B.p.window;

@@ -22,9 +22,8 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     std::snprintf(err, std::size_t(errlen), "footprint: nnz %lld is not rowptr[nrows] (32-bit indices only)", nnz);
     return -1;
   }
-  int width = 0;
-  for (int r = 0; r < nrows; ++r) width = std::max(width, rowptr[r + 1] - rowptr[r]);
-  f->ell_width = width;
+  const int width = gpumat::longest_row(gpumat::CsrView<double>{nrows, ncols, rowptr, colidx, val});
+  f->ell_width    = width;
   f->csr       = 12.0 * double(nnz) + 4.0 * (double(nrows) + 1.0);
   f->coo       = 16.0 * double(nnz);
   f->ell       = 12.0 * double(nrows) * double(width);
@@ -71,11 +70,9 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->bce_padding  = (long long)E.padding();
     f->bce_long_row = (long long)E.p.long_row;
     f->bce_long_nnz = (long long)E.long_val.size();
-    std::int64_t ysec = 0, warps = 0; // the product's warps: block b's rows from pos[b], 32 a warp
-    for (int b = 0; b < E.blocks(); ++b) {
-      ysec += gpumat::warp_sectors(E.row_no.data() + E.pos[std::size_t(b)], E.rows[std::size_t(b)]);
-      warps += (E.rows[std::size_t(b)] + 31) / 32;
-    }
+    std::int64_t ysec = 0; // the product's warps: block b's rows from pos[b], 32 a warp
+    for (int b = 0; b < E.blocks(); ++b) ysec += gpumat::warp_sectors(E.row_no.data() + E.pos[std::size_t(b)], E.rows[std::size_t(b)]);
+    const std::int64_t warps = gpumat::bce_block_warps(E.rows).back();
     if (warps > 0) f->bce_y_sectors = double(ysec) / double(warps);
   } catch (const std::bad_alloc &) {
     std::snprintf(err, std::size_t(errlen), "footprint: out of host memory building the bccoo");

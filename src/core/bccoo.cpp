@@ -446,11 +446,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   //   and 256.
   const double segments = double(p.slices) * nbrows;
   const double per_seg  = segments > 0 ? blocks / segments : 0.0; // blocks per segment
-  index_t      longest  = hints.longest_row;
-  if (longest < 0) {
-    longest = 0;
-    for (index_t r = 0; r < A.nrows; ++r) longest = std::max<index_t>(longest, A.rowptr[r + 1] - A.rowptr[r]);
-  }
+  const index_t longest = hints.longest_row >= 0 ? hints.longest_row : longest_row(A);
   int tile = 16, group = 256;
   if (blocks < kModelLatencyBlocks) {
     tile              = blocks / 16 >= 65536 ? 16 : 8;

@@ -148,6 +148,12 @@ double bce_partition_time(const std::vector<BceSet> &sets, const std::vector<std
   return t;
 }
 
+std::vector<std::int64_t> bce_block_warps(const std::vector<index_t> &rows) {
+  std::vector<std::int64_t> w(rows.size() + 1, 0);
+  for (std::size_t b = 0; b < rows.size(); ++b) w[b + 1] = w[b] + (std::int64_t(rows[b]) + 31) / 32;
+  return w;
+}
+
 template <typename T>
 std::int64_t Bce<T>::padding() const {
   return padded() - (std::int64_t(slot.size()) - std::int64_t(this->long_val.size())); // slot has an entry per nonzero
@@ -155,8 +161,7 @@ std::int64_t Bce<T>::padding() const {
 
 template <typename T>
 std::size_t Bce<T>::bytes() const {
-  std::size_t warps = 0; // the GPU product's block of each warp (a block's rows in warps of 32)
-  for (index_t n : rows) warps += std::size_t(n + 31) / 32;
+  const std::size_t warps = std::size_t(bce_block_warps(rows).back()); // the GPU product's block of each warp
   return val.size() * sizeof(T) + col.size() * sizeof(index_t) + row_no.size() * sizeof(index_t) + width.size() * (3 * sizeof(index_t)) + start.size() * sizeof(std::int64_t) + warps * sizeof(index_t) + this->long_bytes();
 }
 

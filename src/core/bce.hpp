@@ -128,6 +128,10 @@ struct Bce : LongPart<T> { // the long part: long_rows, long_ptr, long_col, long
   std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
 };
 
+// The GPU product's warps of blocks with these row counts: block b's rows in warps w[b] .. w[b + 1]
+// - 1, 32 rows a warp (a block starts on a warp of its own); blocks + 1 entries, w[0] = 0.
+std::vector<std::int64_t> bce_block_warps(const std::vector<index_t> &rows);
+
 // Builds B from A (parameters as bce_resolve takes them). Throws std::invalid_argument when the
 // padded size exceeds 32-bit positions (with what to do).
 template <typename T>

@@ -1,5 +1,6 @@
 // PETSc-free view of a CSR matrix, the input of every format builder.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 
@@ -17,6 +18,14 @@ struct CsrView {
   const T       *val    = nullptr;
   index_t nnz() const { return nrows ? rowptr[nrows] : 0; }
 };
+
+// The longest row of A (host row pointers; 0 without rows).
+template <typename T>
+index_t longest_row(const CsrView<T> &A) {
+  index_t m = 0;
+  for (index_t r = 0; r < A.nrows; ++r) m = std::max(m, A.rowptr[r + 1] - A.rowptr[r]);
+  return m;
+}
 
 // Products every format offers: y = op(A) x, or y = z + op(A) x when z != nullptr.
 // y may alias z (in-place MatMultAdd); x never aliases y.

@@ -26,7 +26,7 @@ template <typename T>
 EllHyb ell_hyb(const CsrView<T> &A) {
   EllHyb e;
   e.nrows = A.nrows;
-  for (index_t r = 0; r < A.nrows; ++r) e.ell_width = std::max(e.ell_width, A.rowptr[r + 1] - A.rowptr[r]);
+  e.ell_width = longest_row(A);
   std::vector<std::int64_t> reach(std::size_t(e.ell_width) + 2, 0);
   for (index_t r = 0; r < A.nrows; ++r) ++reach[std::size_t(A.rowptr[r + 1] - A.rowptr[r])];
   for (index_t L = e.ell_width; L > 0; --L) reach[std::size_t(L) - 1] += reach[std::size_t(L)]; // rows of >= L entries

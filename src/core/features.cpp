@@ -52,13 +52,21 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
   std::vector<std::int64_t> hist(std::size_t(f.max_row) + 1, 0);
   for (index_t r = 0; r < n; ++r) ++hist[std::size_t(len(r))];
 
-  // sliced ELL in the matrix's order: each slice padded to its longest row
-  std::int64_t sell = 0;
+  // sliced ELL in the matrix's order, slices of a warp's 32 rows: each padded to its longest row;
+  // the sectors of x its steps gather (step j: the j-th entries of the slice's rows that have one)
+  std::int64_t sell = 0, sec_ell = 0;
+  index_t      g[kWarp];
   for (index_t s = 0; s < n; s += kWarp) {
     const index_t e = std::min<index_t>(n, s + kWarp);
     index_t       m = 0;
     for (index_t r = s; r < e; ++r) m = std::max(m, len(r));
     sell += std::int64_t(m) * (e - s);
+    for (index_t j = 0; j < m; ++j) {
+      int c = 0;
+      for (index_t r = s; r < e; ++r)
+        if (len(r) > j) g[c++] = A.colidx[A.rowptr[r] + j] >> 2;
+      sec_ell += distinct(g, c);
+    }
   }
   // sorted by length (descending): block b's width is the length at position 32 b
   std::int64_t sorted = 0, pos = 0;
@@ -92,21 +100,8 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
     f.blocks_bs[bs - 2] = blocks;
   }
 
-  // sectors of x (4 fp64 values each) per warp request
+  // sectors of x (4 fp64 values each) per 32 entries: CSR order here, ELL order with the slices above
   const std::int64_t sec_csr = warp_sectors(A.colidx + A.rowptr[0], f.nnz);
-  index_t            g[kWarp];
-  std::int64_t       sec_ell = 0;
-  for (index_t s = 0; s < n; s += kWarp) {
-    const index_t e = std::min<index_t>(n, s + kWarp);
-    index_t       m = 0;
-    for (index_t r = s; r < e; ++r) m = std::max(m, len(r));
-    for (index_t j = 0; j < m; ++j) {
-      int c = 0;
-      for (index_t r = s; r < e; ++r)
-        if (len(r) > j) g[c++] = A.colidx[A.rowptr[r] + j] >> 2;
-      sec_ell += distinct(g, c);
-    }
-  }
   if (f.nnz > 0) f.sectors_csr = double(sec_csr) * kWarp / double(f.nnz); // per 32 entries (the last group scaled)
   if (f.nnz > 0) f.sectors_ell = double(sec_ell) * kWarp / double(f.nnz);
 

@@ -41,13 +41,6 @@ inline std::int64_t    default_long_row(std::int64_t nrows, std::int64_t nnz, st
   if (longest > kLongRow && longest <= kLongRowRegular && nrows > 0 && longest * nrows <= 3 * nnz) return longest;
   return kLongRow;
 }
-// The longest row of A (host row pointers).
-template <typename T>
-std::int64_t longest_row(const CsrView<T> &A) {
-  std::int64_t m = 0;
-  for (index_t r = 0; r < A.nrows; ++r) m = std::max<std::int64_t>(m, std::int64_t(A.rowptr[r + 1]) - A.rowptr[r]);
-  return m;
-}
 
 // The GPU product's chunk shape. A chunk of a long row is summed by `lanes` lanes of a warp (4, 8, 16 or 32: a warp holds
 // 32 / lanes chunks), each lane loading kLongLoads entries at once per pass, in `passes` passes:

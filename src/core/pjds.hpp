@@ -106,6 +106,13 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
 };
 
+// Whether the GPU product reads the row lengths of the pJDS part's `rows` positions: where the
+// `padding` entries' bytes (fp value + column of `value_bytes` + 4) exceed the lengths' (4 B a row);
+// else it walks each block's width, the padding adding zeros. No padded entries: nothing to read.
+constexpr bool pjds_reads_rowlen(std::int64_t padded, std::int64_t padding, std::int64_t rows, std::int64_t value_bytes) {
+  return padded > 0 && padding * (value_bytes + std::int64_t(sizeof(index_t))) > rows * std::int64_t(sizeof(index_t));
+}
+
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p). Throws
 // std::invalid_argument when the padded part exceeds 32-bit positions of index_t (with what to do).
 template <typename T>

@@ -384,7 +384,7 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
   }
   const int              nb = int(first.size());
   std::vector<index_t>   table(5 * std::size_t(nb) + 2, 0);
-  std::vector<long long> start(std::size_t(nb) + 1, 0), warp(std::size_t(nb) + 1, 0);
+  std::vector<long long> start(std::size_t(nb) + 1, 0);
   width_.assign(std::size_t(nb), 0), rows_.assign(std::size_t(nb), 0);
   for (int b = 0; b < nb; ++b) {
     width_[std::size_t(b)]         = group_width_[std::size_t(bkey[std::size_t(b)] & ((std::uint64_t(1) << gbits) - 1))];
@@ -393,8 +393,8 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
     table[std::size_t(nb + b)]     = rows_[std::size_t(b)];
     table[std::size_t(2 * nb + b)] = first[std::size_t(b)];
     start[std::size_t(b) + 1]      = start[std::size_t(b)] + (long long)rows_[std::size_t(b)] * width_[std::size_t(b)];
-    warp[std::size_t(b) + 1]       = warp[std::size_t(b)] + (rows_[std::size_t(b)] + 31) / 32;
   }
+  const std::vector<std::int64_t> warp = bce_block_warps(rows_);
   padded_ = start[std::size_t(nb)], warps_ = warp[std::size_t(nb)];
   if (padded_ + lr_.entries() > INT_MAX)
     return fail("bce: the padded groups hold " + std::to_string(padded_) + " entries, beyond the 32-bit positions of its index; use more MPI ranks, or a smaller long-row threshold (-mat_bce_long_row)");

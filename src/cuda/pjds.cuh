@@ -82,7 +82,7 @@ public:
   std::int64_t       chunks() const { return lr_.chunks(); }
   // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
   // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
-  bool               reads_rowlen() const { return padded_ > 0 && std::int64_t(padding()) * std::int64_t(sizeof(T) + sizeof(index_t)) > std::int64_t(npj_) * std::int64_t(sizeof(index_t)); }
+  bool               reads_rowlen() const { return pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, sizeof(T)); }
   std::size_t        format_bytes() const; // the arrays a product reads (Pjds::bytes of the host, less rowlen when not read)
   std::size_t        device_bytes() const; // everything this object holds on the device
   const std::vector<std::pair<const char *, float>> &build_phases() const { return phases_; }
