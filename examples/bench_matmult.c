@@ -5,8 +5,9 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -class <spd|nonsym> the KSP: CG+Jacobi (spd) or GMRES+Jacobi (default: spd for stencils\n"
                      "                     and FEM kinds, nonsym otherwise); rectangular matrices skip the KSP\n"
                      "  -types <list>      default with a CUDA PETSc: aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,\n"
-                     "                     sellcuda,csrspec,bccoo,pjds,bce,aij (and aijkokkos with a Kokkos PETSc); with a CPU\n"
-                     "                     PETSc: aij,csrspec,bccoo,pjds,bce;\n"
+                     "                     sellcuda,csrspec,bccoo,pjds,bce,gpuauto,aij (and aijkokkos with a Kokkos PETSc); with a\n"
+                     "                     CPU PETSc: aij,csrspec,bccoo,pjds,bce,gpuauto; gpuauto's row says what it chose\n"
+                     "                     (the CSV's stored_as: the format storing each type's diagonal block)\n"
                      "                     max relerr is against the first type\n"
                      "                     aijcusparse:algN sets -mat_cusparse_spmv_alg CSRMV_ALGN;\n"
                      "                     csrspec:w=4:warps=16 sets -mat_csrspec_w 4 -mat_csrspec_warps 16;\n"
@@ -743,6 +744,7 @@ static PetscErrorCode TryFirstProduct(Mat A, Vec x, Vec y, const char *spec, Pet
 
 typedef struct {
   char   type[96];
+  char   stored_as[64]; /* our types: the format storing rank 0's diagonal block (gpuauto: its choice; MPI: diag/offdiag) */
   char   tuner[1024]; /* bccoo with -mat_bccoo_tune: its tuner's report (TunerLines), printed under its row */
   double median, min, max, first, refresh, err, format_bytes;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
@@ -791,7 +793,7 @@ static PetscErrorCode TimeKSP(Mat A, Vec b, PetscBool spd, PetscInt its, double 
 
 #define CSV_HEADER \
   "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its," \
-  "ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms"
+  "ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms,stored_as"
 
 /* An existing, non-empty CSV must have this benchmark's header (rows of other columns would not
    parse); *header: whether the header is still to be written. */
@@ -892,9 +894,9 @@ int main(int argc, char **argv)
 {
   char         kind[64] = "powerlaw", spec[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "", cls[16] = "", csv[PETSC_MAX_PATH_LEN] = "", layout[16] = "rows";
 #if defined(PETSC_HAVE_CUDA)
-  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,sellcuda,csrspec,bccoo,pjds,bce,aij";
+  char list[1024] = "aijcusparse:alg1,aijcusparse:alg2,cusparsesell,cusparsebsr,sellcuda,csrspec,bccoo,pjds,bce,gpuauto,aij";
 #else
-  char list[1024] = "aij,csrspec,bccoo,pjds,bce"; /* what a CPU PETSc has: host types */
+  char list[1024] = "aij,csrspec,bccoo,pjds,bce,gpuauto"; /* what a CPU PETSc has: host types */
 #endif
   PetscInt     n = 2000000, reps = 100, reps_host = 10, reps_refresh = 5, reps_build = 3, warmup = 10, ksp_its = 50, M, N, nnz, ntypes = 0, ntried = 0, nskipped = 0;
   Mat          A0;
@@ -1164,6 +1166,12 @@ int main(int argc, char **argv)
       r->refresh = rms[reps_refresh / 2] - r->median;
     }
     PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &dev_bytes)); /* this rank's blocks */
+    {
+      const char *sd = NULL, *so = NULL;
+      PetscCall(MatGpuMatGetStoredAs(A, &sd, &so));
+      if (so) PetscCall(PetscSNPrintf(r->stored_as, sizeof(r->stored_as), "%s/%s", sd ? sd : "-", so));
+      else PetscCall(PetscStrncpy(r->stored_as, sd ? sd : "-", sizeof(r->stored_as)));
+    }
     if (ours && !r->gpu) r->format_bytes = 12.0 * nnz + 4.0 * (M + 1); /* host vectors: PETSc's SeqAIJ kernels on the CSR arrays */
     else if (ours) {
       r->format_bytes = (double)dev_bytes;
@@ -1238,12 +1246,13 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:pjds-gather, %.1f %% of floor:pjds-stream", 100.0 * pjds_ms[1] / r->median, 100.0 * pjds_ms[0] / r->median));
     if (IsBce(r->type) && !PetscIsNanReal(bce_ms[1]) && r->median > 0)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bce-gather, %.1f %% of floor:bce-stream", 100.0 * bce_ms[1] / r->median, 100.0 * bce_ms[0] / r->median));
+    if (!strncmp(r->type, "gpuauto", 7)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   chose %s", r->stored_as));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     if (r->tuner[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", r->tuner)); /* rank 0's */
     if (f)
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g,%s\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
                              build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN, strcmp(be, "never") ? be : "inf", nranks, layout,
-                             dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter));
+                             dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter, r->stored_as[0] ? r->stored_as : "-"));
   }
   for (PetscInt i = 0; i < ntypes && nranks > 1; i++) { /* the parts against the whole (the scatter overlaps the diagonal block in a product) */
     Result *r = &res[i];

@@ -76,6 +76,12 @@
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)
       -mat_cusparsebsr_row_major        row-major blocks (default column-major)
+      -mat_gpuauto_candidates <list>    formats gpuauto chooses among (default every one available:
+                                        cusparsecsr,pjds,bccoo,cusparsesell,cusparsebsr,csrspec,bce); each
+                                        candidate takes its own options (-mat_pjds_*, ...)
+      -mat_gpuauto_choose <name>        become this candidate, skipping the prediction (shown by MatView)
+      -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench_matmult -calibrate;
+                                        default the shipped H100 ones); a bad file: a warning, the shipped ones
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
       -mat_gpumat_host                  run products on the host even for CUDA vectors (debugging)
@@ -120,6 +126,11 @@
 #define MATSEQAIJCUSPARSEBSR "seqaijcusparsebsr"
 #define MATMPIAIJCUSPARSEBSR "mpiaijcusparsebsr"
 
+#define MATGPUAUTO       "gpuauto"
+#define MATAIJGPUAUTO    "aijgpuauto"
+#define MATSEQAIJGPUAUTO "seqaijgpuauto"
+#define MATMPIAIJGPUAUTO "mpiaijgpuauto"
+
 /* Registers every type of this library with PETSc. Idempotent. Called automatically when the
    library is loaded with -dll_append; call it yourself after PetscInitialize() when you link it. */
 PETSC_EXTERN PetscErrorCode PetscGpuMatInitialize(void);
@@ -127,6 +138,11 @@ PETSC_EXTERN PetscErrorCode PetscGpuMatInitialize(void);
 /* Device memory held by the GPU format of A (both blocks for MPI matrices; 0 before the first
    device product). *ours is PETSC_FALSE when A is not a petsc-gpumat matrix. */
 PETSC_EXTERN PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes);
+
+/* The format storing A's block (MPI: the diagonal and off-diagonal blocks): the type's own root name,
+   or for gpuauto the candidate it chose for that block; NULL before the block's first build or when A
+   is not a petsc-gpumat matrix. The strings stay valid until A's next build or destruction. */
+PETSC_EXTERN PetscErrorCode MatGpuMatGetStoredAs(Mat A, const char **diag, const char **offdiag);
 
 /* The loader's entry point (PETSc's naming rule for libpetscgpumat.so). */
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpumat(void);

@@ -61,11 +61,16 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
     index_t       m = 0;
     for (index_t r = s; r < e; ++r) m = std::max(m, len(r));
     sell += std::int64_t(m) * (e - s);
+    // the rows longest first: step j takes the prefix still longer than j (time linear in the
+    // slice's entries, not its width x 32: one long row among short ones costs its own length)
+    index_t order[kWarp];
+    int     active = int(e - s);
+    for (int i = 0; i < active; ++i) order[i] = s + i;
+    std::sort(order, order + active, [&](index_t a, index_t b) { return len(a) > len(b); });
     for (index_t j = 0; j < m; ++j) {
-      int c = 0;
-      for (index_t r = s; r < e; ++r)
-        if (len(r) > j) g[c++] = A.colidx[A.rowptr[r] + j] >> 2;
-      sec_ell += distinct(g, c);
+      while (active > 0 && len(order[active - 1]) <= j) --active;
+      for (int i = 0; i < active; ++i) g[i] = A.colidx[A.rowptr[order[i]] + j] >> 2;
+      sec_ell += distinct(g, active);
     }
   }
   // sorted by length (descending): block b's width is the length at position 32 b

@@ -89,6 +89,14 @@ public:
   void               SetTuningCacheDir(std::string dir) { tuning_cache_dir_ = std::move(dir); }
   const std::string &TuningCacheDir() const { return tuning_cache_dir_; }
 
+  // The format that stores the block: empty for this one; gpuauto: the candidate it chose (empty
+  // before its first build).
+  virtual const std::string &StoredAs() const
+  {
+    static const std::string self;
+    return self;
+  }
+
   // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
   // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
@@ -219,6 +227,7 @@ PetscErrorCode MPIInstall(Mat A, const FormatInfo *f);                          
 PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_source); // options read with its prefix
 PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject);
 std::size_t    SeqDeviceBytes(Mat A); // 0 unless A is one of ours
+const char    *SeqStoredAs(Mat A);    // the root name of the format storing A (gpuauto: its choice), null before a build or unless ours
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y); // y = op(A) x (+ z); z may be y
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);

@@ -143,3 +143,21 @@ PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes)
   } else *bytes = gpumat::SeqDeviceBytes(A);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode MatGpuMatGetStoredAs(Mat A, const char **diag, const char **offdiag)
+{
+  PetscBool mpi;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  if (diag) *diag = nullptr;
+  if (offdiag) *offdiag = nullptr;
+  if (!gpumat::FindFormat(((PetscObject)A)->type_name)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &mpi));
+  if (mpi) {
+    Mat Ad, Ao;
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+    if (diag) *diag = gpumat::SeqStoredAs(Ad);
+    if (offdiag) *offdiag = gpumat::SeqStoredAs(Ao);
+  } else if (diag) *diag = gpumat::SeqStoredAs(A);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

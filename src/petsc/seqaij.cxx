@@ -606,6 +606,14 @@ std::size_t SeqDeviceBytes(Mat A)
   return b;
 }
 
+const char *SeqStoredAs(Mat A)
+{
+  if (!A || !FindFormat(((PetscObject)A)->type_name) || !A->spptr) return nullptr;
+  const SeqData *d = Data(A);
+  if (!d->built) return nullptr;
+  return d->fmt->StoredAs().empty() ? d->info->name : d->fmt->StoredAs().c_str();
+}
+
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y)
 {
   SeqData  *d = Data(A);

@@ -1,0 +1,407 @@
+#include "gpuauto.hpp"
+
+#include "bccoo.hpp"
+#include "long_rows.hpp"
+#include "pjds.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace gpumat {
+
+const AutoFormatConstants &AutoConstants::of(const std::string &key) const {
+  static const AutoFormatConstants none;
+  auto it = fmt.find(key);
+  if (it != fmt.end()) return it->second;
+  const auto colon = key.find(':'); // "cusparsebsr:5" without its own line: the format's line
+  if (colon != std::string::npos && (it = fmt.find(key.substr(0, colon))) != fmt.end()) return it->second;
+  return none;
+}
+
+// Measured on an H100 80GB HBM3 (docs/results/h100-2026-11-2[3-5]*): k and r from the stream-bound
+// matrices (stencils, FEM; the format's time against its bytes at bw_gbs), g from the gather-bound
+// ones (web, power law, circuit, econ; the time against bytes plus gather of floor:gather).
+AutoConstants auto_shipped_constants() {
+  AutoConstants c;
+  c.fmt["cusparsecsr"]   = {1.00, 11.0, 0.90};
+  c.fmt["csrspec"]       = {1.00, 10.0, 0.93};
+  c.fmt["bccoo"]         = {1.10, 0.0, 0.93};
+  c.fmt["cusparsesell"]  = {1.07, 2.0, 1.00};
+  c.fmt["cusparsebsr"]   = {2.00, 0.0, 2.00};
+  c.fmt["cusparsebsr:2"] = {1.25, 0.0, 1.10};
+  c.fmt["cusparsebsr:3"] = {1.12, 0.0, 1.05};
+  c.fmt["cusparsebsr:4"] = {1.40, 0.0, 1.20};
+  c.fmt["cusparsebsr:6"] = {1.90, 0.0, 1.60};
+  c.fmt["pjds"]          = {1.00, 0.0, 1.02};
+  c.fmt["bce"]           = {1.04, 2.0, 1.08};
+  return c;
+}
+
+const std::vector<std::string> &auto_all_candidates() {
+  static const std::vector<std::string> all = {"cusparsecsr", "pjds", "bccoo", "cusparsesell", "cusparsebsr", "csrspec", "bce"};
+  return all;
+}
+
+namespace {
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
+
+double *scalar_field(AutoConstants &c, const std::string &key) {
+  if (key == "bw_gbs") return &c.bw_gbs;
+  if (key == "launch_us") return &c.launch_us;
+  if (key == "l2_bytes") return &c.l2_bytes;
+  if (key == "l2x_share") return &c.l2x_share;
+  if (key == "l2_request_ps") return &c.l2_request_ps;
+  if (key == "dram_sector_ps") return &c.dram_sector_ps;
+  if (key == "y_scatter_bytes") return &c.y_scatter_bytes;
+  return nullptr;
+}
+
+bool known_candidate(const std::string &key) {
+  const std::string root = key.substr(0, key.find(':'));
+  const auto       &all  = auto_all_candidates();
+  return std::find(all.begin(), all.end(), root) != all.end();
+}
+
+} // namespace
+
+bool auto_read_constants(const std::string &path, AutoConstants &out, std::string &err) {
+  std::ifstream in(path);
+  if (!in) {
+    err = "cannot read the gpuauto constants file '" + path + "'";
+    return false;
+  }
+  AutoConstants c = out;
+  std::string   line;
+  for (int ln = 1; std::getline(in, line); ++ln) {
+    const auto hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream ss(line);
+    std::string        key, rest;
+    if (!(ss >> key)) continue;
+    const std::string where = "'" + path + "' line " + std::to_string(ln) + ": ";
+    if (key == "name") {
+      std::getline(ss, rest);
+      rest.erase(0, rest.find_first_not_of(" \t"));
+      rest.erase(rest.find_last_not_of(" \t\r") + 1);
+      c.name = rest;
+      continue;
+    }
+    double v = 0;
+    if (!(ss >> v) || !positive_finite(v) || (ss >> rest)) {
+      // r_ps may be 0: the only field that is not a positive rate or factor
+      const bool zero_ok = key.size() > 5 && key.compare(key.size() - 5, 5, ".r_ps") == 0;
+      if (!(zero_ok && v == 0 && !(ss >> rest))) {
+        err = where + "'" + key + "' needs one positive finite number";
+        return false;
+      }
+    }
+    if (double *f = scalar_field(c, key)) {
+      *f = v;
+      continue;
+    }
+    const auto dot = key.rfind('.');
+    if (dot != std::string::npos && known_candidate(key.substr(0, dot))) {
+      const std::string field = key.substr(dot + 1);
+      AutoFormatConstants &fc = c.fmt[key.substr(0, dot)];
+      if (field == "k") fc.k = v;
+      else if (field == "r_ps") fc.r_ps = v;
+      else if (field == "g") fc.g = v;
+      else {
+        err = where + "unknown field '" + field + "' (k, r_ps or g)";
+        return false;
+      }
+      continue;
+    }
+    err = where + "unknown key '" + key + "'";
+    return false;
+  }
+  if (c.l2x_share > 1) {
+    err = "'" + path + "': l2x_share must be at most 1";
+    return false;
+  }
+  out = c;
+  return true;
+}
+
+bool auto_write_constants(const std::string &path, const AutoConstants &c, std::string &err) {
+  std::ofstream o(path);
+  if (!o) {
+    err = "cannot write the gpuauto constants file '" + path + "'";
+    return false;
+  }
+  o.precision(6);
+  o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\n";
+  for (const auto &[k, f] : c.fmt) o << k << ".k " << f.k << "\n" << k << ".r_ps " << f.r_ps << "\n" << k << ".g " << f.g << "\n";
+  if (!o) {
+    err = "writing '" + path + "' failed";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Nonzero grid-aligned bs x bs blocks of A (a stamp per block column).
+template <typename T>
+std::int64_t count_blocks(const CsrView<T> &A, int bs) {
+  std::vector<index_t> stamp(std::size_t(A.ncols) / bs + 2, 0);
+  std::int64_t         blocks = 0;
+  for (index_t br = 0; br * bs < A.nrows; ++br) {
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * bs);
+    for (index_t r = br * bs; r < r1; ++r)
+      for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) {
+        index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
+        if (s != br + 1) s = br + 1, ++blocks;
+      }
+  }
+  return blocks;
+}
+
+// Distinct values among v (open addressing, a table of at least twice their count).
+std::int64_t count_distinct(const std::vector<index_t> &v) {
+  std::size_t cap = 64;
+  while (cap < 2 * v.size()) cap *= 2;
+  std::vector<index_t> table(cap, -1);
+  std::int64_t         d = 0;
+  for (index_t x : v) {
+    std::size_t h = (std::size_t(x) * 0x9E3779B97F4A7C15ull) >> 16;
+    for (;; ++h) {
+      index_t &s = table[h & (cap - 1)];
+      if (s == x) break;
+      if (s < 0) {
+        s = x, ++d;
+        break;
+      }
+    }
+  }
+  return d;
+}
+
+} // namespace
+
+template <typename T>
+AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
+  AutoSample         s;
+  const index_t      n    = A.nrows;
+  const std::int64_t nnz  = n ? std::int64_t(A.rowptr[n]) - A.rowptr[0] : 0;
+  const double       mean = n ? double(nnz) / double(n) : 0;
+  // windows of W rows (W a multiple of 2, 3, 4 and 6), fewer rows where a window would hold more
+  // than a quarter of the sample
+  index_t W = kAutoWindowRows;
+  while (W > 12 && double(W) * mean > double(kAutoSampleEntries) / 4) W /= 2;
+  const index_t nwin_all = (n + W - 1) / W;
+  index_t       nwin     = nwin_all;
+  if (nnz > kAutoSampleEntries) nwin = std::min<index_t>(nwin_all, std::max<index_t>(1, index_t(double(kAutoSampleEntries) / std::max(1.0, double(W) * mean))));
+  s.exact = nwin == nwin_all;
+
+  std::vector<index_t> rp{0}, ci;
+  for (index_t w = 0; w < nwin; ++w) {
+    const index_t win = s.exact ? w : index_t((double(w) + 0.5) * double(nwin_all) / double(nwin));
+    const index_t r0 = win * W, r1 = std::min<index_t>(n, r0 + W);
+    for (index_t r = r0; r < r1; ++r) {
+      ci.insert(ci.end(), A.colidx + A.rowptr[r], A.colidx + A.rowptr[r + 1]);
+      rp.push_back(index_t(ci.size()));
+    }
+  }
+  // the sample's columns renumbered into a compact range (features' per-column arrays are then the
+  // sample's size, not the matrix's): groups of 12 consecutive columns keep their order inside and
+  // get consecutive numbers, so the blocks of 2, 3, 4 and 6 columns and the 4-value sectors of x
+  // stay what they were (the distance from the diagonal does not: not measured on a sample)
+  index_t groups = 0;
+  {
+    std::size_t cap = 64;
+    while (cap < 2 * ci.size()) cap *= 2;
+    std::vector<index_t> key(cap, -1), id(cap);
+    for (index_t &c : ci) {
+      const index_t g = c / 12;
+      std::size_t   h = (std::size_t(g) * 0x9E3779B97F4A7C15ull) >> 16;
+      for (;; ++h) {
+        const std::size_t i = h & (cap - 1);
+        if (key[i] == g) {
+          c = id[i] * 12 + c % 12;
+          break;
+        }
+        if (key[i] < 0) {
+          key[i] = g, id[i] = groups++;
+          c = id[i] * 12 + c % 12;
+          break;
+        }
+      }
+    }
+  }
+  // renumbering keeps the order within a group but not between groups: rows stay as they were
+  // stored (sorted columns are not needed by the features)
+  CsrView<T> S;
+  S.nrows = index_t(rp.size() - 1), S.ncols = std::max<index_t>(1, groups * 12), S.rowptr = rp.data(), S.colidx = ci.data();
+  s.f               = matrix_features(S);
+  s.sampled_rows    = S.nrows;
+  s.sampled_entries = std::int64_t(ci.size());
+  const double scale = s.sampled_entries > 0 ? double(nnz) / double(s.sampled_entries) : 0;
+  for (auto &b : s.f.blocks_bs) b = std::int64_t(std::llround(double(b) * scale));
+  s.blocks6 = std::int64_t(std::llround(double(count_blocks(S, 6)) * scale));
+  s.f.nrows = n, s.f.ncols = A.ncols, s.f.nnz = nnz, s.f.mean_row = mean;
+  s.f.max_row = h.longest_row >= 0 ? h.longest_row : longest_row(A);
+  if (!s.exact) s.f.diag_distance = -1; // the sample's rows are renumbered: not measured
+  s.f.empty_rows = std::int64_t(std::llround(double(s.f.empty_rows) * (S.nrows ? double(n) / double(S.nrows) : 0)));
+
+  // reuse windows: runs of consecutive rows of about kAutoReuseEntries entries, spread evenly
+  const int nreuse = nnz <= kAutoReuseEntries ? 1 : int(std::min<std::int64_t>(kAutoReuseWindows, nnz / kAutoReuseEntries));
+  std::int64_t         entries = 0, distinct = 0;
+  std::vector<index_t> sec;
+  for (int w = 0; w < nreuse; ++w) {
+    index_t r = index_t((double(w) + 0.5) * double(n) / double(nreuse));
+    if (nreuse == 1) r = 0;
+    sec.clear();
+    for (; r < n && std::int64_t(sec.size()) < kAutoReuseEntries; ++r)
+      for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1] && std::int64_t(sec.size()) < kAutoReuseEntries; ++k) sec.push_back(A.colidx[k] >> 2);
+    entries += std::int64_t(sec.size());
+    distinct += count_distinct(sec);
+  }
+  s.sector_use = entries > 0 ? double(distinct) / double(entries) : 1.0;
+  return s;
+}
+
+namespace {
+
+struct Shape {
+  double bytes = 0;     // the format's arrays
+  double excess = 0;    // sector requests of its x gathers beyond 8 per 32 entries (coalesced)
+  double slices = 1;    // x split into slices (bccoo)
+  bool   permuted = false;
+  std::string key, detail;
+};
+
+template <typename T>
+bool shape_of(const std::string &c, const CsrView<T> &A, const AutoHints &h, const AutoSample &s, Shape &sh) {
+  const MatrixFeatures &f = s.f;
+  const double          n = f.nrows, z = double(f.nnz);
+  char                  buf[160];
+  sh.key = c;
+  if (c == "cusparsecsr" || c == "csrspec") {
+    sh.bytes    = 12 * z + 4 * (n + 1);
+    sh.excess   = z / 32 * std::max(0.0, f.sectors_csr - 8);
+    sh.detail   = "CSR";
+    return true;
+  }
+  if (c == "cusparsesell") {
+    sh.bytes    = 12 * z * (1 + f.padding_sell) + 4 * (n / 32 + 1);
+    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
+    std::snprintf(buf, sizeof buf, "slices of 32 rows, padding %.1f %%", 100 * f.padding_sell);
+    sh.detail = buf;
+    return true;
+  }
+  if (c == "cusparsebsr") {
+    // the adapter's block size: the matrix's when 2..16, else the fewest bytes (2, 3, 4, 6 known here)
+    int          bs     = 0;
+    std::int64_t blocks = 0;
+    auto         known  = [&](int b) -> std::int64_t { return b == 6 ? s.blocks6 : (b >= 2 && b <= 4 ? f.blocks_bs[b - 2] : -1); };
+    if (h.block_size >= 2 && h.block_size <= 16) {
+      bs = h.block_size, blocks = known(bs);
+      if (blocks < 0) return false; // a block size whose blocks the sample did not count
+    } else {
+      double best = 0;
+      for (int b : {2, 3, 4, 6}) {
+        const double bb = double(known(b)) * (8.0 * b * b + 4);
+        if (bs == 0 || bb < best) best = bb, bs = b, blocks = known(b);
+      }
+    }
+    sh.bytes    = double(blocks) * (8.0 * bs * bs + 4) + 4 * (n / bs + 1);
+    sh.excess   = 0; // a block row reads its blocks' bs columns of x together
+    sh.key      = "cusparsebsr:" + std::to_string(bs);
+    std::snprintf(buf, sizeof buf, "%dx%d blocks, fill %.3f", bs, bs, blocks ? z / (double(blocks) * bs * bs) : 0.0);
+    sh.detail = buf;
+    return true;
+  }
+  if (c == "pjds") {
+    // pjds_model's rule on the sampled padding: the matrix's order where its padding is at most
+    // kPjdsPadTarget, else rows sorted (the sorted padding: the least a window can reach); rows
+    // over the long threshold go to the long part, which permutes y too
+    const std::int64_t lr     = default_long_row(f.nrows, f.nnz, f.max_row);
+    const bool         sorted = f.padding_sell > kPjdsPadTarget;
+    const double       pad    = (sorted ? f.padding_sorted : f.padding_sell) * z;
+    sh.permuted              = sorted || std::int64_t(f.max_row) > lr;
+    const bool rowlen = pjds_reads_rowlen(std::int64_t(z + pad), std::int64_t(pad), std::int64_t(n), sizeof(T));
+    sh.bytes    = 12 * (z + pad) + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
+    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
+    std::snprintf(buf, sizeof buf, "%s, padding %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z));
+    sh.detail = buf;
+    return true;
+  }
+  if (c == "bce") {
+    sh.permuted = true;
+    sh.bytes    = 12 * z * (1 + 0.0005) + 8 * n;
+    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
+    sh.detail   = "rows grouped by length";
+    return true;
+  }
+  if (c == "bccoo") {
+    const BccooChoice ch = bccoo_model(A, BccooParams{}, BccooHints(h.block_size, f.max_row));
+    const BccooShape *best = nullptr;
+    for (const auto &x : ch.shapes)
+      if (x.h == ch.p.h && x.w == ch.p.w) {
+        best = &x;
+        break;
+      }
+    if (!best && !ch.shapes.empty()) best = &ch.shapes.front();
+    const double sampled = best ? best->fill * double(best->blocks) * best->h * best->w : 0;
+    // the shapes' bytes count 16-bit columns; 32-bit ones (1 x 1 blocks) take 2 B more a block
+    const double cols32 = ch.p.compress_col == 0 && best ? 2.0 * double(best->blocks) : 0.0;
+    sh.bytes    = best && sampled > 0 ? (best->bytes + cols32) / sampled * z : 12 * z;
+    sh.slices   = std::max(1, ch.p.slices);
+    sh.bytes += sh.slices > 1 ? 16 * n * sh.slices : 0;
+    sh.excess   = z / 32 * std::max(0.0, f.sectors_csr / std::max(1, ch.p.w) - 8);
+    std::snprintf(buf, sizeof buf, "%dx%d blocks, %d slice%s", ch.p.h, ch.p.w, ch.p.slices, ch.p.slices > 1 ? "s" : "");
+    sh.detail = buf;
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+template <typename T>
+AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates) {
+  const auto   t0 = std::chrono::steady_clock::now();
+  AutoDecision d;
+  d.sample                = auto_sample(A, h);
+  const MatrixFeatures &f = d.sample.f;
+  const double          n = f.nrows, m = f.ncols, z = double(f.nnz);
+  const double          bw  = c.bw_gbs * 1e6; // bytes per ms
+  const double          l2x = c.l2x_share * c.l2_bytes, xbytes = 8 * m;
+  const auto           &all = auto_all_candidates();
+  for (const std::string &name : all) {
+    if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) continue;
+    Shape sh;
+    if (!shape_of(name, A, h, d.sample, sh)) continue;
+    const AutoFormatConstants &k = c.of(sh.key);
+    AutoPrediction             p;
+    p.candidate = name;
+    p.detail    = sh.detail;
+    p.bytes     = sh.bytes + 8 * m + 8 * n + (sh.permuted ? c.y_scatter_bytes * n : 0);
+    const double xs    = xbytes / sh.slices;
+    const double miss  = xs <= l2x ? 0 : 1 - l2x / xs;
+    const double dram  = z * d.sample.sector_use * miss;
+    p.gather_ms        = (sh.excess * c.l2_request_ps + dram * c.dram_sector_ps) * 1e-9;
+    const double st    = k.k * p.bytes / bw + k.r_ps * n * 1e-9;
+    const double ga    = k.g * (p.bytes / bw + p.gather_ms);
+    p.gather_bound     = ga > st;
+    p.ms               = c.launch_us * 1e-3 + std::max(st, ga);
+    d.predictions.push_back(p);
+  }
+  std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.ms < b.ms; });
+  if (!d.predictions.empty()) d.chosen = d.predictions.front().candidate;
+  d.decide_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return d;
+}
+
+template AutoSample   auto_sample<double>(const CsrView<double> &, const AutoHints &);
+template AutoSample   auto_sample<float>(const CsrView<float> &, const AutoHints &);
+template AutoDecision auto_decide<double>(const CsrView<double> &, const AutoHints &, const AutoConstants &, const std::vector<std::string> &);
+template AutoDecision auto_decide<float>(const CsrView<float> &, const AutoHints &, const AutoConstants &, const std::vector<std::string> &);
+
+} // namespace gpumat

@@ -1,0 +1,114 @@
+// gpuauto (issue 13): the GPU format predicted fastest for a matrix, from features of a sample of
+// its rows, each candidate's byte model and constants measured on the GPU. PETSc-free; the PETSc
+// type (src/petsc/gpuauto.cxx) becomes the chosen candidate.
+//
+// The prediction of a candidate c's product time (ms), n rows, m columns, z nonzeros:
+//   bytes_c  = its arrays (its own byte model: padding, blocks, compressed columns, permutation)
+//              + x once (8 m) + y once (8 n) + y_scatter_bytes per row when y is stored through a
+//              permutation (a warp's 32 rows in up to 32 sectors: measured 11-23 B per row beyond
+//              the coalesced store, floor:*-gather-perm against floor:*-gather on the H100)
+//              + the partial sums of bccoo's slices (16 B per row and slice);
+//   gather_c = R_c l2_request_ps + D_c dram_sector_ps: R_c the 32-byte sector requests of its
+//              gathers of x beyond the coalesced 8 per 32 entries (the sampled sectors per 32
+//              entries in its order: CSR order for
+//              cusparsecsr, csrspec and bccoo (fewer with blocks w wide), ELL order for the
+//              row-per-thread formats, a block's bs columns for BSR), D_c the sectors that come
+//              from memory: none beyond x once while the x of a slice fits the L2's share for x,
+//              else the distinct sectors of the sampled windows of rows (the reuse a window's
+//              concurrent warps find in the L2) scaled to the matrix, times the share of x the L2
+//              misses;
+//   t_c      = launch + max(k_c bytes_c / bw + r_c n, g_c (bytes_c / bw + gather_c)):
+//              the stream-bound time with the format's per-row cost, or the gather-bound time;
+//              k, r, g per format (and per block size for BSR) from the GPU's measurements.
+// The candidate of the smallest t_c is chosen; ties go to the earlier candidate in the list, so
+// the choice is deterministic for a given matrix, candidate list and constants.
+#pragma once
+#include "csr.hpp"
+#include "features.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpumat {
+
+// Per-GPU constants. The shipped ones (auto_shipped_constants) were measured on an H100 80GB HBM3
+// (docs/results: floors and suites of 2026-11-22..25); a file written by a calibration replaces them.
+struct AutoFormatConstants {
+  double k    = 1;  // stream-bound: measured time over bytes at bw
+  double r_ps = 0;  // stream-bound: picoseconds per row beyond the bytes (row pointers walked, ...)
+  double g    = 1;  // gather-bound: measured time over (bytes at bw + gather)
+};
+struct AutoConstants {
+  std::string name            = "H100 80GB HBM3 (shipped)";
+  double      bw_gbs          = 3000;  // streaming read rate of a product's arrays (GB/s)
+  double      launch_us       = 4;     // a product's fixed cost
+  double      l2_bytes        = 50e6;  // the L2
+  double      l2x_share       = 0.4;   // of the L2 that holds x for the gathers
+  double      l2_request_ps   = 5.8;   // per sector request of a gather beyond the coalesced 8 per 32 entries
+  double      dram_sector_ps  = 17;    // per 32-byte sector of x gathered from memory
+  double      y_scatter_bytes = 16;    // per row, y stored through a permutation
+  std::map<std::string, AutoFormatConstants> fmt; // by candidate ("cusparsebsr:3": BSR with 3 x 3 blocks)
+  const AutoFormatConstants &of(const std::string &key) const;
+};
+AutoConstants auto_shipped_constants();
+
+// Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
+// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, and
+// "<candidate>.k|r_ps|g"; keys left out keep c's values. False with a message naming the file, the
+// line and what is wrong (unknown key, a value that is not a positive finite number, an unreadable
+// file); c is then unchanged.
+bool auto_read_constants(const std::string &path, AutoConstants &c, std::string &err);
+// Writes c in that format (calibration); false with a message when the file cannot be written.
+bool auto_write_constants(const std::string &path, const AutoConstants &c, std::string &err);
+
+// The candidates, in the order that breaks ties: the format type names of the registry.
+const std::vector<std::string> &auto_all_candidates();
+
+// What the decision knows of the matrix beyond its CSR.
+struct AutoHints {
+  int     block_size  = 1;  // MatGetBlockSize (1: none)
+  index_t longest_row = -1; // counted by the machinery (-1: counted here)
+};
+
+// Sampled features (time bounded by kAutoSampleEntries, independent of the matrix's size
+// otherwise): windows of kAutoWindowRows consecutive rows, aligned to them (the BSR block counts of
+// 2, 3, 4 and 6 exact within a window), spread evenly; the whole matrix when it is that small. The
+// reuse windows: up to kAutoReuseWindows runs of consecutive rows of about kAutoReuseEntries
+// entries each, their distinct sectors of x counted.
+constexpr std::int64_t kAutoSampleEntries = 1 << 16;
+constexpr index_t      kAutoWindowRows    = 96;
+constexpr std::int64_t kAutoReuseEntries  = 1 << 14;
+constexpr int          kAutoReuseWindows  = 4;
+struct AutoSample {
+  MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)
+  std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
+  double         sector_use = 1; // distinct x sectors per entry in the reuse windows (0..1]
+  index_t        sampled_rows = 0;
+  std::int64_t   sampled_entries = 0;
+  bool           exact = false;  // the whole matrix was the sample
+};
+template <typename T>
+AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h);
+
+struct AutoPrediction {
+  std::string candidate;   // type name
+  double      ms    = 0;   // predicted product time
+  double      bytes = 0;   // its bytes per product (arrays + x + y + scatter + partial sums)
+  double      gather_ms = 0;
+  bool        gather_bound = false;
+  std::string detail;      // its parameters in words ("3x3 blocks", "sorted within 4096 rows", ...)
+};
+struct AutoDecision {
+  std::vector<AutoPrediction> predictions; // fastest first (ties: candidate order)
+  AutoSample                  sample;
+  std::string                 chosen;
+  double                      decide_ms = 0; // host time the decision took
+};
+
+// The decision among `candidates` (names of auto_all_candidates; unknown names are ignored).
+template <typename T>
+AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates);
+
+} // namespace gpumat

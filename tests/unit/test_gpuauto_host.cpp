@@ -1,0 +1,161 @@
+// gpuauto's decision (src/core/gpuauto.hpp): deterministic, the sample equal to the full features
+// on small matrices and close on large ones, the predictions ordered, the regular and blocked
+// patterns sent where the byte models put them, the constants file read, written and refused.
+#include "core/gpuauto.hpp"
+#include "matgen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using gpumat::AutoConstants;
+using gpumat::AutoDecision;
+using gpumat::AutoHints;
+using gpumat::index_t;
+
+namespace {
+
+AutoDecision decide(const matgen::Csr &M, const std::vector<std::string> &cand = gpumat::auto_all_candidates(), int bs = 1) {
+  const auto v = M.values<double>();
+  AutoHints  h;
+  h.block_size = bs;
+  return gpumat::auto_decide(M.view(v), h, gpumat::auto_shipped_constants(), cand);
+}
+
+std::string temp_file(const std::string &name, const std::string &text) {
+  const std::string p = ::testing::TempDir() + name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+} // namespace
+
+TEST(GpuAuto, DeterministicAndOrdered) {
+  const auto M = matgen::power_law(200000, 200000, 2.0, 2, 5000, 7);
+  const auto a = decide(M), b = decide(M);
+  ASSERT_FALSE(a.predictions.empty());
+  EXPECT_EQ(a.chosen, b.chosen);
+  ASSERT_EQ(a.predictions.size(), b.predictions.size());
+  for (std::size_t i = 0; i < a.predictions.size(); ++i) {
+    EXPECT_EQ(a.predictions[i].candidate, b.predictions[i].candidate);
+    EXPECT_EQ(a.predictions[i].ms, b.predictions[i].ms);
+    EXPECT_GT(a.predictions[i].ms, 0);
+    EXPECT_GT(a.predictions[i].bytes, 0);
+    if (i) {
+      EXPECT_LE(a.predictions[i - 1].ms, a.predictions[i].ms);
+    }
+  }
+  EXPECT_EQ(a.chosen, a.predictions.front().candidate);
+  EXPECT_EQ(a.predictions.size(), gpumat::auto_all_candidates().size()); // every candidate predicted
+}
+
+TEST(GpuAuto, SmallMatrixSampledWhole) {
+  const auto M = matgen::power_law(3000, 3000, 2.0, 1, 400, 3);
+  const auto v = M.values<double>();
+  const auto s = gpumat::auto_sample(M.view(v), AutoHints());
+  const auto f = gpumat::matrix_features(M.view(v));
+  EXPECT_TRUE(s.exact);
+  EXPECT_EQ(s.sampled_rows, M.nrows);
+  EXPECT_DOUBLE_EQ(s.f.padding_sell, f.padding_sell);
+  EXPECT_DOUBLE_EQ(s.f.padding_sorted, f.padding_sorted);
+  EXPECT_DOUBLE_EQ(s.f.sectors_csr, f.sectors_csr);
+  EXPECT_DOUBLE_EQ(s.f.sectors_ell, f.sectors_ell);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(s.f.blocks_bs[k], f.blocks_bs[k]);
+  EXPECT_EQ(s.f.max_row, f.max_row);
+}
+
+TEST(GpuAuto, LargeMatrixSampleBoundedAndClose) {
+  const auto M = matgen::random_rows("rr", 400000, 400000, 2, 30, 0.0, 11);
+  const auto v = M.values<double>();
+  const auto s = gpumat::auto_sample(M.view(v), AutoHints());
+  const auto f = gpumat::matrix_features(M.view(v));
+  EXPECT_FALSE(s.exact);
+  EXPECT_LE(s.sampled_entries, gpumat::kAutoSampleEntries + 96 * 30);
+  EXPECT_EQ(s.f.nnz, f.nnz);
+  EXPECT_EQ(s.f.max_row, f.max_row); // from the matrix, not the sample
+  EXPECT_NEAR(s.f.padding_sell, f.padding_sell, 0.05 * f.padding_sell);
+  EXPECT_NEAR(s.f.padding_sorted, f.padding_sorted, 0.02 + 0.1 * f.padding_sorted);
+  EXPECT_NEAR(s.f.sectors_csr, f.sectors_csr, 0.5);
+  EXPECT_NEAR(s.f.sectors_ell, f.sectors_ell, 0.5);
+  EXPECT_NEAR(double(s.f.blocks_bs[1]), double(f.blocks_bs[1]), 0.03 * double(f.blocks_bs[1]));
+  // random columns over 100,000 sectors, 65,536 entries a window: the distinct ones of that many draws
+  const double sectors = 100000, draws = double(gpumat::kAutoReuseEntries);
+  EXPECT_NEAR(s.sector_use, sectors * (1 - std::exp(-draws / sectors)) / draws, 0.01);
+}
+
+TEST(GpuAuto, RegularStencilStaysRowOrdered) {
+  // a 2D 5-point stencil of 2M rows: no padding in matrix order, so a row-per-thread ELL streams it
+  // without a permutation; CSR walkers pay their per-row cost, bccoo's 1 x 1 blocks their flags
+  const auto d = decide(matgen::stencil_2d(1500, 1500));
+  EXPECT_TRUE(d.chosen == "pjds" || d.chosen == "cusparsesell") << d.chosen;
+  EXPECT_EQ(d.predictions.back().candidate, "cusparsebsr"); // half-empty 2 x 2 blocks: the most bytes
+}
+
+TEST(GpuAuto, FilledThreeByThreeBlocksGoToBlockFormats) {
+  // dense 3 x 3 blocks, block size 3 known: BSR or bccoo's blocks store fewer bytes than any
+  // row-wise format
+  const auto d = decide(matgen::dense_blocks(300000, 3, 9, 5), gpumat::auto_all_candidates(), 3);
+  EXPECT_TRUE(d.chosen == "cusparsebsr" || d.chosen == "bccoo") << d.chosen;
+}
+
+TEST(GpuAuto, CandidatesRestrictTheChoice) {
+  const auto M = matgen::stencil_2d(300, 300);
+  const auto d = decide(M, {"csrspec", "bce", "no-such-format"});
+  ASSERT_EQ(d.predictions.size(), 2u);
+  EXPECT_TRUE(d.chosen == "csrspec" || d.chosen == "bce");
+  EXPECT_TRUE(decide(M, {}).predictions.empty());
+}
+
+TEST(GpuAuto, ConstantsRoundTrip) {
+  AutoConstants c = gpumat::auto_shipped_constants();
+  c.name          = "test GPU";
+  c.bw_gbs        = 4321;
+  c.fmt["pjds"].g = 1.25;
+  const std::string p = ::testing::TempDir() + "gpuauto-roundtrip.txt";
+  std::string       err;
+  ASSERT_TRUE(gpumat::auto_write_constants(p, c, err)) << err;
+  AutoConstants r;
+  ASSERT_TRUE(gpumat::auto_read_constants(p, r, err)) << err;
+  EXPECT_EQ(r.name, "test GPU");
+  EXPECT_DOUBLE_EQ(r.bw_gbs, 4321);
+  EXPECT_DOUBLE_EQ(r.fmt["pjds"].g, 1.25);
+  EXPECT_DOUBLE_EQ(r.of("cusparsebsr:3").k, c.of("cusparsebsr:3").k);
+  EXPECT_DOUBLE_EQ(r.of("cusparsebsr:7").k, c.of("cusparsebsr").k); // a size without its line: the format's
+}
+
+TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
+  const AutoConstants ship = gpumat::auto_shipped_constants();
+  struct {
+    const char *text, *expect;
+  } bad[] = {
+    {"bw_gbs 3000\nfrobnicate 2\n", "line 2: unknown key 'frobnicate'"},
+    {"bw_gbs -5\n", "line 1: 'bw_gbs' needs one positive finite number"},
+    {"launch_us nan\n", "line 1: 'launch_us' needs one positive finite number"},
+    {"pjds.q 1\n", "unknown field 'q'"},
+    {"nosuch.k 1\n", "unknown key 'nosuch.k'"},
+    {"bw_gbs 3000 4000\n", "'bw_gbs' needs one positive finite number"},
+    {"l2x_share 2\n", "l2x_share must be at most 1"},
+  };
+  int i = 0;
+  for (const auto &b : bad) {
+    const std::string p = temp_file("gpuauto-bad" + std::to_string(i++) + ".txt", b.text);
+    AutoConstants     c = ship;
+    std::string       err;
+    EXPECT_FALSE(gpumat::auto_read_constants(p, c, err)) << b.text;
+    EXPECT_NE(err.find(b.expect), std::string::npos) << err;
+    EXPECT_DOUBLE_EQ(c.bw_gbs, ship.bw_gbs); // unchanged
+  }
+  AutoConstants c;
+  std::string   err;
+  EXPECT_FALSE(gpumat::auto_read_constants(::testing::TempDir() + "no-such-dir/none.txt", c, err));
+  EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
+  // comments, blank lines and a zero per-row cost are fine
+  const std::string ok = temp_file("gpuauto-ok.txt", "# c\n\nname my GPU  \nbce.r_ps 0   # none\n");
+  ASSERT_TRUE(gpumat::auto_read_constants(ok, c, err)) << err;
+  EXPECT_EQ(c.name, "my GPU");
+  EXPECT_DOUBLE_EQ(c.fmt["bce"].r_ps, 0);
+}
