@@ -51,6 +51,7 @@
 // request per nonzero for x (bench/floors.cu), where ALG1 is within ~4 %.
 #include "csrspec.cuh"
 #include "common.cuh"
+#include "primitives.cuh"
 #include "rowmap.cuh"
 
 #include <stdexcept>
@@ -62,7 +63,7 @@ namespace {
 
 constexpr int kMaxThreads = 16 * kWarp; // csrspec_resolve: bunches <= 16
 constexpr int kTransPerLane = 8;        // nonzeros per lane of the transpose kernel
-constexpr int kAuxThreads   = 256;      // block size of the sync, transpose and diagonal kernels
+constexpr int kAuxThreads   = 256;      // block size of the sync and transpose kernels
 
 // Shared-memory layout of csrspec_tiles (dynamic, computed on the host, passed by value).
 struct TileLayout {
@@ -433,24 +434,6 @@ TileKernel<T> tile_kernel(int W) {
   }
 }
 
-// d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r): one thread per row, binary search of
-// the (sorted) column indices of the row.
-template <typename T>
-__global__ void __launch_bounds__(kAuxThreads) csrspec_diag(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx,
-                                                            const T *__restrict__ val, const index_t *__restrict__ rowmap,
-                                                            index_t nrows, T *__restrict__ d) {
-  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= nrows) return;
-  const index_t c = rowmap ? rowmap[r] : index_t(r);
-  index_t lo = rowptr[r], hi = rowptr[r + 1];
-  while (lo < hi) {
-    const index_t mid = lo + (hi - lo) / 2;
-    if (colidx[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  d[c] = lo < rowptr[r + 1] && colidx[lo] == c ? val[lo] : T(0);
-}
-
 } // namespace
 
 template <typename T>
@@ -541,8 +524,7 @@ cudaError_t CsrSpecDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStr
 template <typename T>
 cudaError_t CsrSpecDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) const {
   if (nrows_ == 0) return cudaSuccess;
-  csrspec_diag<T><<<grid_for(nrows_, kAuxThreads), kAuxThreads, 0, s>>>(rowptr_, colidx_, val_, rowmap, nrows_, d);
-  return launched();
+  return csr_diagonal(rowptr_, colidx_, val_, rowmap, nrows_, d, s);
 }
 
 template <typename T>

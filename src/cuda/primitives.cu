@@ -28,7 +28,30 @@ __global__ void __launch_bounds__(kThreads) mark_row_starts(const index_t *__res
   if (r < nrows && rowptr[r] < rowptr[r + 1]) row[rowptr[r]] = index_t(r);
 }
 
+template <typename T>
+__global__ void __launch_bounds__(kThreads) csr_diagonal_kernel(const index_t *__restrict__ rowptr, const index_t *__restrict__ colidx,
+                                                                const T *__restrict__ val, const index_t *__restrict__ rowmap, index_t nrows,
+                                                                T *__restrict__ d) {
+  const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrows) return;
+  const index_t c = rowmap ? rowmap[r] : index_t(r);
+  index_t lo = rowptr[r], hi = rowptr[r + 1];
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (colidx[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  d[c] = lo < rowptr[r + 1] && colidx[lo] == c ? val[lo] : T(0);
+}
+
 } // namespace
+
+template <typename T>
+cudaError_t csr_diagonal(const index_t *rowptr, const index_t *colidx, const T *val, const index_t *rowmap, index_t nrows, T *d, cudaStream_t s) {
+  if (nrows <= 0) return cudaSuccess;
+  csr_diagonal_kernel<T><<<grid_for(nrows, kThreads), kThreads, 0, s>>>(rowptr, colidx, val, rowmap, nrows, d);
+  return launched();
+}
 
 cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, index_t *row, cudaStream_t s) {
   if (nnz == 0) return cudaSuccess;
@@ -222,6 +245,9 @@ template cudaError_t refresh_through_slots<double, index_t>(const double *, std:
 template cudaError_t refresh_through_slots<float, index_t>(const float *, std::int64_t, const index_t *, float *, cudaStream_t);
 template cudaError_t refresh_through_slots<double, unsigned>(const double *, std::int64_t, const unsigned *, double *, cudaStream_t);
 template cudaError_t refresh_through_slots<float, unsigned>(const float *, std::int64_t, const unsigned *, float *, cudaStream_t);
+
+template cudaError_t csr_diagonal<double>(const index_t *, const index_t *, const double *, const index_t *, index_t, double *, cudaStream_t);
+template cudaError_t csr_diagonal<float>(const index_t *, const index_t *, const float *, const index_t *, index_t, float *, cudaStream_t);
 
 template cudaError_t scatter_slots<double, index_t>(std::int64_t, const index_t *, const double *, double *, cudaStream_t);
 template cudaError_t scatter_slots<float, index_t>(std::int64_t, const index_t *, const float *, float *, cudaStream_t);

@@ -100,6 +100,13 @@ cudaError_t exclusive_sum(const std::int64_t *in, std::int64_t *out, std::int64_
 // the row lengths (one thread per row would serialize on a hub row). Asynchronous.
 cudaError_t entry_rows(const index_t *rowptr, index_t nrows, std::int64_t nnz, index_t *row, cudaStream_t s);
 
+// d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r), r < nrows, for a CSR on the device
+// whose columns ascend within each row (a thread per row, a binary search of the row; 0 where the
+// row holds no such entry); other entries of d untouched. The device diagonal of the formats that
+// keep the CSR arrays (csrspec, cusparsecsr). Asynchronous.
+template <typename T>
+cudaError_t csr_diagonal(const index_t *rowptr, const index_t *colidx, const T *val, const index_t *rowmap, index_t nrows, T *d, cudaStream_t s);
+
 // A CSR on the device (device pointers, columns sorted or not within a row): what a format's device
 // builder reads. The bccoo tuner uploads the matrix once (DeviceCsr) and builds every candidate
 // from it.
