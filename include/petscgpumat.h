@@ -27,10 +27,12 @@
           Li 2018)
       cusparsesell = seqaijcusparsesell / mpiaijcusparsesell (also "aijcusparsesell")
           cuSPARSE's sliced ELL and its SpMV (CUSPARSE_SPMV_SELL_ALG1), built on the GPU from the CSR
+      cusparsecsr  = seqaijcusparsecsr / mpiaijcusparsecsr (also "aijcusparsecsr")
+          cuSPARSE's CSR and its SpMV (CUSPARSE_SPMV_CSR_ALG1, or ALG2), the CSR uploaded as it is
       cusparsebsr  = seqaijcusparsebsr / mpiaijcusparsebsr (also "aijcusparsebsr")
           cuSPARSE's BSR and its SpMV (CUSPARSE_SPMV_BSR_ALG1), built on the GPU from the CSR
-      Transposed products of these two run on the host (cuSPARSE's BSR SpMV has none; the sliced
-      ELL one is untested).
+      Transposed products of these three run on the host (cuSPARSE's BSR SpMV has none; the sliced
+      ELL and CSR ones are not used).
 
   Options (read by MatSetFromOptions and when a matrix becomes one of these types):
       -mat_csrspec_w <n>                nonzeros per thread per tile (0..64, 0 = default 8; warps*W <= 256)
@@ -73,6 +75,8 @@
                                         block (0 = 65536; the row count or more: the paper's global grouping)
       -mat_bce_lanes <n>, -mat_bce_passes <n>   as -mat_pjds_lanes / -mat_pjds_passes for bce's long rows
       -mat_cusparsesell_slice <n>       rows per slice of the sliced ELL (1..1024, default 32: a warp's rows)
+      -mat_cusparsecsr_alg <n>          cuSPARSE's CSR SpMV algorithm: 1 (CUSPARSE_SPMV_CSR_ALG1, the default) or
+                                        2 (CUSPARSE_SPMV_CSR_ALG2)
       -mat_cusparsebsr_bs <n>           BSR block dimension (2..16; 0 = default: the matrix's block size when
                                         in 2..16, else the size in 2..6 that stores the fewest bytes)
       -mat_cusparsebsr_row_major        row-major blocks (default column-major)
@@ -120,6 +124,11 @@
 #define MATAIJCUSPARSESELL    "aijcusparsesell"
 #define MATSEQAIJCUSPARSESELL "seqaijcusparsesell"
 #define MATMPIAIJCUSPARSESELL "mpiaijcusparsesell"
+
+#define MATCUSPARSECSR       "cusparsecsr"
+#define MATAIJCUSPARSECSR    "aijcusparsecsr"
+#define MATSEQAIJCUSPARSECSR "seqaijcusparsecsr"
+#define MATMPIAIJCUSPARSECSR "mpiaijcusparsecsr"
 
 #define MATCUSPARSEBSR       "cusparsebsr"
 #define MATAIJCUSPARSEBSR    "aijcusparsebsr"

@@ -1,0 +1,118 @@
+// Adapter: cusparsecsr (src/core/cusparsecsr.hpp, src/cuda/cusparsecsr.cuh) as a petsc-gpumat
+// format: cuSPARSE's CSR and its SpMV (CUSPARSE_SPMV_CSR_ALG1, or ALG2 with -mat_cusparsecsr_alg 2),
+// with the machinery's types, compressed rows, refresh and events.
+#include "gpumat_impl.hpp"
+#include "core/cusparsecsr.hpp"
+#include <string>
+#if defined(GPUMAT_WITH_CUDA)
+  #include "cuda/cusparsecsr.cuh"
+#endif
+
+namespace gpumat {
+namespace {
+
+class CusparseCsrFormat final : public GPUMAT_DEVICE_FORMAT(cuda::CusparseCsrDevice<Scalar>) {
+public:
+  PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
+  {
+    PetscInt  v = alg_;
+    PetscBool set;
+    PetscFunctionBegin;
+    PetscCall(PetscOptionsInt("-mat_cusparsecsr_alg", "cuSPARSE's CSR SpMV algorithm: 1 (CUSPARSE_SPMV_CSR_ALG1) or 2 (CUSPARSE_SPMV_CSR_ALG2)", "MATCUSPARSECSR", v, &v, &set));
+    PetscCheck(!set || csr_alg_valid((long long)v), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cusparsecsr_alg must be %d or %d, got %" PetscInt_FMT, csr_min_alg, csr_max_alg, v);
+    if (set) alg_ = (int)v;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  std::unique_ptr<Format> CloneSettings() const override
+  {
+    auto f  = std::make_unique<CusparseCsrFormat>();
+    f->alg_ = alg_;
+    return f;
+  }
+
+  // The host reference reads the CSR the machinery keeps (A, the same arrays at every call):
+  // nothing to build or refresh.
+  PetscErrorCode HostBuild(const CsrView<Scalar> &) override
+  {
+    PetscFunctionBegin;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &) override
+  {
+    PetscFunctionBegin;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode HostApply(const CsrView<Scalar> &A, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
+  {
+    PetscFunctionBegin;
+    csr_apply(A, op, x, z, y);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+#if defined(GPUMAT_WITH_CUDA)
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Check(dev_.build(A, alg_, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Check(dev_.refresh(A.val, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparsecsr has no device transpose");
+    const cudaError_t err = dev_.apply(op, x, z, y, s);
+    PetscCheck(err == cudaSuccess || !dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsecsr: %s failed: %s", dev_.failed_call(), dev_.failed_status());
+    PetscCallCUDA(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // cuSPARSE's CSR SpMV has a transposed product, but it is neither used nor tested here: transposes
+  // run on the host (the machinery's fallback), as for the other cuSPARSE formats.
+  bool HasDeviceTranspose() const override { return false; }
+#endif
+
+  PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
+  {
+    PetscFunctionBegin;
+    PetscCall(PetscViewerASCIIPrintf(v, "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG%d (-mat_cusparsecsr_alg %d): %d rows, %lld nonzeros, stored as given (no conversion)\n", alg_, alg_, (int)A.nrows, (long long)A.nnz()));
+    std::string note; // one print per line: the viewer indents every print
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) PetscCallCXX(note = ", cuSPARSE buffer " + std::to_string(dev_.buffer_bytes()) + "; SpMV preprocessed: " + (dev_.preprocessed() ? "yes" : "no (not supported)"));
+#endif
+    PetscCall(PetscViewerASCIIPrintf(v, "device bytes: %zu (row pointer, column indices, values)%s\n", csr_bytes(A.nrows, A.nnz(), sizeof(Scalar)), note.c_str()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+private:
+#if defined(GPUMAT_WITH_CUDA)
+  // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
+  // failed cuSPARSE call by its name and status.
+  PetscErrorCode Check(cudaError_t err, const CsrView<Scalar> &A) const
+  {
+    PetscFunctionBegin;
+    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && dev_.failed_call())
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsecsr: %s failed: %s (CUSPARSE_SPMV_CSR_ALG%d, -mat_cusparsecsr_alg)", dev_.failed_call(), dev_.failed_status(), alg_);
+    PetscCall(CheckDevice(err, "cusparsecsr", A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
+  int alg_ = csr_default_alg;
+};
+
+} // namespace
+
+std::unique_ptr<Format> CreateCusparseCsr() { return std::make_unique<CusparseCsrFormat>(); }
+
+} // namespace gpumat
