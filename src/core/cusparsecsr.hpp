@@ -14,8 +14,7 @@
 namespace gpumat {
 
 // The SpMV algorithms this format offers, by the number -mat_cusparsecsr_alg takes: 1 =
-// CUSPARSE_SPMV_CSR_ALG1 (the default), 2 = CUSPARSE_SPMV_CSR_ALG2 (cuSPARSE: deterministic
-// results, run to run).
+// CUSPARSE_SPMV_CSR_ALG1 (the default), 2 = CUSPARSE_SPMV_CSR_ALG2.
 constexpr int csr_min_alg = 1, csr_max_alg = 2, csr_default_alg = 1;
 inline bool csr_alg_valid(long long alg) { return alg >= csr_min_alg && alg <= csr_max_alg; }
 

@@ -1,7 +1,8 @@
 // cuSPARSE's generic SpMV for the formats that are cuSPARSE's own storage (cusparsesell,
-// cusparsebsr): one handle per object bound to the caller's stream, the matrix and vector
-// descriptors, the external buffer (sized once, preprocessed once per pattern, kept). PETSc-free;
-// included by host C++ (through the formats' headers), needs cuda_runtime.h and cusparse.h.
+// cusparsecsr, cusparsebsr): one handle per object bound to the caller's stream, the matrix and
+// vector descriptors, the external buffer (sized once, preprocessed once per pattern, kept).
+// PETSc-free; included by host C++ (through the formats' headers), needs cuda_runtime.h and
+// cusparse.h.
 #pragma once
 #include "../core/csr.hpp"
 #include "primitives.cuh" // exclusive_sum, scatter_slots: the builders' shared primitives
