@@ -77,9 +77,9 @@ struct AutoHints {
 // 2, 3, 4 and 6 exact within a window), spread evenly; the whole matrix when it is that small. The
 // reuse windows: up to kAutoReuseWindows runs of consecutive rows of about kAutoReuseEntries
 // entries each, their distinct sectors of x counted.
-constexpr std::int64_t kAutoSampleEntries = 1 << 16;
+constexpr std::int64_t kAutoSampleEntries = 1 << 15;
 constexpr index_t      kAutoWindowRows    = 96;
-constexpr std::int64_t kAutoReuseEntries  = 1 << 14;
+constexpr std::int64_t kAutoReuseEntries  = 1 << 13;
 constexpr int          kAutoReuseWindows  = 4;
 struct AutoSample {
   MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <unistd.h>
 #include <random>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -221,15 +222,21 @@ struct Checker {
     PetscCall(MatMultTransposeAdd(B, xt, yt, yt));
     PetscCall(Expect(yt, ryt, "MatMultTransposeAdd in place"));
 
-    // the same product twice gives the same bits (no atomics in the forward product)
+    // the same product twice gives the same bits (no atomics in the forward product): our kernels;
+    // cuSPARSE's CSR SpMV (cusparsecsr, or gpuauto's choice of it) promises that only with ALG2,
+    // its ALG1 (the default, as aijcusparse's) may sum a long row's parts in another order, so there
+    // the two products agree within the tolerance
     {
-      Vec       y2;
-      PetscReal d;
+      Vec         y2;
+      PetscReal   d;
+      const char *stored = nullptr;
       PetscCall(VecDuplicate(y, &y2));
       PetscCall(MatMult(B, x, y));
       PetscCall(MatMult(B, x, y2));
       PetscCall(RelDiff(y2, y, &d));
-      PetscCheck(d == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: two MatMult differ by %g", where.c_str(), (double)d);
+      PetscCall(MatGpuMatGetStoredAs(B, &stored, nullptr));
+      const bool csr_alg1 = stored && !std::strcmp(stored, "cusparsecsr");
+      PetscCheck(d == 0 || (csr_alg1 && d <= tol), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: two MatMult differ by %g", where.c_str(), (double)d);
       PetscCall(VecDestroy(&y2));
     }
 
