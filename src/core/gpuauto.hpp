@@ -14,9 +14,9 @@
 //              cusparsecsr, csrspec and bccoo (fewer with blocks w wide), ELL order for the
 //              row-per-thread formats, a block's bs columns for BSR), D_c the sectors that come
 //              from memory: none beyond x once while the x of a slice fits the L2's share for x,
-//              else the distinct sectors of the sampled windows of rows (the reuse a window's
-//              concurrent warps find in the L2) scaled to the matrix, times the share of x the L2
-//              misses;
+//              else, for the entries far from the diagonal (kAutoNearBytes), the distinct sectors
+//              of the sampled runs of rows (the reuse a run's concurrent warps find in the L2)
+//              times the share of x the L2 misses;
 //   t_c      = launch + max(k_c bytes_c / bw + r_c n, g_c (bytes_c / bw + gather_c)):
 //              the stream-bound time with the format's per-row cost, or the gather-bound time;
 //              k, r, g per format (and per block size for BSR) from the GPU's measurements.
@@ -81,10 +81,17 @@ constexpr std::int64_t kAutoSampleEntries = 1 << 15;
 constexpr index_t      kAutoWindowRows    = 96;
 constexpr std::int64_t kAutoReuseEntries  = 1 << 13;
 constexpr int          kAutoReuseWindows  = 4;
+// An entry whose column is within this many bytes of x from its row's diagonal position (row x
+// columns / rows) gathers x that the rows running beside it also read while it is in the L2 (the
+// rows a wave of the GPU runs span far less of x than the L2 holds): such gathers come from memory
+// once, with x; the others miss as x's share beyond the L2 (a stencil's planes are near, a random
+// or power-law column is far).
+constexpr double       kAutoNearBytes     = 8e6;
 struct AutoSample {
   MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)
   std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
   double         sector_use = 1; // distinct x sectors per entry in the reuse windows (0..1]
+  double         far_share  = 1; // sampled entries more than kAutoNearBytes of x from their row's diagonal position
   index_t        sampled_rows = 0;
   std::int64_t   sampled_entries = 0;
   bool           exact = false;  // the whole matrix was the sample

@@ -111,8 +111,8 @@ public:
     for (const AutoPrediction &p : decision_.predictions)
       PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
     const MatrixFeatures &f = s.f;
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f\n",
-                                     f.mean_row, f.cv_row, (long long)f.max_row, 100 * f.padding_sell, 100 * f.padding_sorted, f.block_fill(2), f.block_fill(3), f.block_fill(4), f.sectors_csr, f.sectors_ell, s.sector_use));
+    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",
+                                     f.mean_row, f.cv_row, (long long)f.max_row, 100 * f.padding_sell, 100 * f.padding_sorted, f.block_fill(2), f.block_fill(3), f.block_fill(4), f.sectors_csr, f.sectors_ell, s.sector_use, s.far_share));
     PetscCall(PetscViewerASCIIPrintf(v, "%s:\n", chosen_name_.c_str()));
     PetscCall(PetscViewerASCIIPushTab(v));
     PetscCall(chosen_->ViewInfo(v, A));
