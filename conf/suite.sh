@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite (bench/suite.txt) on the GPU machine, one process per matrix (or NP
+# Runs the benchmark suite (bench/suite.txt, or $SUITE_FILE) on the GPU machine, one process per matrix (or NP
 # ranks), appending to $OUT/results.csv; then the figures and the markdown table (bench/plot.py)
 # into $OUT.
 #   bash conf/suite.sh                 every matrix (more than one 10-minute device call: split it)
@@ -16,6 +16,8 @@
 #   REPS=100   timed products per GPU type;  KSP_ITS=50  KSP iterations (0: no KSP)
 #   REPS_BUILD=3  builds per type, the median taken (the benchmark's -reps_build; 1: a single build,
 #              the shorter run: each extra build converts the matrix again)
+#   SUITE_FILE the list of matrices (default bench/suite.txt; bench/validation.txt: gpuauto's second
+#              set, kinds, sizes and seeds not in the suite)
 #   ARGS       more benchmark arguments, e.g. "-view_types" (each type's MatView: bccoo's build phases)
 # The PETSc tutorial matrices (ex*.bin) are written first by bench/tutorial_matrices.sh (large),
 # before any timing, into $MATRICES (default /tmp/gpumat-matrices). Prepare as for conf/device.sh.
@@ -30,6 +32,7 @@ KSP_ITS=${KSP_ITS:-50}
 TYPES=${TYPES:-}
 LAYOUT=${LAYOUT:-}
 ARGS=${ARGS:-}
+SUITE_FILE=${SUITE_FILE:-$top/bench/suite.txt}
 
 # the arguments and settings first: nothing long starts before they are known to be good
 die() { echo "conf/suite.sh: $*" >&2; exit 2; }
@@ -40,7 +43,8 @@ for np in $NP; do [[ "$np" =~ ^[1-9][0-9]*$ ]] || die "NP must be positive integ
 [[ "$KSP_ITS" =~ ^[0-9]+$ ]] || die "KSP_ITS must be a non-negative integer, not '$KSP_ITS'"
 [[ -z "$LAYOUT" || "$LAYOUT" = rows || "$LAYOUT" = nnz ]] || die "LAYOUT must be rows or nnz, not '$LAYOUT'"
 [[ "$TYPES" =~ ^[A-Za-z0-9_:=.,]*$ ]] || die "TYPES must be a comma-separated list of types, not '$TYPES'"
-mapfile -t lines < <(grep -vE '^\s*(#|$)' "$top/bench/suite.txt")
+[ -f "$SUITE_FILE" ] || die "SUITE_FILE '$SUITE_FILE' is not a file"
+mapfile -t lines < <(grep -vE '^\s*(#|$)' "$SUITE_FILE")
 names=()
 for l in "${lines[@]}"; do names+=("${l%% *}"); done
 sel=()
@@ -55,7 +59,7 @@ case "${1:-all}" in
       for l in "${lines[@]}"; do [ "${l%% *}" = "$want" ] && sel+=("$l") && found=1; done
       [ -n "$found" ] || unknown+=("$want")
     done
-    [ ${#unknown[@]} = 0 ] || die "unknown suite name(s): ${unknown[*]} (use all, part1, part2 or names of bench/suite.txt: ${names[*]})" ;;
+    [ ${#unknown[@]} = 0 ] || die "unknown suite name(s): ${unknown[*]} (use all, part1, part2 or names of $SUITE_FILE: ${names[*]})" ;;
 esac
 
 source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
@@ -92,5 +96,5 @@ for l in "${sel[@]}"; do
     timeout 300 "${run[@]}" "$BUILD/examples/bench_matmult" -matrix "$spec" -name "$name" -class "$cls" "${args[@]}" -csv "$OUT/results.csv" || echo "!! $name on $np rank(s) failed or timed out"
   done
 done
-python3 "$top/bench/plot.py" "$OUT/results.csv" --out "$OUT" --markdown "$OUT/table.md" --suite "$top/bench/suite.txt" || echo "!! plot.py failed"
+python3 "$top/bench/plot.py" "$OUT/results.csv" --out "$OUT" --markdown "$OUT/table.md" --suite "$SUITE_FILE" || echo "!! plot.py failed"
 echo "== $(date -u +%T) done"
