@@ -17,7 +17,48 @@ int distinct(index_t *v, int n) {
   return int(std::unique(v, v + n) - v);
 }
 
+// Distinct block columns per block row, a stamp per block column; BS a constant (no division).
+template <int BS, typename T>
+std::int64_t grid_blocks_of(const CsrView<T> &A) {
+  std::vector<index_t> stamp(std::size_t(A.ncols) / BS + 2, 0);
+  std::int64_t         blocks = 0;
+  for (index_t br = 0; br * BS < A.nrows; ++br) {
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * BS);
+    for (index_t k = A.rowptr[br * BS]; k < A.rowptr[r1]; ++k) {
+      index_t &s = stamp[std::size_t(unsigned(A.colidx[k]) / BS)];
+      if (s != br + 1) s = br + 1, ++blocks;
+    }
+  }
+  return blocks;
+}
+
 } // namespace
+
+template <typename T>
+std::int64_t grid_blocks(const CsrView<T> &A, int bs) {
+  switch (bs) {
+  case 1: return A.nrows ? std::int64_t(A.rowptr[A.nrows]) - A.rowptr[0] : 0;
+  case 2: return grid_blocks_of<2>(A);
+  case 3: return grid_blocks_of<3>(A);
+  case 4: return grid_blocks_of<4>(A);
+  case 5: return grid_blocks_of<5>(A);
+  case 6: return grid_blocks_of<6>(A);
+  case 8: return grid_blocks_of<8>(A);
+  default: break;
+  }
+  std::vector<index_t> stamp(std::size_t(A.ncols) / bs + 2, 0);
+  std::int64_t         blocks = 0;
+  for (index_t br = 0; br * bs < A.nrows; ++br) {
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * bs);
+    for (index_t k = A.rowptr[br * bs]; k < A.rowptr[r1]; ++k) {
+      index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
+      if (s != br + 1) s = br + 1, ++blocks;
+    }
+  }
+  return blocks;
+}
+template std::int64_t grid_blocks<double>(const CsrView<double> &, int);
+template std::int64_t grid_blocks<float>(const CsrView<float> &, int);
 
 std::int64_t warp_sectors(const index_t *idx, std::int64_t n) {
   index_t      g[kWarp];
@@ -89,21 +130,8 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
     f.padding_sorted = double(sorted - f.nnz) / double(f.nnz);
   }
 
-  // grid-aligned blocks of bs x bs: distinct block columns per block row (a stamp per block column)
-  std::vector<index_t> stamp(std::size_t(A.ncols) / 2 + 2);
-  for (int bs = 2; bs <= 4; ++bs) {
-    std::fill(stamp.begin(), stamp.end(), 0);
-    std::int64_t blocks = 0;
-    for (index_t br = 0; br * bs < n; ++br) {
-      const index_t r1 = std::min<index_t>(n, (br + 1) * bs);
-      for (index_t r = br * bs; r < r1; ++r)
-        for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) {
-          index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
-          if (s != br + 1) s = br + 1, ++blocks;
-        }
-    }
-    f.blocks_bs[bs - 2] = blocks;
-  }
+  // grid-aligned blocks of bs x bs
+  for (int bs = 2; bs <= 4; ++bs) f.blocks_bs[bs - 2] = grid_blocks(A, bs);
 
   // sectors of x (4 fp64 values each) per 32 entries: CSR order here, ELL order with the slices above
   const std::int64_t sec_csr = warp_sectors(A.colidx + A.rowptr[0], f.nnz);

@@ -49,6 +49,11 @@ struct MatrixFeatures {
 template <typename T>
 MatrixFeatures matrix_features(const CsrView<T> &A);
 
+// The nonzero grid-aligned bs x bs blocks of A (bs >= 1; the block size of BSR): time linear in the
+// nonzeros plus the block columns.
+template <typename T>
+std::int64_t grid_blocks(const CsrView<T> &A, int bs);
+
 // The distinct 32-byte sectors (4 fp64 values) that idx[k], idx[k + 1], ..., idx[k + 31] address,
 // summed over k = 0, 32, 64, ... < n: a warp's accesses of one instruction, 32 consecutive entries
 // of idx (the last group may be shorter). Divided by n / 32, the sectors per warp request: 8 when

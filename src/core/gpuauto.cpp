@@ -148,22 +148,6 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
 
 namespace {
 
-// Nonzero grid-aligned bs x bs blocks of A (a stamp per block column).
-template <typename T>
-std::int64_t count_blocks(const CsrView<T> &A, int bs) {
-  std::vector<index_t> stamp(std::size_t(A.ncols) / bs + 2, 0);
-  std::int64_t         blocks = 0;
-  for (index_t br = 0; br * bs < A.nrows; ++br) {
-    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * bs);
-    for (index_t r = br * bs; r < r1; ++r)
-      for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) {
-        index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
-        if (s != br + 1) s = br + 1, ++blocks;
-      }
-  }
-  return blocks;
-}
-
 // Distinct values among v (open addressing, a table of at least twice their count).
 std::int64_t count_distinct(const std::vector<index_t> &v) {
   std::size_t cap = 64;
@@ -249,7 +233,7 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   s.far_share       = s.sampled_entries > 0 ? double(far) / double(s.sampled_entries) : 0.0;
   const double scale = s.sampled_entries > 0 ? double(nnz) / double(s.sampled_entries) : 0;
   for (auto &b : s.f.blocks_bs) b = std::int64_t(std::llround(double(b) * scale));
-  s.blocks6 = std::int64_t(std::llround(double(count_blocks(S, 6)) * scale));
+  s.blocks6 = std::int64_t(std::llround(double(grid_blocks(S, 6)) * scale));
   s.f.nrows = n, s.f.ncols = A.ncols, s.f.nnz = nnz, s.f.mean_row = mean;
   s.f.max_row = h.longest_row >= 0 ? h.longest_row : longest_row(A);
   if (!s.exact) s.f.diag_distance = -1; // the sample's rows are renumbered: not measured
