@@ -79,6 +79,7 @@ def read_rows(paths):
                         row[c] = (rec.get(c) or "").strip() if c == "layout" else number(rec.get(c))
                 except ValueError as e:
                     sys.exit(f"{path}:{line}: {e}")
+                row["stored_as"] = (rec.get("stored_as") or "").strip()  # newer CSVs: the format storing the block
                 row["ranks"] = int(row["ranks"]) if row["ranks"] else 1
                 row["layout"] = row["layout"] if row["layout"] not in ("", "-") else "rows"
                 rows[(row["matrix"], row["type"], row["ranks"], row["layout"])] = row
@@ -324,6 +325,34 @@ def write_markdown(res, path, classes=None, extra=None):
         f.write("\n".join(lines))
 
 
+def gpuauto_section(res, tolerance=0.05):
+    """Markdown lines: per matrix, what gpuauto chose against the fastest type measured beside it
+    (host types left out), and the count within `tolerance` of it; [] without gpuauto rows."""
+    mats = [m for m in res.matrices if res.get(m, "gpuauto", "median_ms")]
+    if not mats:
+        return []
+    lines = ["## gpuauto: its choice against the fastest type", "",
+             "| matrix | gpuauto chose | gpuauto ms | fastest type | fastest ms | fastest / gpuauto | gpuauto / faster ALG |",
+             "|---|---|---:|---|---:|---:|---:|"]
+    within, low = 0, []
+    for m in mats:
+        ga = res.get(m, "gpuauto", "median_ms")
+        others = [(res.get(m, t, "median_ms"), t) for t in res.types if t != "gpuauto" and res.get(m, t, "median_ms")]
+        if not others:
+            continue
+        best, bt = min(others)
+        ratio = best / ga
+        within += ratio >= 1 - tolerance
+        sp = res.speedup(m, "gpuauto")
+        if sp is not None and sp < 1 - tolerance:
+            low.append(m)
+        chose = res.rows[(m, "gpuauto")].get("stored_as") or "-"
+        lines.append(f"| {m} | {chose} | {ga:.4f} | {bt} | {best:.4f} | {ratio:.3f} | {fmt(sp, '.3f')} |")
+    lines += ["", f"Within {100 * tolerance:.0f} % of the fastest: {within} of {len(mats)}; below "
+              f"{1 - tolerance:.2f} of the faster aijcusparse algorithm: {', '.join(low) if low else 'none'}.", ""]
+    return lines
+
+
 def rank_comparison(rows, order=None):
     """Markdown lines comparing 1 rank with each P > 1 present (one section per P and layout), for
     every (matrix, type) with a median time at both; [] when there are no such pairs."""
@@ -505,6 +534,24 @@ def selftest(out):
     assert sell.endswith("| - | - | - |"), sell
     assert "fem3_90 |" not in mtext.split("## 1 rank against")[1], "matrices without 2-rank rows are left out"
     assert len(files) == 5 and all(os.path.getsize(f) > 1000 for f in files)
+    # gpuauto's section: its choice against the fastest type of each matrix
+    gpath = os.path.join(out, "synthetic-gpuauto.csv")
+    with open(path) as f, open(gpath, "w", newline="") as g:
+        rd = csv.reader(f)
+        w = csv.writer(g)
+        w.writerow(next(rd) + ["stored_as"])
+        for row in rd:
+            w.writerow(row + ["-"])
+            if row[1] == "csrspec":  # gpuauto: csrspec's time on lap3d_300, 10 % slower elsewhere
+                auto = list(row)
+                auto[1] = "gpuauto"
+                auto[5] = str(float(row[5]) * (1.0 if row[0] == "lap3d_300" else 1.1))
+                w.writerow(auto + ["csrspec"])
+    gres = Results(read_csv([gpath]))
+    glines = gpuauto_section(gres)
+    assert "| lap3d_300 | csrspec |" in glines[4] and glines[4].split("|")[6].strip() == "1.000", glines[4]
+    assert f"Within 5 % of the fastest: 1 of {len(names)}" in "\n".join(glines), glines[-2]
+    assert gpuauto_section(res) == [], "no gpuauto rows: no section"
     print(f"plot.py self-test passed: {', '.join(os.path.basename(f) for f in files)}, "
           f"{os.path.basename(md)}, {os.path.basename(mmd)} (1 against 2 ranks) in {out}")
 
@@ -528,7 +575,7 @@ def main(argv=None):
     res = Results([r for r in rows if r["ranks"] == 1], order, args.include_host)
     if not res.matrices:
         sys.exit("no rows on one rank in the CSV files")
-    extra = rank_comparison(rows, order)
+    extra = gpuauto_section(res) + rank_comparison(rows, order)
     if args.out:
         for f in make_all(res, args.out, args.markdown, classes, extra):
             print(f)
