@@ -77,9 +77,9 @@ struct AutoHints {
 // 2, 3, 4 and 6 exact within a window), spread evenly; the whole matrix when it is that small. The
 // reuse windows: up to kAutoReuseWindows runs of consecutive rows of about kAutoReuseEntries
 // entries each, their distinct sectors of x counted.
-constexpr std::int64_t kAutoSampleEntries = 1 << 15;
+constexpr std::int64_t kAutoSampleEntries = 1 << 14;
 constexpr index_t      kAutoWindowRows    = 96;
-constexpr std::int64_t kAutoReuseEntries  = 1 << 13;
+constexpr std::int64_t kAutoReuseEntries  = 1 << 12;
 constexpr int          kAutoReuseWindows  = 4;
 // An entry whose column is within this many bytes of x from its row's diagonal position (row x
 // columns / rows) gathers x that the rows running beside it also read while it is in the L2 (the

@@ -87,6 +87,18 @@ TEST(GpuAuto, LargeMatrixSampleBoundedAndClose) {
   EXPECT_NEAR(s.sector_use, sectors * (1 - std::exp(-draws / sectors)) / draws, 0.01);
 }
 
+TEST(GpuAuto, SampledSortedPaddingOfSkewedRows) {
+  // power-law lengths: the sorted padding from the sample's histogram scaled to the matrix's rows
+  // (the sample's own sort, of a few thousand rows, would pad at every change of length)
+  const auto M = matgen::power_law(600000, 600000, 1.5, 2, 3000, 21);
+  const auto v = M.values<double>();
+  const auto s = gpumat::auto_sample(M.view(v), AutoHints());
+  const auto f = gpumat::matrix_features(M.view(v));
+  ASSERT_FALSE(s.exact);
+  EXPECT_NEAR(s.f.padding_sorted, f.padding_sorted, 0.01 + 0.5 * f.padding_sorted) << f.padding_sorted;
+  EXPECT_NEAR(s.f.padding_sell, f.padding_sell, 0.15 * f.padding_sell);
+}
+
 TEST(GpuAuto, RegularStencilStaysRowOrdered) {
   // a 2D 5-point stencil of 2M rows: no padding in matrix order, so a row-per-thread ELL streams it
   // without a permutation; CSR walkers pay their per-row cost, bccoo's 1 x 1 blocks their flags
