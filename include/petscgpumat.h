@@ -84,6 +84,9 @@
                                         cusparsecsr,pjds,bccoo,cusparsesell,cusparsebsr,csrspec,bce); each
                                         candidate takes its own options (-mat_pjds_*, ...)
       -mat_gpuauto_choose <name>        become this candidate, skipping the prediction (shown by MatView)
+      -mat_gpuauto_trial <k>            time the first k predictions (2..7) and keep the fastest; the choice
+                                        goes to the tuning cache (0 = off, the default)
+      -mat_gpuauto_trial_products <n>   products timed per candidate in a trial (1..1000, default 10)
       -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench_matmult -calibrate;
                                         default the shipped H100 ones); a bad file: a warning, the shipped ones
   Options of every type (prefix -mat_gpumat_):

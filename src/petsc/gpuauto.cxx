@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <string>
+#include <vector>
 #include <sstream>
 
 namespace gpumat {
@@ -51,6 +54,14 @@ public:
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING gpuauto: %s; using the shipped constants (%s)\n", err.c_str(), constants_.name.c_str()));
       }
     }
+    PetscInt k = trial_;
+    PetscCall(PetscOptionsInt("-mat_gpuauto_trial", "Time the first k predictions (2..7; 0 = off: the prediction decides) for -mat_gpuauto_trial_products products each after one warm-up, and keep the fastest; the decision is kept in the tuning cache (-mat_gpumat_tuning_cache)", "MATGPUAUTO", k, &k, &set));
+    PetscCheck(!set || k == 0 || (k >= 2 && k <= 7), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got %" PetscInt_FMT, k);
+    trial_ = (int)k;
+    k      = trial_products_;
+    PetscCall(PetscOptionsInt("-mat_gpuauto_trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "MATGPUAUTO", k, &k, &set));
+    PetscCheck(!set || (k >= 1 && k <= 1000), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_trial_products must be in [1, 1000], got %" PetscInt_FMT, k);
+    trial_products_ = (int)k;
     for (const std::string &n : names_) PetscCall(Candidate(n)->SetFromOptions(PetscOptionsObject));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -62,6 +73,8 @@ public:
     f->forced_         = forced_;
     f->constants_      = constants_;
     f->constants_file_ = constants_file_;
+    f->trial_          = trial_;
+    f->trial_products_ = trial_products_;
     for (const auto &[n, c] : candidates_) f->candidates_[n] = c->CloneSettings();
     return f;
   }
@@ -70,7 +83,8 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(Decide(A));
-    PetscCall(chosen_->HostBuild(A));
+    if (trial_ && forced_.empty()) PetscCall(Trial(A, false, nullptr));
+    else PetscCall(chosen_->HostBuild(A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override { return chosen_->HostRefresh(A); }
@@ -81,7 +95,8 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(Decide(A));
-    PetscCall(chosen_->DeviceBuild(A, s));
+    if (trial_ && forced_.empty()) PetscCall(Trial(A, true, s));
+    else PetscCall(chosen_->DeviceBuild(A, s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override { return chosen_->DeviceRefresh(A, s); }
@@ -105,11 +120,12 @@ public:
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     const AutoSample &s = decision_.sample;
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), forced_.empty() ? "the fastest prediction" : "-mat_gpuauto_choose", decision_.decide_ms,
+    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : "the fastest prediction", decision_.decide_ms,
                                      (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
     PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions (ms per product; bytes per product; bound):\n"));
     for (const AutoPrediction &p : decision_.predictions)
       PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
+    if (!trial_log_.empty()) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto trial (-mat_gpuauto_trial %d): %s\n", trial_, trial_log_.c_str()));
     const MatrixFeatures &f = s.f;
     PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",
                                      f.mean_row, f.cv_row, (long long)f.max_row, 100 * f.padding_sell, 100 * f.padding_sorted, f.block_fill(2), f.block_fill(3), f.block_fill(4), f.sectors_csr, f.sectors_ell, s.sector_use, s.far_share));
@@ -149,6 +165,121 @@ private:
     return c.get();
   }
 
+  // Trial mode: the first trial_ predictions built and timed (device products with CUDA events on
+  // s, or host reference products), the fastest kept; the decision read from and stored in the
+  // tuning cache under A's pattern, this device, the candidates and k. A candidate whose build
+  // fails (it refuses the matrix) is skipped; the others' storage is dropped.
+  PetscErrorCode Trial(const CsrView<Scalar> &A, bool device, cudaStream_t s)
+  {
+    static constexpr int schema = 1;
+    TuningKey            key;
+    std::optional<TuningValues> cached;
+    const std::string    cands = Join(names_), k = std::to_string(trial_);
+    PetscFunctionBegin;
+    trial_log_.clear();
+    PetscCall(TuningKeyFor(A, "gpuauto", schema, &key));
+    PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
+    if (cached) {
+      const auto get = [&](const char *f) { auto it = cached->find(f); return it == cached->end() ? std::string() : it->second; };
+      const std::string c = get("chosen");
+      if (get("candidates") == cands && get("trial") == k && std::find(names_.begin(), names_.end(), c) != names_.end()) {
+        PetscCall(Become(c));
+        trial_log_ = "from the tuning cache: " + c + " (timed: " + get("times") + ")";
+        PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
+        PetscCall(device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      PetscCall(PetscInfo(nullptr, "gpuauto trial: the cached decision was made for other candidates or another -mat_gpuauto_trial; timing afresh\n"));
+    }
+    std::string best, times;
+    double      best_ms = 0;
+    const int   n       = std::min<int>(trial_, (int)decision_.predictions.size());
+    for (int i = 0; i < n; ++i) {
+      const std::string name = decision_.predictions[i].candidate;
+      PetscCall(Become(name));
+      PetscErrorCode ierr;
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, nullptr));
+      ierr = device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A);
+      PetscCall(PetscPopErrorHandler());
+      double ms = -1;
+      if (ierr == PETSC_SUCCESS) PetscCall(TimeProducts(A, device, s, &ms));
+      char b[96];
+      snprintf(b, sizeof b, "%s%s %s", times.empty() ? "" : ", ", name.c_str(), ms >= 0 ? (std::to_string(ms).substr(0, 8) + " ms").c_str() : "refused the matrix");
+      times += b;
+      if (ms >= 0 && (best.empty() || ms < best_ms)) { // one candidate's storage beside the best's at a time
+        if (!best.empty()) Drop(best);
+        best = name, best_ms = ms;
+      } else Drop(name);
+    }
+    PetscCheck(!best.empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuauto trial: no candidate could be built for this matrix (%s); choose one with -mat_gpuauto_choose", times.c_str());
+    PetscCall(Become(best));
+    trial_log_ = "timed " + times + ": " + best;
+    PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
+    PetscCall(TuningCacheStore(nullptr, TuningCacheDir(), key, TuningValues{{"chosen", best}, {"candidates", cands}, {"trial", k}, {"times", times}}));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // Mean time of trial_products_ products after one warm-up (ms).
+  PetscErrorCode TimeProducts(const CsrView<Scalar> &A, bool device, cudaStream_t s, double *ms)
+  {
+    PetscFunctionBegin;
+    if (!device) {
+      std::vector<Scalar> x((std::size_t)A.ncols, 1.0), y((std::size_t)A.nrows);
+      PetscLogDouble      t0, t1;
+      PetscCall(chosen_->HostApply(A, Op::NoTrans, x.data(), nullptr, y.data()));
+      PetscCall(PetscTime(&t0));
+      for (int r = 0; r < trial_products_; ++r) PetscCall(chosen_->HostApply(A, Op::NoTrans, x.data(), nullptr, y.data()));
+      PetscCall(PetscTime(&t1));
+      *ms = 1e3 * (t1 - t0) / trial_products_;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+#if defined(GPUMAT_WITH_CUDA)
+    Scalar     *x = nullptr, *y = nullptr;
+    cudaEvent_t e0, e1;
+    float       t = 0;
+    PetscCall(CheckDevice(cudaMalloc(&x, sizeof(Scalar) * std::max<std::size_t>(1, (std::size_t)A.ncols)), "gpuauto trial: its vectors", A));
+    PetscCall(CheckDevice(cudaMalloc(&y, sizeof(Scalar) * std::max<std::size_t>(1, (std::size_t)A.nrows)), "gpuauto trial: its vectors", A));
+    PetscCallCUDA(cudaMemsetAsync(x, 0, sizeof(Scalar) * (std::size_t)A.ncols, s));
+    PetscCallCUDA(cudaEventCreate(&e0));
+    PetscCallCUDA(cudaEventCreate(&e1));
+    PetscCall(chosen_->DeviceApply(Op::NoTrans, x, nullptr, y, s));
+    PetscCallCUDA(cudaEventRecord(e0, s));
+    for (int r = 0; r < trial_products_; ++r) PetscCall(chosen_->DeviceApply(Op::NoTrans, x, nullptr, y, s));
+    PetscCallCUDA(cudaEventRecord(e1, s));
+    PetscCallCUDA(cudaEventSynchronize(e1));
+    PetscCallCUDA(cudaEventElapsedTime(&t, e0, e1));
+    PetscCallCUDA(cudaEventDestroy(e0));
+    PetscCallCUDA(cudaEventDestroy(e1));
+    PetscCallCUDA(cudaFree(x));
+    PetscCallCUDA(cudaFree(y));
+    *ms = (double)t / trial_products_;
+#else
+    (void)s;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuauto trial: device products need a CUDA build");
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // The block becomes candidate n (with the hints the machinery gave this format).
+  PetscErrorCode Become(const std::string &n)
+  {
+    PetscFunctionBegin;
+    chosen_name_ = n;
+    chosen_      = Candidate(n);
+    chosen_->SetBlockSize(BlockSize());
+    chosen_->SetLongestRow(LongestRow());
+    chosen_->SetTuningCacheDir(TuningCacheDir());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  // Candidate n's storage (host and device) dropped, its settings kept.
+  void Drop(const std::string &n)
+  {
+    auto &c = candidates_[n];
+    if (!c) return;
+    c->DeviceRelease();
+    c = c->CloneSettings();
+  }
+
   // The decision for the stored matrix A (a new pattern), then the chosen candidate gets the hints
   // the machinery gave this format.
   PetscErrorCode Decide(const CsrView<Scalar> &A)
@@ -160,12 +291,8 @@ private:
     PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
     PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     const std::string pick = forced_.empty() ? decision_.chosen : forced_;
-    if (chosen_ && pick != chosen_name_) chosen_->DeviceRelease(); // the previous pattern's choice
-    chosen_name_ = pick;
-    chosen_      = Candidate(pick);
-    chosen_->SetBlockSize(BlockSize());
-    chosen_->SetLongestRow(LongestRow());
-    chosen_->SetTuningCacheDir(TuningCacheDir());
+    if (chosen_ && pick != chosen_name_) Drop(chosen_name_); // the previous pattern's choice
+    PetscCall(Become(pick));
     std::string all;
     for (const AutoPrediction &p : decision_.predictions) {
       char b[96];
@@ -185,6 +312,9 @@ private:
   Format                                         *chosen_ = nullptr;
   std::string                                     chosen_name_;
   AutoDecision                                    decision_;
+  int                                             trial_          = 0; // -mat_gpuauto_trial
+  int                                             trial_products_ = 10;
+  std::string                                     trial_log_;
 };
 
 } // namespace
