@@ -87,8 +87,9 @@
       -mat_gpuauto_trial <k>            time the first k predictions (2..7) and keep the fastest; the choice
                                         goes to the tuning cache (0 = off, the default)
       -mat_gpuauto_trial_products <n>   products timed per candidate in a trial (1..1000, default 10)
-      -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench_matmult -calibrate;
-                                        default the shipped H100 ones); a bad file: a warning, the shipped ones
+      -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench/calibrate.py fits them
+                                        to a suite run; default the shipped H100 ones, conf/gpuauto/h100.txt);
+                                        a bad file: a warning, the shipped ones
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product
       -mat_gpumat_host                  run products on the host even for CUDA vectors (debugging)

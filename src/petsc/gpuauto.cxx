@@ -42,7 +42,7 @@ public:
       forced_ = choose;
     }
     file[0] = 0;
-    PetscCall(PetscOptionsString("-mat_gpuauto_constants", "File of the GPU's constants for the predictions (written by bench_matmult -calibrate; default: the shipped H100 constants)", "MATGPUAUTO", file, file, sizeof(file), &set));
+    PetscCall(PetscOptionsString("-mat_gpuauto_constants", "File of the GPU's constants for the predictions (bench/calibrate.py fits one to a suite run; conf/gpuauto/h100.txt holds the shipped H100 constants, the default)", "MATGPUAUTO", file, file, sizeof(file), &set));
     if (set && file[0]) {
       AutoConstants c = auto_shipped_constants();
       std::string   err;
@@ -122,9 +122,9 @@ public:
     const AutoSample &s = decision_.sample;
     PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : "the fastest prediction", decision_.decide_ms,
                                      (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions (ms per product; bytes per product; bound):\n"));
+    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows (ms per product; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows));
     for (const AutoPrediction &p : decision_.predictions)
-      PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
+      PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
     if (!trial_log_.empty()) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto trial (-mat_gpuauto_trial %d): %s\n", trial_, trial_log_.c_str()));
     const MatrixFeatures &f = s.f;
     PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",

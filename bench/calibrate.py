@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""gpuauto's constants for one GPU, fitted to a suite run (issue 13).
+
+    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] -o constants.txt [--base FILE] [--name NAME]
+    python3 bench/calibrate.py --selftest
+
+A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
+ARGS=-view_types (its suite.log holds gpuauto's predictions for every candidate: bytes per
+product and the gathers' time, per matrix; its results.csv the measured time of every type).
+The model (src/core/gpuauto.hpp):
+
+    t_c = launch + max(k_c B_c / bw + r_c n,  g_c (B_c / bw + G_c))
+
+What is fitted, per candidate key (cusparsebsr per block size, "cusparsebsr:3"):
+  - bw_gbs: the median GB/s of the floor:stream lines (the CSR bytes at the copy kernel's rate) of
+    the matrices over 100 MB, when the log has them;
+  - k and r: least squares of t - launch = k B/bw + r n over the stream-bound samples (gathers
+    under 5 % of the bytes' time), r kept at 0 or above; with one sample, k alone;
+  - g: the median of (t - launch) / (B/bw + G) over the gather-bound ones (gathers over 20 %);
+  - every other constant, and a key with too few samples, from --base (default
+    conf/gpuauto/h100.txt: the constants the library ships, checked equal to them by
+    test_core's GpuAuto.ShippedConstantsFileIsTheLibrarys).
+The measured time of candidate c is the type c in results.csv (cusparsecsr: aijcusparse:alg1, the
+same cuSPARSE kernel). The output is a file for -mat_gpuauto_constants."""
+import argparse
+import csv
+import math
+import os
+import re
+import statistics
+import sys
+import tempfile
+
+SHIPPED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conf", "gpuauto", "h100.txt")
+MEASURED_AS = {"cusparsecsr": "aijcusparse:alg1"}
+PRED = re.compile(r"^\s+([a-z]+)\s+([0-9.]+)\s+([0-9.e+]+) B\s+gather\s+([0-9.]+) ms\s+(stream|gather)\s+(.*?)(\s+<- chosen)?$")
+
+
+def read_constants(path):
+    """A constants file as a dict (every key of the format, "fmt": {candidate: [k, r_ps, g]})."""
+    c = {"fmt": {}}
+    with open(path or SHIPPED_FILE) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            key, _, value = line.partition(" ")
+            if key == "name":
+                c["name"] = value.strip()
+            elif "." in key:
+                cand, field = key.rsplit(".", 1)
+                c["fmt"].setdefault(cand, [1.0, 0.0, 1.0])["k r_ps g".split().index(field)] = float(value)
+            else:
+                c[key] = float(value)
+    return c
+
+
+def write_constants(path, c):
+    with open(path, "w") as f:
+        f.write("# gpuauto constants (src/core/gpuauto.hpp), fitted by bench/calibrate.py\n")
+        f.write(f"name {c['name']}\n")
+        for k in ("bw_gbs", "launch_us", "l2_bytes", "l2x_share", "l2_request_ps", "dram_sector_ps", "y_scatter_bytes"):
+            f.write(f"{k} {c[k]:.6g}\n")
+        for k in sorted(c["fmt"]):
+            kk, r, g = c["fmt"][k]
+            f.write(f"{k}.k {kk:.6g}\n{k}.r_ps {max(r, 0.0):.6g}\n{k}.g {g:.6g}\n")
+
+
+def parse_log(path):
+    """{matrix: {candidate: (bytes, gather_ms, key)}} and [floor:stream GB/s of matrices over 100 MB]."""
+    preds, streams, cur, in_pred = {}, [], None, False
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.match(r"== \S+ (\S+), 1 rank", line)
+            if m:
+                cur, in_pred = m.group(1), False
+                continue
+            if "gpuauto predictions for" in line:
+                in_pred = True
+                continue
+            if in_pred:
+                p = PRED.match(line.rstrip("\n"))
+                if not p:
+                    in_pred = False
+                    continue
+                cand, _, nbytes, gather, _, detail = p.groups()[:6]
+                key = cand
+                b = re.match(r"(\d+)x\d+ blocks", detail)
+                if cand == "cusparsebsr" and b:
+                    key = f"cusparsebsr:{b.group(1)}"
+                preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key))  # the diagonal block's first view
+            m = re.match(r"floor:stream\s+([0-9.]+)\s+[0-9.]+\s+-\s+([0-9.]+)", line)
+            if m and cur:
+                ms, gbs = float(m.group(1)), float(m.group(2))
+                if ms * 1e-3 * gbs * 1e9 > 100e6:
+                    streams.append(gbs)
+    return preds, streams
+
+
+def parse_csv(path):
+    """{matrix: (rows, {type: median_ms})} of the one-rank rows."""
+    out = {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if (r.get("ranks") or "1") != "1":
+                continue
+            try:
+                ms = float(r["median_ms"])
+            except ValueError:
+                continue
+            if not math.isfinite(ms):
+                continue
+            out.setdefault(r["matrix"], (float(r["rows"]), {}))[1][r["type"]] = ms
+    return out
+
+
+def fit(dirs, base):
+    c = read_constants(base)
+    samples = {}  # key -> [(B/bw ms, n, G ms, t - launch ms)]
+    streams = []
+    bw = None
+    preds_all, times_all = {}, {}
+    for d in dirs:
+        p, s = parse_log(os.path.join(d, "suite.log"))
+        preds_all.update(p)
+        streams += s
+        times_all.update(parse_csv(os.path.join(d, "results.csv")))
+    if streams:
+        bw = statistics.median(streams)
+        c["bw_gbs"] = bw
+    launch = c["launch_us"] * 1e-3
+    for m, cands in preds_all.items():
+        if m not in times_all:
+            continue
+        n, times = times_all[m]
+        for cand, (nbytes, gather, key) in cands.items():
+            t = times.get(MEASURED_AS.get(cand, cand))
+            if t is None:
+                continue
+            samples.setdefault(key, []).append((nbytes / (c["bw_gbs"] * 1e6), n, gather, t - launch))
+    report = []
+    for key, ss in sorted(samples.items()):
+        k, r, g = c["fmt"].get(key, c["fmt"].get(key.split(":")[0], [1.0, 0.0, 1.0]))
+        stream = [s for s in ss if s[2] < 0.05 * s[0]]
+        gath = [s for s in ss if s[2] > 0.2 * s[0]]
+        if len(stream) >= 2:  # t = k x + r n: normal equations, r >= 0
+            sxx = sum(s[0] * s[0] for s in stream); sxn = sum(s[0] * s[1] for s in stream); snn = sum(s[1] * s[1] for s in stream)
+            sxt = sum(s[0] * s[3] for s in stream); snt = sum(s[1] * s[3] for s in stream)
+            det = sxx * snn - sxn * sxn
+            k2, r2 = ((sxt * snn - snt * sxn) / det, (sxx * snt - sxn * sxt) / det) if det > 0 else (sxt / sxx, 0.0)
+            if r2 < 0 or k2 <= 0:
+                k2, r2 = sxt / sxx, 0.0
+            k, r = k2, r2 * 1e9  # ms per row -> ps per row
+        elif len(stream) == 1:
+            k, r = stream[0][3] / stream[0][0], 0.0
+        if gath:
+            g = statistics.median(s[3] / (s[0] + s[2]) for s in gath)
+        c["fmt"][key] = [k, r, g]
+        report.append(f"{key}: {len(stream)} stream-bound, {len(gath)} gather-bound samples -> k {k:.3f}, r {r:.2f} ps, g {g:.3f}")
+    return c, report, bw
+
+
+def selftest():
+    """Synthetic suite output from known constants: the fit recovers them."""
+    truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93)}
+    with tempfile.TemporaryDirectory() as d:
+        log, rows = [], []
+        for i, (name, n, mb, gfrac) in enumerate([("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0),
+                                                  ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]):
+            log.append(f"== 00:00:0{i} {name}, 1 rank(s)")
+            log.append("floor:stream              0.5000    0.4900         -     3000  100.0   (no row sums: a lower bound)")
+            log.append("      gpuauto predictions for 1 rows (ms per product; ...):")
+            for cand, (k, r, g) in truth.items():
+                b = mb * 1e6 * (1.0 + 0.05 * len(cand) % 3)
+                x = b / 3000e6
+                gather = gfrac * x
+                t = 0.004 + max(k * x + r * 1e-9 * n, g * (x + gather))
+                log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  detail")
+                rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), f"{t:.6g}", 1])
+            log.append("      gpuauto features (sampled): ...")
+        with open(os.path.join(d, "suite.log"), "w") as f:
+            f.write("\n".join(log) + "\n")
+        with open(os.path.join(d, "results.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["matrix", "type", "rows", "median_ms", "ranks"])
+            w.writerows(rows)
+        c, report, bw = fit([d], None)
+        out = os.path.join(d, "c.txt")
+        write_constants(out, c)
+        back = read_constants(out)
+    assert abs(bw - 3000) < 1e-9, bw
+    for cand, (k, r, g) in truth.items():
+        fk, fr, fg = back["fmt"][cand]
+        assert abs(fk - k) < 0.02 and abs(fr - r) < 0.5 and abs(fg - g) < 0.02, (cand, (fk, fr, fg), (k, r, g))
+    assert back["fmt"]["bce"] == read_constants(None)["fmt"]["bce"], "a candidate without samples keeps the base constants"
+    print("calibrate.py self-test passed: " + "; ".join(report))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dirs", nargs="*", help="conf/suite.sh output folders (suite.log with -view_types, results.csv)")
+    p.add_argument("-o", "--output", help="the constants file to write")
+    p.add_argument("--base", help="constants file to start from (default: the shipped H100 constants)")
+    p.add_argument("--name", help="the GPU's name in the file (default: the base's)")
+    p.add_argument("--selftest", action="store_true")
+    a = p.parse_args(argv)
+    if a.selftest:
+        selftest()
+        return
+    if not a.dirs or not a.output:
+        p.error("give suite folders and -o FILE")
+    for d in a.dirs:
+        for f in ("suite.log", "results.csv"):
+            if not os.path.isfile(os.path.join(d, f)):
+                sys.exit(f"{d}: no {f} (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
+    c, report, bw = fit(a.dirs, a.base)
+    if not report:
+        sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
+    if a.name:
+        c["name"] = a.name
+    write_constants(a.output, c)
+    print(f"bw_gbs {c['bw_gbs']:.0f}" + ("" if bw else " (no floor:stream lines: kept)"))
+    print("\n".join(report))
+    print(a.output)
+
+
+if __name__ == "__main__":
+    main()
