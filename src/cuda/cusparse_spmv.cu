@@ -104,6 +104,15 @@ cudaError_t CusparseSpmv<T>::multiply(const T *x, T *y, bool accumulate, cudaStr
 }
 
 template <typename T>
+cudaError_t CusparseSpmv<T>::multiply_add(const T *x, const T *z, T *y, std::int64_t m, cudaStream_t s) const {
+  if (z && z != y) {
+    const cudaError_t err = cudaMemcpyAsync(y, z, std::size_t(m) * sizeof(T), cudaMemcpyDeviceToDevice, s);
+    if (err != cudaSuccess) return err;
+  }
+  return multiply(x, y, z != nullptr, s);
+}
+
+template <typename T>
 void CusparseSpmv<T>::reset() {
   if (mat_) cusparseDestroySpMat(mat_);
   if (vx_) cusparseDestroyDnVec(vx_);

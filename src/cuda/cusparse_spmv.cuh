@@ -35,6 +35,9 @@ public:
   cudaError_t setup(cusparseSpMatDescr_t mat, std::int64_t m, std::int64_t n, cusparseSpMVAlg_t alg, cudaStream_t s);
   // y = A x, or y = A x + y with accumulate; device pointers of n and m entries; asynchronous on s.
   cudaError_t multiply(const T *x, T *y, bool accumulate, cudaStream_t s) const;
+  // y = A x (+ z) for the formats' apply: z (m entries, may be y) copied into y first when it is
+  // another vector, then accumulated (beta = 1 with z, 0 without).
+  cudaError_t multiply_add(const T *x, const T *z, T *y, std::int64_t m, cudaStream_t s) const;
 
   bool        ready() const { return mat_ != nullptr; }
   bool        preprocessed() const { return preprocessed_; }

@@ -185,8 +185,7 @@ cudaError_t BsrDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream_
     bsr_unpad<T><<<grid_for(nrows_, kThreads), kThreads, 0, s>>>(nrows_, ypad_, z, y);
     return launched();
   }
-  if (z && z != y && (err = cudaMemcpyAsync(y, z, std::size_t(nrows_) * sizeof(T), cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return err;
-  return spmv_.multiply(xin, y, z != nullptr, s); // beta = 1 with z (now in y), 0 without
+  return spmv_.multiply_add(xin, z, y, nrows_, s);
 }
 
 template <typename T>

@@ -64,11 +64,7 @@ cudaError_t CusparseCsrDevice<T>::apply(Op op, const T *x, const T *z, T *y, cud
   if (op == Op::Trans) return cudaErrorNotSupported;
   if (nrows_ == 0) return cudaSuccess;
   if (nnz_ == 0) return init_output(y, z, nrows_, s);
-  if (z && z != y) {
-    const cudaError_t err = cudaMemcpyAsync(y, z, std::size_t(nrows_) * sizeof(T), cudaMemcpyDeviceToDevice, s);
-    if (err != cudaSuccess) return err;
-  }
-  return spmv_.multiply(x, y, z != nullptr, s); // beta = 1 with z (now in y), 0 without
+  return spmv_.multiply_add(x, z, y, nrows_, s);
 }
 
 template <typename T>

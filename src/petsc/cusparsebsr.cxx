@@ -13,7 +13,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseBsrFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BsrDevice<Scalar>) {
+class CusparseBsrFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::BsrDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -67,30 +67,10 @@ public:
     PetscFunctionBegin;
     PetscCall(Choose(A, &bs, nullptr, nullptr));
     PetscCall(CheckStored(A, bs));
-    PetscCall(Check(dev_.build(A, bs, row_major_, s), A, bs));
+    build_bs_ = bs;
+    PetscCall(CheckCusparse(dev_.build(A, bs, row_major_, s), A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Check(dev_.refresh(A.val, s), A, dev_.bs()));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparsebsr has no device transpose");
-    const cudaError_t err = dev_.apply(op, x, z, y, s);
-    PetscCheck(err == cudaSuccess || !dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsebsr: %s failed: %s", dev_.failed_call(), dev_.failed_status());
-    PetscCallCUDA(err);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  // CUSPARSE_SPMV_BSR_ALG1 supports only the non-transposed product: transposes run on the host
-  // (the machinery's fallback).
-  bool           HasDeviceTranspose() const override { return false; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -147,14 +127,8 @@ private:
 #if defined(GPUMAT_WITH_CUDA)
   // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
   // failed cuSPARSE call by its name and status.
-  PetscErrorCode Check(cudaError_t err, const CsrView<Scalar> &A, int bs) const
-  {
-    PetscFunctionBegin;
-    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && dev_.failed_call())
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsebsr: %s failed: %s (blocks %d x %d)", dev_.failed_call(), dev_.failed_status(), bs, bs);
-    PetscCall(CheckDevice(err, "cusparsebsr", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  std::string CusparseParams() const override { return "blocks " + std::to_string(build_bs_) + " x " + std::to_string(build_bs_); }
+  int         build_bs_ = 0; // the block size of the last device build
 #endif
 
   int             user_bs_   = 0;     // 0: the matrix's block size, else the fewest bytes

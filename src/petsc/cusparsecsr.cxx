@@ -11,7 +11,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseCsrFormat final : public GPUMAT_DEVICE_FORMAT(cuda::CusparseCsrDevice<Scalar>) {
+class CusparseCsrFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::CusparseCsrDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -56,30 +56,9 @@ public:
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(Check(dev_.build(A, alg_, s), A));
+    PetscCall(CheckCusparse(dev_.build(A, alg_, s), A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Check(dev_.refresh(A.val, s), A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparsecsr has no device transpose");
-    const cudaError_t err = dev_.apply(op, x, z, y, s);
-    PetscCheck(err == cudaSuccess || !dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsecsr: %s failed: %s", dev_.failed_call(), dev_.failed_status());
-    PetscCallCUDA(err);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  // cuSPARSE's CSR SpMV has a transposed product, but it is neither used nor tested here: transposes
-  // run on the host (the machinery's fallback), as for the other cuSPARSE formats.
-  bool HasDeviceTranspose() const override { return false; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -98,14 +77,7 @@ private:
 #if defined(GPUMAT_WITH_CUDA)
   // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
   // failed cuSPARSE call by its name and status.
-  PetscErrorCode Check(cudaError_t err, const CsrView<Scalar> &A) const
-  {
-    PetscFunctionBegin;
-    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && dev_.failed_call())
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsecsr: %s failed: %s (CUSPARSE_SPMV_CSR_ALG%d, -mat_cusparsecsr_alg)", dev_.failed_call(), dev_.failed_status(), alg_);
-    PetscCall(CheckDevice(err, "cusparsecsr", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  std::string CusparseParams() const override { return "CUSPARSE_SPMV_CSR_ALG" + std::to_string(alg_) + ", -mat_cusparsecsr_alg"; }
 #endif
 
   int alg_ = csr_default_alg;

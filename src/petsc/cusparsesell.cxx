@@ -13,7 +13,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseSellFormat final : public GPUMAT_DEVICE_FORMAT(cuda::SellDevice<Scalar>) {
+class CusparseSellFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::SellDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -60,30 +60,9 @@ public:
   {
     PetscFunctionBegin;
     PetscCall(CheckPadded(A));
-    PetscCall(Check(dev_.build(A, slice_, s), A));
+    PetscCall(CheckCusparse(dev_.build(A, slice_, s), A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Check(dev_.refresh(A.val, s), A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cusparsesell has no device transpose");
-    const cudaError_t err = dev_.apply(op, x, z, y, s);
-    PetscCheck(err == cudaSuccess || !dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsesell: %s failed: %s", dev_.failed_call(), dev_.failed_status());
-    PetscCallCUDA(err);
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  // cuSPARSE documents no transposed product restriction for CUSPARSE_SPMV_SELL_ALG1, but none was
-  // tested; transposes run on the host (the machinery's fallback).
-  bool           HasDeviceTranspose() const override { return false; }
 #endif
 
   PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const override
@@ -118,14 +97,7 @@ private:
 #if defined(GPUMAT_WITH_CUDA)
   // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
   // failed cuSPARSE call by its name and status.
-  PetscErrorCode Check(cudaError_t err, const CsrView<Scalar> &A) const
-  {
-    PetscFunctionBegin;
-    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && dev_.failed_call())
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "cusparsesell: %s failed: %s (slice size %d, -mat_cusparsesell_slice)", dev_.failed_call(), dev_.failed_status(), slice_);
-    PetscCall(CheckDevice(err, "cusparsesell", A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  std::string CusparseParams() const override { return "slice size " + std::to_string(slice_) + ", -mat_cusparsesell_slice"; }
 #endif
 
   int                  slice_ = sell_default_slice;

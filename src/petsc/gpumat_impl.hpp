@@ -158,8 +158,50 @@ protected:
   Dev dev_;
 };
   #define GPUMAT_DEVICE_FORMAT(Dev) gpumat::DeviceFormat<Dev>
+
+// The cuSPARSE formats (cusparsecsr, cusparsesell, cusparsebsr): their device class wraps
+// cuSPARSE (failed_call(), failed_status() name the cuSPARSE call that failed), and no
+// transposed product runs on the device (the machinery's host fallback). Refresh, apply and the
+// error report written once; the adapter says what its parameters were (CusparseParams: appended
+// to cuSPARSE's errors) and builds.
+template <class Dev>
+class CusparseFormat : public DeviceFormat<Dev> {
+public:
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCall(CheckCusparse(this->dev_.refresh(A.val, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
+  {
+    PetscFunctionBegin;
+    PetscCheck(op == Op::NoTrans, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has no device transpose", Dev::kName);
+    const cudaError_t err = this->dev_.apply(op, x, z, y, s);
+    PetscCheck(err == cudaSuccess || !this->dev_.failed_call(), PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: %s failed: %s", Dev::kName, this->dev_.failed_call(), this->dev_.failed_status());
+    PetscCallCUDA(err);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  bool HasDeviceTranspose() const override { return false; }
+
+protected:
+  virtual std::string CusparseParams() const = 0; // e.g. "slice size 32, -mat_cusparsesell_slice"
+  // A device call's result: a failed cuSPARSE call named with the parameters, else CheckDevice's.
+  PetscErrorCode CheckCusparse(cudaError_t err, const CsrView<Scalar> &A) const
+  {
+    PetscFunctionBegin;
+    if (err != cudaSuccess && err != cudaErrorMemoryAllocation && this->dev_.failed_call()) {
+      const std::string p = CusparseParams();
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s: %s failed: %s (%s)", Dev::kName, this->dev_.failed_call(), this->dev_.failed_status(), p.c_str());
+    }
+    PetscCall(CheckDevice(err, Dev::kName, A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+  #define GPUMAT_CUSPARSE_FORMAT(Dev) gpumat::CusparseFormat<Dev>
 #else
-  #define GPUMAT_DEVICE_FORMAT(Dev) gpumat::Format
+  #define GPUMAT_DEVICE_FORMAT(Dev)   gpumat::Format
+  #define GPUMAT_CUSPARSE_FORMAT(Dev) gpumat::Format
 #endif
 
 struct FormatInfo {
