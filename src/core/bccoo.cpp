@@ -308,7 +308,6 @@ std::vector<BccooShape> bccoo_shapes(const CsrView<T> &A, int block_size) {
 
 template <typename T>
 BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const BccooHints &hints, index_t max_windows) {
-  BccooChoice ch;
   // the sample: windows of 12 rows (every block height divides 12), evenly spread, at most
   // max_windows of them and about kModelSampleEntries nonzeros, at least kModelMinWindows windows
   // (the model's time is bounded by the sample. 65,536 sampled nonzeros took 4-11 ms on the H100
@@ -318,7 +317,6 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   const double         per_window = A.nrows ? 12.0 * double(A.nnz()) / double(A.nrows) : 0.0;
   if (per_window > 0) max_windows = std::min<index_t>(max_windows, std::max<index_t>(kModelMinWindows, index_t(kModelSampleEntries / per_window)));
   std::vector<index_t> rp(1, 0), ci, wstart; // the sample's CSR; the first row of each window in A
-  std::vector<T>       va;
   const bool           all = nwin <= max_windows;
   const index_t        take = all ? nwin : max_windows;
   for (index_t i = 0; i < take; ++i) {
@@ -328,13 +326,25 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
     for (index_t r = m * 12; r < r1; ++r) {
       for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) {
         ci.push_back(A.colidx[q]);
-        va.push_back(A.val[q]);
       }
       rp.push_back(index_t(ci.size()));
     }
   }
   CsrView<T> S;
-  S.nrows = index_t(rp.size() - 1), S.ncols = A.ncols, S.rowptr = rp.data(), S.colidx = ci.data(), S.val = va.data();
+  S.nrows = index_t(rp.size() - 1), S.ncols = A.ncols, S.rowptr = rp.data(), S.colidx = ci.data();
+  BccooHints h = hints;
+  if (h.longest_row < 0) h.longest_row = longest_row(A);
+  return bccoo_model_sampled(S, wstart, A.nrows, A.ncols, std::int64_t(A.nnz()), user, h);
+}
+
+template <typename T>
+BccooChoice bccoo_model_sampled(const CsrView<T> &S, const std::vector<index_t> &wstart, index_t nrows, index_t ncols, std::int64_t nnz, const BccooParams &user, const BccooHints &hints) {
+  BccooChoice ch;
+  struct {
+    index_t      nrows, ncols;
+    std::int64_t n;
+    std::int64_t nnz() const { return n; }
+  } A{nrows, ncols, nnz}; // the matrix's dimensions, under the name the model's formulas use
   ch.sampled_rows = S.nrows;
   ch.shapes       = bccoo_shapes(S, hints.block_size);
   BccooParams p   = user;
@@ -446,7 +456,7 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   //   and 256.
   const double segments = double(p.slices) * nbrows;
   const double per_seg  = segments > 0 ? blocks / segments : 0.0; // blocks per segment
-  const index_t longest = hints.longest_row >= 0 ? hints.longest_row : longest_row(A);
+  const index_t longest = hints.longest_row >= 0 ? hints.longest_row : 0;
   int tile = 16, group = 256;
   if (blocks < kModelLatencyBlocks) {
     tile              = blocks / 16 >= 65536 ? 16 : 8;
@@ -505,7 +515,8 @@ BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const Bcco
   template void bccoo_refresh<T>(const CsrView<T> &, Bccoo<T> &);                           \
   template void bccoo_apply<T>(const Bccoo<T> &, Op, const T *, const T *, T *);            \
   template std::vector<BccooShape> bccoo_shapes<T>(const CsrView<T> &, int);                \
-  template BccooChoice bccoo_model<T>(const CsrView<T> &, const BccooParams &, const BccooHints &, index_t);
+  template BccooChoice bccoo_model<T>(const CsrView<T> &, const BccooParams &, const BccooHints &, index_t); \
+  template BccooChoice bccoo_model_sampled<T>(const CsrView<T> &, const std::vector<index_t> &, index_t, index_t, std::int64_t, const BccooParams &, const BccooHints &);
 GPUMAT_BCCOO_INSTANTIATE(double)
 GPUMAT_BCCOO_INSTANTIATE(float)
 #undef GPUMAT_BCCOO_INSTANTIATE

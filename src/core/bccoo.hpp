@@ -189,5 +189,13 @@ struct BccooChoice {
 };
 template <typename T>
 BccooChoice bccoo_model(const CsrView<T> &A, const BccooParams &user, const BccooHints &hints = BccooHints(), index_t max_windows = 4096);
+// The same model on a sample made elsewhere (gpuauto's, src/core/gpuauto.hpp): S holds whole
+// windows of 12 consecutive rows of a matrix of nrows x ncols with nnz nonzeros, in its own
+// columns (values not read), window i starting at the matrix's row wstart[i]; a row of S may hold
+// only part of the matrix's row (evenly spread runs of its entries: the blocks, the far gathers
+// and the slices are then judged on those). hints.longest_row: the matrix's longest row (-1: 0).
+// bccoo_model is its sampling followed by this.
+template <typename T>
+BccooChoice bccoo_model_sampled(const CsrView<T> &S, const std::vector<index_t> &wstart, index_t nrows, index_t ncols, std::int64_t nnz, const BccooParams &user, const BccooHints &hints);
 
 } // namespace gpumat

@@ -198,28 +198,47 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   const index_t      n    = A.nrows;
   const std::int64_t nnz  = n ? std::int64_t(A.rowptr[n]) - A.rowptr[0] : 0;
   const double       mean = n ? double(nnz) / double(n) : 0;
-  // windows of W rows (W a multiple of 2, 3, 4 and 6), fewer rows where a window would hold more
+  const double       kept = std::min<double>(mean, double(kAutoRowEntries)); // sampled entries per row, about
+  // windows of W rows (W a multiple of 2, 3, 4, 6 and 12), fewer rows where a window would hold more
   // than a quarter of the sample
   index_t W = kAutoWindowRows;
-  while (W > 12 && double(W) * mean > double(kAutoSampleEntries) / 4) W /= 2;
+  while (W > 12 && double(W) * kept > double(kAutoSampleEntries) / 4) W /= 2;
   const index_t nwin_all = (n + W - 1) / W;
   index_t       nwin     = nwin_all;
-  if (nnz > kAutoSampleEntries) nwin = std::min<index_t>(nwin_all, std::max<index_t>(1, index_t(double(kAutoSampleEntries) / std::max(1.0, double(W) * mean))));
-  s.exact = nwin == nwin_all;
+  if (nnz > kAutoSampleEntries) nwin = std::min<index_t>(nwin_all, std::max<index_t>(1, index_t(double(kAutoSampleEntries) / std::max(1.0, double(W) * kept))));
 
-  std::vector<index_t> rp{0}, ci;
+  // a row of at most kAutoRowEntries entries whole; a longer one as kAutoRowChunks runs of
+  // consecutive entries spread evenly over it (the same positions in rows of equal length, so the
+  // blocks of dense rows stay blocks); its true length kept for the length statistics
+  constexpr index_t    K = kAutoRowEntries / kAutoRowChunks;
+  std::vector<index_t> rp{0}, ci, len, wstart;
   std::int64_t         far = 0;
+  bool                 cut = false;
   const double         col_per_row = double(A.ncols) / double(std::max<index_t>(1, n));
   for (index_t w = 0; w < nwin; ++w) {
-    const index_t win = s.exact ? w : index_t((double(w) + 0.5) * double(nwin_all) / double(nwin));
+    const index_t win = nwin == nwin_all ? w : index_t((double(w) + 0.5) * double(nwin_all) / double(nwin));
     const index_t r0 = win * W, r1 = std::min<index_t>(n, r0 + W);
+    for (index_t r = r0; r < r1; r += 12) wstart.push_back(r);
     for (index_t r = r0; r < r1; ++r) {
+      const index_t L = A.rowptr[r + 1] - A.rowptr[r], *c = A.colidx + A.rowptr[r];
+      len.push_back(L);
+      if (L <= kAutoRowEntries) ci.insert(ci.end(), c, c + L);
+      else {
+        cut = true;
+        for (index_t i = 0; i < kAutoRowChunks; ++i) {
+          const index_t off = index_t(std::int64_t(i) * (L - K) / (kAutoRowChunks - 1) / 12 * 12);
+          ci.insert(ci.end(), c + off, c + off + K);
+        }
+      }
       const double diag = double(r) * col_per_row;
-      for (index_t k = A.rowptr[r]; k < A.rowptr[r + 1]; ++k) far += 8 * std::fabs(double(A.colidx[k]) - diag) > kAutoNearBytes;
-      ci.insert(ci.end(), A.colidx + A.rowptr[r], A.colidx + A.rowptr[r + 1]);
+      for (std::size_t k = std::size_t(rp.back()); k < ci.size(); ++k) far += 8 * std::fabs(double(ci[k]) - diag) > kAutoNearBytes;
       rp.push_back(index_t(ci.size()));
     }
   }
+  s.exact = nwin == nwin_all && !cut;
+  // bccoo's model judges the same rows in the matrix's columns (bccoo_model_sampled)
+  s.bccoo_rowptr = rp, s.bccoo_col = ci, s.bccoo_wstart = wstart;
+
   // the sample's columns renumbered into a compact range (features' per-column arrays are then the
   // sample's size, not the matrix's): groups of 12 consecutive columns keep their order inside and
   // get consecutive numbers, so the blocks of 2, 3, 4 and 6 columns and the 4-value sectors of x
@@ -231,9 +250,9 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
     std::vector<index_t> key(cap, -1), id(cap);
     for (index_t &c : ci) {
       const index_t g = c / 12;
-      std::size_t   h = (std::size_t(g) * 0x9E3779B97F4A7C15ull) >> 16;
-      for (;; ++h) {
-        const std::size_t i = h & (cap - 1);
+      std::size_t   hh = (std::size_t(g) * 0x9E3779B97F4A7C15ull) >> 16;
+      for (;; ++hh) {
+        const std::size_t i = hh & (cap - 1);
         if (key[i] == g) {
           c = id[i] * 12 + c % 12;
           break;
@@ -246,14 +265,13 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
       }
     }
   }
-  // renumbering keeps the order within a group but not between groups: rows stay as they were
-  // stored (sorted columns are not needed by the features)
   CsrView<T> S;
   S.nrows = index_t(rp.size() - 1), S.ncols = std::max<index_t>(1, groups * 12), S.rowptr = rp.data(), S.colidx = ci.data();
   s.f               = matrix_features(S);
   s.sampled_rows    = S.nrows;
   s.sampled_entries = std::int64_t(ci.size());
   s.far_share       = s.sampled_entries > 0 ? double(far) / double(s.sampled_entries) : 0.0;
+  // blocks and sectors per sampled entry, scaled to the matrix's nonzeros
   const double scale = s.sampled_entries > 0 ? double(nnz) / double(s.sampled_entries) : 0;
   for (auto &b : s.f.blocks_bs) b = std::int64_t(std::llround(double(b) * scale));
   s.blocks6 = std::int64_t(std::llround(double(grid_blocks(S, 6)) * scale));
@@ -261,21 +279,33 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   s.f.max_row = h.longest_row >= 0 ? h.longest_row : longest_row(A);
   if (!s.exact) {
     s.f.diag_distance = -1; // the sample's rows are renumbered: not measured
-    // the sorted padding of the matrix, not of the sample's few rows per length: the sample's
+    // the length statistics from the sampled rows' true lengths: spread, empty rows, the padding
+    // of 32-row slices in the matrix's order (a window's rows are consecutive rows of the matrix),
+    // and the sorted padding of the matrix, not of the sample's few rows per length: the sample's
     // histogram scaled to the matrix's rows (a sample of 1,000 rows of 29 lengths would pad 3 %
     // where the matrix pads nothing)
-    std::vector<index_t> lens(std::size_t(S.nrows));
-    for (index_t r = 0; r < S.nrows; ++r) lens[std::size_t(r)] = S.rowptr[r + 1] - S.rowptr[r];
-    std::sort(lens.begin(), lens.end(), std::greater<index_t>());
+    const double up = len.empty() ? 0 : double(n) / double(len.size());
+    double       sq = 0, sell = 0;
+    std::int64_t empty = 0, sampled = 0;
+    for (std::size_t i = 0; i < len.size(); i += 32) {
+      const std::size_t e = std::min(len.size(), i + 32);
+      index_t           m = 0;
+      for (std::size_t j = i; j < e; ++j) m = std::max(m, len[j]);
+      sell += double(m) * double(e - i);
+    }
+    for (index_t l : len) sq += double(l) * double(l), empty += l == 0, sampled += l;
+    const double smean = len.empty() ? 0 : double(sampled) / double(len.size());
+    s.f.cv_row         = smean > 0 ? std::sqrt(std::max(0.0, sq / double(len.size()) - smean * smean)) / smean : 0.0;
+    s.f.empty_rows     = std::int64_t(std::llround(double(empty) * up));
+    s.f.padding_sell   = sampled > 0 ? (sell - double(sampled)) / double(sampled) : 0.0;
+    std::sort(len.begin(), len.end(), std::greater<index_t>());
     std::vector<std::pair<index_t, double>> runs;
-    const double                            up = S.nrows ? double(n) / double(S.nrows) : 0;
-    for (index_t l : lens) {
+    for (index_t l : len) {
       if (runs.empty() || runs.back().first != l) runs.emplace_back(l, 0.0);
       runs.back().second += up;
     }
     s.f.padding_sorted = nnz > 0 ? sorted_padding_scaled(runs) / double(nnz) : 0.0;
   }
-  s.f.empty_rows = std::int64_t(std::llround(double(s.f.empty_rows) * (S.nrows ? double(n) / double(S.nrows) : 0)));
 
   // reuse windows: runs of consecutive rows of about kAutoReuseEntries entries, spread evenly
   const int nreuse = nnz <= kAutoReuseEntries ? 1 : int(std::min<std::int64_t>(kAutoReuseWindows, nnz / kAutoReuseEntries));
@@ -305,7 +335,7 @@ struct Shape {
 };
 
 template <typename T>
-bool shape_of(const std::string &c, const CsrView<T> &A, const AutoHints &h, const AutoSample &s, Shape &sh) {
+bool shape_of(const std::string &c, const AutoHints &h, const AutoSample &s, Shape &sh) {
   const MatrixFeatures &f = s.f;
   const double          n = f.nrows, z = double(f.nnz);
   char                  buf[160];
@@ -368,7 +398,9 @@ bool shape_of(const std::string &c, const CsrView<T> &A, const AutoHints &h, con
     return true;
   }
   if (c == "bccoo") {
-    const BccooChoice ch = bccoo_model(A, BccooParams{}, BccooHints(h.block_size, f.max_row));
+    CsrView<T> B; // the sampled rows in the matrix's columns (auto_sample)
+    B.nrows = index_t(s.bccoo_rowptr.size() - 1), B.ncols = f.ncols, B.rowptr = s.bccoo_rowptr.data(), B.colidx = s.bccoo_col.data();
+    const BccooChoice ch = bccoo_model_sampled(B, s.bccoo_wstart, f.nrows, f.ncols, f.nnz, BccooParams{}, BccooHints(h.block_size, f.max_row));
     const BccooShape *best = nullptr;
     for (const auto &x : ch.shapes)
       if (x.h == ch.p.h && x.w == ch.p.w) {
@@ -405,7 +437,7 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
   for (const std::string &name : all) {
     if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) continue;
     Shape sh;
-    if (!shape_of(name, A, h, d.sample, sh)) continue;
+    if (!shape_of<T>(name, h, d.sample, sh)) continue;
     const AutoFormatConstants &k = c.of(sh.key);
     AutoPrediction             p;
     p.candidate = name;

@@ -78,6 +78,10 @@ struct AutoHints {
 // reuse windows: up to kAutoReuseWindows runs of consecutive rows of about kAutoReuseEntries
 // entries each, their distinct sectors of x counted.
 constexpr std::int64_t kAutoSampleEntries = 1 << 14;
+// A sampled row of more entries is taken as kAutoRowChunks runs of consecutive entries spread
+// evenly over it (dense and LP rows: the decision's time bounded, bccoo's model included)
+constexpr index_t      kAutoRowEntries    = 384; // runs of 24, a multiple of every block width, at offsets of multiples of 12
+constexpr index_t      kAutoRowChunks     = 16;
 constexpr index_t      kAutoWindowRows    = 96;
 constexpr std::int64_t kAutoReuseEntries  = 1 << 12;
 constexpr int          kAutoReuseWindows  = 4;
@@ -94,7 +98,10 @@ struct AutoSample {
   double         far_share  = 1; // sampled entries more than kAutoNearBytes of x from their row's diagonal position
   index_t        sampled_rows = 0;
   std::int64_t   sampled_entries = 0;
-  bool           exact = false;  // the whole matrix was the sample
+  bool           exact = false;  // the whole matrix was the sample (every row whole)
+  // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the
+  // sample bccoo's model judges (bccoo_model_sampled), so its time is bounded by this one
+  std::vector<index_t> bccoo_rowptr, bccoo_col, bccoo_wstart;
 };
 template <typename T>
 AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h);
