@@ -99,6 +99,30 @@ TEST(GpuAuto, SampledSortedPaddingOfSkewedRows) {
   EXPECT_NEAR(s.f.padding_sell, f.padding_sell, 0.15 * f.padding_sell);
 }
 
+TEST(GpuAuto, LongRowsSampledInRuns) {
+  // a dense 3000 x 3000 block: rows longer than kAutoRowEntries are sampled as runs, so the sample
+  // (and bccoo's model on it) stays bounded, and the runs keep the 4 x 4 blocks and the length
+  matgen::Csr M;
+  M.nrows = M.ncols = 3000;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    for (index_t c = 0; c < M.ncols; ++c) M.colidx.push_back(c), M.val.push_back(1.0);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  const auto v = M.values<double>();
+  const auto s = gpumat::auto_sample(M.view(v), AutoHints());
+  EXPECT_FALSE(s.exact);
+  EXPECT_LE(s.sampled_entries, 2 * gpumat::kAutoSampleEntries); // whole rows: 12 x 3000 a window
+  EXPECT_EQ(s.f.max_row, 3000);
+  EXPECT_DOUBLE_EQ(s.f.mean_row, 3000.0);
+  EXPECT_DOUBLE_EQ(s.f.padding_sell, 0.0);
+  EXPECT_DOUBLE_EQ(s.f.block_fill(4), 1.0);
+  EXPECT_DOUBLE_EQ(s.f.block_fill(3), 1.0);
+  const auto d = decide(M);
+  bool       bccoo_4x4 = false;
+  for (const auto &p : d.predictions) bccoo_4x4 |= p.candidate == "bccoo" && p.detail.find("4x4 blocks") == 0;
+  EXPECT_TRUE(bccoo_4x4);
+}
+
 TEST(GpuAuto, RegularStencilStaysRowOrdered) {
   // a 2D 5-point stencil of 2M rows: no padding in matrix order, so a row-per-thread ELL streams it
   // without a permutation; CSR walkers pay their per-row cost, bccoo's 1 x 1 blocks their flags
