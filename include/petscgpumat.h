@@ -88,7 +88,8 @@
                                         goes to the tuning cache (0 = off, the default)
       -mat_gpuauto_trial_products <n>   products timed per candidate in a trial (1..1000, default 10)
       -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench/calibrate.py fits them
-                                        to a suite run; default the shipped H100 ones, conf/gpuauto/h100.txt);
+                                        to a suite run; default the GPU's shipped ones, conf/gpuauto/h100.txt
+                                        or h200.txt);
                                         a bad file: a warning, the shipped ones
   Options of every type (prefix -mat_gpumat_):
       -mat_gpumat_eager                 build the format in MatAssemblyEnd instead of at the first product

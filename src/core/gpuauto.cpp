@@ -29,7 +29,7 @@ const AutoFormatConstants &AutoConstants::of(const std::string &key) const {
 // ones (web, power law, circuit, econ, random rows; relative: the row-per-thread ELL kernels keep
 // 32 rows' gathers in flight where a CSR warp walks one row, 0.88 against 0.92-0.94, their
 // permutation and scattered y counted in their bytes).
-AutoConstants auto_shipped_constants() {
+AutoConstants auto_shipped_constants(const std::string &gpu_name) {
   AutoConstants c;
   c.fmt["cusparsecsr"]   = {1.00, 11.0, 0.93};
   c.fmt["csrspec"]       = {1.00, 10.0, 0.94};
@@ -42,6 +42,11 @@ AutoConstants auto_shipped_constants() {
   c.fmt["cusparsebsr:6"] = {1.90, 0.0, 1.60};
   c.fmt["pjds"]          = {1.00, 0.0, 0.88};
   c.fmt["bce"]           = {1.04, 2.0, 0.95};
+  if (gpu_name.find("H200") != std::string::npos) {
+    c.name           = "H200 (derived from the H100's constants and the H200's floors; not calibrated)";
+    c.bw_gbs         = 4300;
+    c.dram_sector_ps = 11.8;
+  }
   return c;
 }
 

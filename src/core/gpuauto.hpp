@@ -52,7 +52,12 @@ struct AutoConstants {
   std::map<std::string, AutoFormatConstants> fmt; // by candidate ("cusparsebsr:3": BSR with 3 x 3 blocks)
   const AutoFormatConstants &of(const std::string &key) const;
 };
-AutoConstants auto_shipped_constants();
+// The shipped constants for a GPU by its name (cudaDeviceProp::name; "" or another GPU: the
+// H100's). An H200's are derived, not yet calibrated: the H100's factors with the H200's measured
+// streaming rate (floor:stream 3,950-4,300 GB/s against the H100's 2,800-2,870,
+// docs/results/floors-2026-11-22 and h200-2026-11-22-csrspec-v6) and its memory's sector gathers
+// scaled alike (powerlaw_20M's gather floor: 4.05 ms against 5.76 on the H100).
+AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
 // launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, and

@@ -42,7 +42,7 @@ public:
       forced_ = choose;
     }
     file[0] = 0;
-    PetscCall(PetscOptionsString("-mat_gpuauto_constants", "File of the GPU's constants for the predictions (bench/calibrate.py fits one to a suite run; conf/gpuauto/h100.txt holds the shipped H100 constants, the default)", "MATGPUAUTO", file, file, sizeof(file), &set));
+    PetscCall(PetscOptionsString("-mat_gpuauto_constants", "File of the GPU's constants for the predictions (bench/calibrate.py fits one to a suite run; default: the shipped constants of the GPU, conf/gpuauto/h100.txt, or h200.txt on an H200)", "MATGPUAUTO", file, file, sizeof(file), &set));
     if (set && file[0]) {
       AutoConstants c = auto_shipped_constants();
       std::string   err;
@@ -74,6 +74,7 @@ public:
     f->constants_      = constants_;
     f->constants_file_ = constants_file_;
     f->trial_          = trial_;
+    f->device_constants_ = device_constants_;
     f->trial_products_ = trial_products_;
     for (const auto &[n, c] : candidates_) f->candidates_[n] = c->CloneSettings();
     return f;
@@ -94,6 +95,14 @@ public:
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
+    if (constants_file_.empty() && !device_constants_) { // the shipped constants of this GPU
+      int            dev = 0;
+      cudaDeviceProp prop;
+      PetscCallCUDA(cudaGetDevice(&dev));
+      PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
+      PetscCallCXX(constants_ = auto_shipped_constants(prop.name));
+      device_constants_ = true;
+    }
     PetscCall(Decide(A));
     if (trial_ && forced_.empty()) PetscCall(Trial(A, true, s));
     else PetscCall(chosen_->DeviceBuild(A, s));
@@ -312,6 +321,7 @@ private:
   Format                                         *chosen_ = nullptr;
   std::string                                     chosen_name_;
   AutoDecision                                    decision_;
+  bool                                            device_constants_ = false; // the shipped set of this GPU chosen
   int                                             trial_          = 0; // -mat_gpuauto_trial
   int                                             trial_products_ = 10;
   std::string                                     trial_log_;

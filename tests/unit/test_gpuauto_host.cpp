@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using gpumat::AutoConstants;
@@ -196,26 +197,29 @@ TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
   EXPECT_DOUBLE_EQ(c.fmt["bce"].r_ps, 0);
 }
 
-TEST(GpuAuto, ShippedConstantsFileIsTheLibrarys) {
-  // conf/gpuauto/h100.txt (bench/calibrate.py's default base, a template for -mat_gpuauto_constants)
-  // holds exactly auto_shipped_constants()
-  AutoConstants     f;
-  std::string       err;
-  const AutoConstants c = gpumat::auto_shipped_constants();
-  f.fmt.clear();
-  ASSERT_TRUE(gpumat::auto_read_constants(GPUMAT_SHIPPED_CONSTANTS, f, err)) << err;
-  EXPECT_EQ(f.name, c.name);
-  EXPECT_DOUBLE_EQ(f.bw_gbs, c.bw_gbs);
-  EXPECT_DOUBLE_EQ(f.launch_us, c.launch_us);
-  EXPECT_DOUBLE_EQ(f.l2_bytes, c.l2_bytes);
-  EXPECT_DOUBLE_EQ(f.l2x_share, c.l2x_share);
-  EXPECT_DOUBLE_EQ(f.l2_request_ps, c.l2_request_ps);
-  EXPECT_DOUBLE_EQ(f.dram_sector_ps, c.dram_sector_ps);
-  EXPECT_DOUBLE_EQ(f.y_scatter_bytes, c.y_scatter_bytes);
-  ASSERT_EQ(f.fmt.size(), c.fmt.size());
-  for (const auto &[k, v] : c.fmt) {
-    EXPECT_DOUBLE_EQ(f.fmt[k].k, v.k) << k;
-    EXPECT_DOUBLE_EQ(f.fmt[k].r_ps, v.r_ps) << k;
-    EXPECT_DOUBLE_EQ(f.fmt[k].g, v.g) << k;
+TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
+  // conf/gpuauto/h100.txt and h200.txt (bench/calibrate.py's bases, templates for
+  // -mat_gpuauto_constants) hold exactly auto_shipped_constants() for those GPUs
+  for (const auto &[file, gpu] : {std::pair<std::string, std::string>{"h100.txt", "NVIDIA H100 80GB HBM3"}, {"h200.txt", "NVIDIA H200"}}) {
+    AutoConstants       f;
+    std::string         err;
+    const AutoConstants c = gpumat::auto_shipped_constants(gpu);
+    f.fmt.clear();
+    ASSERT_TRUE(gpumat::auto_read_constants(std::string(GPUMAT_SHIPPED_CONSTANTS_DIR) + "/" + file, f, err)) << err;
+    EXPECT_EQ(f.name, c.name) << file;
+    EXPECT_DOUBLE_EQ(f.bw_gbs, c.bw_gbs) << file;
+    EXPECT_DOUBLE_EQ(f.launch_us, c.launch_us) << file;
+    EXPECT_DOUBLE_EQ(f.l2_bytes, c.l2_bytes) << file;
+    EXPECT_DOUBLE_EQ(f.l2x_share, c.l2x_share) << file;
+    EXPECT_DOUBLE_EQ(f.l2_request_ps, c.l2_request_ps) << file;
+    EXPECT_DOUBLE_EQ(f.dram_sector_ps, c.dram_sector_ps) << file;
+    EXPECT_DOUBLE_EQ(f.y_scatter_bytes, c.y_scatter_bytes) << file;
+    ASSERT_EQ(f.fmt.size(), c.fmt.size()) << file;
+    for (const auto &[k, v] : c.fmt) {
+      EXPECT_DOUBLE_EQ(f.fmt[k].k, v.k) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.fmt[k].r_ps, v.r_ps) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.fmt[k].g, v.g) << file << " " << k;
+    }
   }
+  EXPECT_EQ(gpumat::auto_shipped_constants().name, gpumat::auto_shipped_constants("NVIDIA H100 PCIe").name); // other GPUs: the H100's
 }
