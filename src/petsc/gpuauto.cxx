@@ -95,14 +95,6 @@ public:
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    if (constants_file_.empty() && !device_constants_) { // the shipped constants of this GPU
-      int            dev = 0;
-      cudaDeviceProp prop;
-      PetscCallCUDA(cudaGetDevice(&dev));
-      PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
-      PetscCallCXX(constants_ = auto_shipped_constants(prop.name));
-      device_constants_ = true;
-    }
     PetscCall(Decide(A));
     if (trial_ && forced_.empty()) PetscCall(Trial(A, true, s));
     else PetscCall(chosen_->DeviceBuild(A, s));
@@ -185,8 +177,16 @@ private:
     std::optional<TuningValues> cached;
     const std::string    cands = Join(names_), k = std::to_string(trial_);
     PetscFunctionBegin;
-    trial_log_.clear();
     PetscCall(TuningKeyFor(A, "gpuauto", schema, &key));
+    const std::string pattern = key.text() + cands + "/" + k;
+    if (pattern == trial_pattern_ && !trial_choice_.empty()) { // the other side of the same pattern: the same candidate
+      PetscCall(Become(trial_choice_));
+      PetscCall(device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    for (auto &[n, c] : candidates_) Drop(n); // a new pattern: the last one's storage
+    trial_log_.clear();
+    trial_pattern_ = pattern, trial_choice_.clear();
     PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
     if (cached) {
       const auto get = [&](const char *f) { auto it = cached->find(f); return it == cached->end() ? std::string() : it->second; };
@@ -194,6 +194,7 @@ private:
       if (get("candidates") == cands && get("trial") == k && std::find(names_.begin(), names_.end(), c) != names_.end()) {
         PetscCall(Become(c));
         trial_log_ = "from the tuning cache: " + c + " (timed: " + get("times") + ")";
+        trial_choice_ = c;
         PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
         PetscCall(device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A));
         PetscFunctionReturn(PETSC_SUCCESS);
@@ -222,6 +223,7 @@ private:
     }
     PetscCheck(!best.empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuauto trial: no candidate could be built for this matrix (%s); choose one with -mat_gpuauto_choose", times.c_str());
     PetscCall(Become(best));
+    trial_choice_ = best;
     trial_log_ = "timed " + times + ": " + best;
     PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
     PetscCall(TuningCacheStore(nullptr, TuningCacheDir(), key, TuningValues{{"chosen", best}, {"candidates", cands}, {"trial", k}, {"times", times}}));
@@ -289,18 +291,37 @@ private:
     c = c->CloneSettings();
   }
 
+  // The shipped constants of the GPU products run on (CUDA builds: by the current device's name,
+  // once; none answering: the H100's), unless a file gave them. Both sides (host, device) of a
+  // pattern then decide with the same constants, so they choose the same candidate.
+  PetscErrorCode EnsureConstants()
+  {
+    PetscFunctionBegin;
+    if (!constants_file_.empty() || device_constants_) PetscFunctionReturn(PETSC_SUCCESS);
+    device_constants_ = true;
+#if defined(GPUMAT_WITH_CUDA)
+    int            dev = 0, count = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0 && cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) PetscCallCXX(constants_ = auto_shipped_constants(prop.name));
+    else (void)cudaGetLastError(); // no GPU: the H100's constants, the error not left behind
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
   // The decision for the stored matrix A (a new pattern), then the chosen candidate gets the hints
   // the machinery gave this format.
   PetscErrorCode Decide(const CsrView<Scalar> &A)
   {
     PetscFunctionBegin;
+    PetscCall(EnsureConstants());
     AutoHints h;
     h.block_size  = BlockSize();
     h.longest_row = LongestRow();
     PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
     PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     const std::string pick = forced_.empty() ? decision_.chosen : forced_;
-    if (chosen_ && pick != chosen_name_) Drop(chosen_name_); // the previous pattern's choice
+    // the previous pattern's choice dropped (in trial mode Trial drops what it no longer needs)
+    if (chosen_ && pick != chosen_name_ && !(trial_ && forced_.empty())) Drop(chosen_name_);
     PetscCall(Become(pick));
     std::string all;
     for (const AutoPrediction &p : decision_.predictions) {
@@ -325,6 +346,7 @@ private:
   int                                             trial_          = 0; // -mat_gpuauto_trial
   int                                             trial_products_ = 10;
   std::string                                     trial_log_;
+  std::string                                     trial_pattern_, trial_choice_; // the last trial's pattern (its key) and choice
 };
 
 } // namespace
