@@ -2,19 +2,8 @@
 #include "cusparse_spmv.cuh"
 #include "common.cuh"
 
-#include <type_traits>
-
 namespace gpumat {
 namespace cuda {
-
-namespace {
-
-template <typename T>
-constexpr cudaDataType data_type() {
-  return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
-}
-
-} // namespace
 
 cudaError_t cusparse_to_cuda(cusparseStatus_t st) {
   switch (st) {
@@ -64,10 +53,10 @@ cudaError_t CusparseSpmv<T>::setup(cusparseSpMatDescr_t mat, std::int64_t m, std
   if (err == cudaSuccess) err = device_alloc(ty, std::size_t(m > 0 ? m : 1));
   if (err == cudaSuccess) err = cudaMemsetAsync(tx, 0, std::size_t(n > 0 ? n : 1) * sizeof(T), s);
   const T one = T(1), zero = T(0);
-  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vx_, n, tx, data_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
-  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vy_, m, ty, data_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
+  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vx_, n, tx, cusparse_value_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
+  if (err == cudaSuccess && (st = cusparseCreateDnVec(&vy_, m, ty, cusparse_value_type<T>())) != CUSPARSE_STATUS_SUCCESS) err = record_failure("cusparseCreateDnVec", st);
   if (err == cudaSuccess &&
-      (st = cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, data_type<T>(), alg_, &buffer_bytes_)) !=
+      (st = cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, cusparse_value_type<T>(), alg_, &buffer_bytes_)) !=
         CUSPARSE_STATUS_SUCCESS)
     err = record_failure("cusparseSpMV_bufferSize", st);
   if (err == cudaSuccess && buffer_bytes_) {
@@ -76,7 +65,7 @@ cudaError_t CusparseSpmv<T>::setup(cusparseSpMatDescr_t mat, std::int64_t m, std
     buffer_          = b;
   }
   if (err == cudaSuccess) {
-    st = cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, data_type<T>(), alg_, buffer_);
+    st = cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &zero, vy_, cusparse_value_type<T>(), alg_, buffer_);
     if (st == CUSPARSE_STATUS_SUCCESS) preprocessed_ = true;
     else if (st != CUSPARSE_STATUS_NOT_SUPPORTED) err = record_failure("cusparseSpMV_preprocess", st);
   }
@@ -97,7 +86,7 @@ cudaError_t CusparseSpmv<T>::multiply(const T *x, T *y, bool accumulate, cudaStr
   // cuSPARSE only reads through the x descriptor (passed as a const descriptor to cusparseSpMV)
   if ((st = cusparseDnVecSetValues(vx_, const_cast<T *>(x))) != CUSPARSE_STATUS_SUCCESS) return record_failure("cusparseDnVecSetValues", st);
   if ((st = cusparseDnVecSetValues(vy_, y)) != CUSPARSE_STATUS_SUCCESS) return record_failure("cusparseDnVecSetValues", st);
-  if ((st = cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &beta, vy_, data_type<T>(), alg_, buffer_)) !=
+  if ((st = cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_, &beta, vy_, cusparse_value_type<T>(), alg_, buffer_)) !=
       CUSPARSE_STATUS_SUCCESS)
     return record_failure("cusparseSpMV", st);
   return cudaSuccess;

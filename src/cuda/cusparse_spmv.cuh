@@ -14,6 +14,12 @@
 namespace gpumat {
 namespace cuda {
 
+// cuSPARSE's value type of T (fp64 or fp32): the matrix and vector descriptors of every format.
+template <typename T>
+constexpr cudaDataType cusparse_value_type() {
+  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+}
+
 // cuSPARSE status as the CUDA error the formats return: out of memory as
 // cudaErrorMemoryAllocation (the machinery turns it into PETSC_ERR_MEM), invalid or unsupported
 // arguments as cudaErrorInvalidValue / cudaErrorNotSupported, anything else as cudaErrorUnknown.

@@ -97,10 +97,6 @@ __global__ void __launch_bounds__(kThreads) bsr_diag(const index_t *__restrict__
   d[c] = lo < browptr[I + 1] && bcol[lo] == J ? val[(long long)lo * bs * bs + (row_major ? i * bs + j : j * bs + i)] : T(0);
 }
 
-template <typename T>
-constexpr cudaDataType data_type() {
-  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
-}
 
 } // namespace
 
@@ -156,7 +152,7 @@ cudaError_t BsrDevice<T>::build(const CsrView<T> &A, int bs, bool row_major, cud
   if (mpad != std::size_t(nrows_) && (err = device_alloc(ypad_, mpad)) != cudaSuccess) return cleanup(err);
   cusparseSpMatDescr_t   mat = nullptr;
   const cusparseStatus_t cst = cusparseCreateBsr(&mat, mb_, nb_, nnzb_, bs, bs, browptr_, bcol_, val_, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                                 data_type<T>(), row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL);
+                                                 cusparse_value_type<T>(), row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL);
   if (cst != CUSPARSE_STATUS_SUCCESS) return cleanup(spmv_.record_failure("cusparseCreateBsr", cst));
   return cleanup(spmv_.setup(mat, std::int64_t(mpad), std::int64_t(npad), CUSPARSE_SPMV_BSR_ALG1, s));
 }

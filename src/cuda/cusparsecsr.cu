@@ -12,15 +12,6 @@
 namespace gpumat {
 namespace cuda {
 
-namespace {
-
-template <typename T>
-constexpr cudaDataType data_type() {
-  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
-}
-
-} // namespace
-
 template <typename T>
 cudaError_t CusparseCsrDevice<T>::build(const CsrView<T> &A, int alg, cudaStream_t s) {
   free_storage();
@@ -48,7 +39,7 @@ cudaError_t CusparseCsrDevice<T>::build(const CsrView<T> &A, int alg, cudaStream
   if (nnz == 0) return finish(cudaSuccess); // products are y = z (or 0): no cuSPARSE matrix
   cusparseSpMatDescr_t   mat = nullptr;
   const cusparseStatus_t cst = cusparseCreateCsr(&mat, nrows_, ncols_, nnz, rowptr_, colidx_, val_, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                                 CUSPARSE_INDEX_BASE_ZERO, data_type<T>());
+                                                 CUSPARSE_INDEX_BASE_ZERO, cusparse_value_type<T>());
   if (cst != CUSPARSE_STATUS_SUCCESS) return finish(spmv_.record_failure("cusparseCreateCsr", cst));
   return finish(spmv_.setup(mat, nrows_, ncols_, alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1, s));
 }

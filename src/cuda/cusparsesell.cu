@@ -66,10 +66,6 @@ __global__ void __launch_bounds__(kThreads) sell_diag(const index_t *__restrict_
   d[c] = v;
 }
 
-template <typename T>
-constexpr cudaDataType data_type() {
-  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
-}
 
 } // namespace
 
@@ -126,7 +122,7 @@ cudaError_t SellDevice<T>::build(const CsrView<T> &A, int S, cudaStream_t s) {
   if (nnz == 0) return cleanup(cudaSuccess); // products are y = z (or 0): no cuSPARSE matrix
   cusparseSpMatDescr_t mat = nullptr;
   const cusparseStatus_t cst = cusparseCreateSlicedEll(&mat, nrows_, ncols_, nnz, padded_, S, offsets_, col_, val_, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                                       CUSPARSE_INDEX_BASE_ZERO, data_type<T>());
+                                                       CUSPARSE_INDEX_BASE_ZERO, cusparse_value_type<T>());
   if (cst != CUSPARSE_STATUS_SUCCESS) return cleanup(spmv_.record_failure("cusparseCreateSlicedEll", cst));
   return cleanup(spmv_.setup(mat, nrows_, ncols_, CUSPARSE_SPMV_SELL_ALG1, s));
 }
