@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 namespace gpumat {
@@ -33,6 +34,21 @@ std::int64_t grid_blocks_of(const CsrView<T> &A) {
 }
 
 } // namespace
+
+double sorted_padding(const std::vector<std::pair<index_t, double>> &runs) {
+  std::vector<double> start; // run starts (positions)
+  double              pos = 0, pad = 0;
+  for (const auto &[L, c] : runs) {
+    const double q = std::floor(pos / kWarp) * kWarp; // the block holding this run's first row
+    if (q < pos) {                                    // it started in an earlier, longer run
+      const std::size_t j = std::size_t(std::upper_bound(start.begin(), start.end(), q) - start.begin()) - 1;
+      pad += (std::min(q + kWarp, pos + c) - pos) * double(runs[j].first - L);
+    }
+    start.push_back(pos);
+    pos += c;
+  }
+  return pad;
+}
 
 template <typename T>
 std::int64_t grid_blocks(const CsrView<T> &A, int bs) {
@@ -114,20 +130,14 @@ MatrixFeatures matrix_features(const CsrView<T> &A) {
       sec_ell += distinct(g, active);
     }
   }
-  // sorted by length (descending): block b's width is the length at position 32 b
-  std::int64_t sorted = 0, pos = 0;
-  index_t      L      = f.max_row;
-  std::int64_t left   = hist[std::size_t(L)]; // rows of length L not yet passed
-  for (std::int64_t b = 0; b < n; b += kWarp) {
-    while (pos + left <= b) { // move to the length at position b
-      pos += left;
-      left = hist[std::size_t(--L)];
-    }
-    sorted += std::int64_t(L) * std::min<std::int64_t>(kWarp, n - b);
-  }
+  // sorted by length (descending), in blocks of 32
+  std::vector<std::pair<index_t, double>> runs;
+  for (index_t L = f.max_row + 1; L-- > 0;)
+    if (hist[std::size_t(L)] > 0) runs.emplace_back(L, double(hist[std::size_t(L)]));
+  const double sorted_pad = sorted_padding(runs);
   if (f.nnz > 0) {
     f.padding_sell   = double(sell - f.nnz) / double(f.nnz);
-    f.padding_sorted = double(sorted - f.nnz) / double(f.nnz);
+    f.padding_sorted = sorted_pad / double(f.nnz);
   }
 
   // grid-aligned blocks of bs x bs

@@ -22,6 +22,8 @@
 #include "csr.hpp"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace gpumat {
 
@@ -48,6 +50,13 @@ struct MatrixFeatures {
 // padding from a histogram of the lengths, the sectors from 32-entry groups).
 template <typename T>
 MatrixFeatures matrix_features(const CsrView<T> &A);
+
+// The padding of rows sorted by length (descending) in blocks of 32, from the distinct lengths,
+// longest first, and their row counts (doubles: gpuauto scales a sample's counts to the matrix's
+// rows): a block pads its rows to the length at its first position, so only a block that
+// straddles two lengths pads; in time of the distinct lengths (times a binary search), not of the
+// rows. Exact for whole counts (matrix_features' padding_sorted).
+double sorted_padding(const std::vector<std::pair<index_t, double>> &runs);
 
 // The nonzero grid-aligned bs x bs blocks of A (bs >= 1; the block size of BSR): time linear in the
 // nonzeros plus the block columns.

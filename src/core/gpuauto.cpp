@@ -155,45 +155,40 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
 
 namespace {
 
-// Distinct values among v (open addressing, a table of at least twice their count).
-std::int64_t count_distinct(const std::vector<index_t> &v) {
-  std::size_t cap = 64;
-  while (cap < 2 * v.size()) cap *= 2;
-  std::vector<index_t> table(cap, -1);
-  std::int64_t         d = 0;
-  for (index_t x : v) {
-    std::size_t h = (std::size_t(x) * 0x9E3779B97F4A7C15ull) >> 16;
-    for (;; ++h) {
-      index_t &s = table[h & (cap - 1)];
-      if (s == x) break;
-      if (s < 0) {
-        s = x, ++d;
-        break;
+// Consecutive ids 0, 1, 2, ... for distinct non-negative keys, in the order they are first seen
+// (open addressing in a table of at least twice the keys announced).
+class DenseIds {
+public:
+  explicit DenseIds(std::size_t keys) {
+    std::size_t cap = 64;
+    while (cap < 2 * keys) cap *= 2;
+    key_.assign(cap, -1);
+    id_.resize(cap);
+  }
+  index_t id(index_t k) {
+    for (std::size_t h = (std::size_t(k) * 0x9E3779B97F4A7C15ull) >> 16;; ++h) {
+      const std::size_t i = h & (key_.size() - 1);
+      if (key_[i] == k) return id_[i];
+      if (key_[i] < 0) {
+        key_[i] = k, id_[i] = size_++;
+        return id_[i];
       }
     }
   }
-  return d;
+  index_t size() const { return size_; }
+
+private:
+  std::vector<index_t> key_, id_;
+  index_t              size_ = 0;
+};
+
+// Distinct values among v.
+std::int64_t count_distinct(const std::vector<index_t> &v) {
+  DenseIds ids(v.size());
+  for (index_t x : v) ids.id(x);
+  return ids.size();
 }
 
-// The padding of the rows sorted by length (descending) in blocks of 32, from the distinct lengths
-// (longest first) and their counts scaled to the matrix's rows (doubles): a block pads its rows to
-// the length at its first position, so only blocks that straddle two lengths pad; in time of the
-// distinct lengths (times a binary search), not of the rows.
-double sorted_padding_scaled(const std::vector<std::pair<index_t, double>> &runs) {
-  std::vector<double> start; // run starts (positions)
-  double              pos = 0, pad = 0;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto [L, c] = runs[i];
-    const double q    = std::floor(pos / 32) * 32; // the block holding this run's first row
-    if (q < pos) {                                  // it started in an earlier, longer run
-      const std::size_t j = std::size_t(std::upper_bound(start.begin(), start.end(), q) - start.begin()) - 1;
-      pad += (std::min(q + 32, pos + c) - pos) * double(runs[j].first - L);
-    }
-    start.push_back(pos);
-    pos += c;
-  }
-  return pad;
-}
 
 } // namespace
 
@@ -248,30 +243,10 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   // sample's size, not the matrix's): groups of 12 consecutive columns keep their order inside and
   // get consecutive numbers, so the blocks of 2, 3, 4 and 6 columns and the 4-value sectors of x
   // stay what they were (the distance from the diagonal does not: not measured on a sample)
-  index_t groups = 0;
-  {
-    std::size_t cap = 64;
-    while (cap < 2 * ci.size()) cap *= 2;
-    std::vector<index_t> key(cap, -1), id(cap);
-    for (index_t &c : ci) {
-      const index_t g = c / 12;
-      std::size_t   hh = (std::size_t(g) * 0x9E3779B97F4A7C15ull) >> 16;
-      for (;; ++hh) {
-        const std::size_t i = hh & (cap - 1);
-        if (key[i] == g) {
-          c = id[i] * 12 + c % 12;
-          break;
-        }
-        if (key[i] < 0) {
-          key[i] = g, id[i] = groups++;
-          c = id[i] * 12 + c % 12;
-          break;
-        }
-      }
-    }
-  }
+  DenseIds groups(ci.size());
+  for (index_t &c : ci) c = groups.id(c / 12) * 12 + c % 12;
   CsrView<T> S;
-  S.nrows = index_t(rp.size() - 1), S.ncols = std::max<index_t>(1, groups * 12), S.rowptr = rp.data(), S.colidx = ci.data();
+  S.nrows = index_t(rp.size() - 1), S.ncols = std::max<index_t>(1, groups.size() * 12), S.rowptr = rp.data(), S.colidx = ci.data();
   s.f               = matrix_features(S);
   s.sampled_rows    = S.nrows;
   s.sampled_entries = std::int64_t(ci.size());
@@ -309,7 +284,7 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
       if (runs.empty() || runs.back().first != l) runs.emplace_back(l, 0.0);
       runs.back().second += up;
     }
-    s.f.padding_sorted = nnz > 0 ? sorted_padding_scaled(runs) / double(nnz) : 0.0;
+    s.f.padding_sorted = nnz > 0 ? sorted_padding(runs) / double(nnz) : 0.0;
   }
 
   // reuse windows: runs of consecutive rows of about kAutoReuseEntries entries, spread evenly
