@@ -18,15 +18,16 @@ int distinct(index_t *v, int n) {
   return int(std::unique(v, v + n) - v);
 }
 
-// Distinct block columns per block row, a stamp per block column; BS a constant (no division).
-template <int BS, typename T>
-std::int64_t grid_blocks_of(const CsrView<T> &A) {
-  std::vector<index_t> stamp(std::size_t(A.ncols) / BS + 2, 0);
+// Distinct block columns per block row of bs rows, a stamp per block column; block_col(c) is c /
+// bs (a constant divisor for the usual sizes: no division instruction per entry).
+template <typename T, class BlockCol>
+std::int64_t count_grid_blocks(const CsrView<T> &A, index_t bs, BlockCol block_col) {
+  std::vector<index_t> stamp(std::size_t(A.ncols) / std::size_t(bs) + 2, 0);
   std::int64_t         blocks = 0;
-  for (index_t br = 0; br * BS < A.nrows; ++br) {
-    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * BS);
-    for (index_t k = A.rowptr[br * BS]; k < A.rowptr[r1]; ++k) {
-      index_t &s = stamp[std::size_t(unsigned(A.colidx[k]) / BS)];
+  for (index_t br = 0; br * bs < A.nrows; ++br) {
+    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * bs);
+    for (index_t k = A.rowptr[br * bs]; k < A.rowptr[r1]; ++k) {
+      index_t &s = stamp[std::size_t(block_col(A.colidx[k]))];
       if (s != br + 1) s = br + 1, ++blocks;
     }
   }
@@ -54,24 +55,14 @@ template <typename T>
 std::int64_t grid_blocks(const CsrView<T> &A, int bs) {
   switch (bs) {
   case 1: return A.nrows ? std::int64_t(A.rowptr[A.nrows]) - A.rowptr[0] : 0;
-  case 2: return grid_blocks_of<2>(A);
-  case 3: return grid_blocks_of<3>(A);
-  case 4: return grid_blocks_of<4>(A);
-  case 5: return grid_blocks_of<5>(A);
-  case 6: return grid_blocks_of<6>(A);
-  case 8: return grid_blocks_of<8>(A);
-  default: break;
+  case 2: return count_grid_blocks(A, 2, [](index_t c) { return unsigned(c) / 2u; });
+  case 3: return count_grid_blocks(A, 3, [](index_t c) { return unsigned(c) / 3u; });
+  case 4: return count_grid_blocks(A, 4, [](index_t c) { return unsigned(c) / 4u; });
+  case 5: return count_grid_blocks(A, 5, [](index_t c) { return unsigned(c) / 5u; });
+  case 6: return count_grid_blocks(A, 6, [](index_t c) { return unsigned(c) / 6u; });
+  case 8: return count_grid_blocks(A, 8, [](index_t c) { return unsigned(c) / 8u; });
+  default: return count_grid_blocks(A, bs, [bs](index_t c) { return c / bs; });
   }
-  std::vector<index_t> stamp(std::size_t(A.ncols) / bs + 2, 0);
-  std::int64_t         blocks = 0;
-  for (index_t br = 0; br * bs < A.nrows; ++br) {
-    const index_t r1 = std::min<index_t>(A.nrows, (br + 1) * bs);
-    for (index_t k = A.rowptr[br * bs]; k < A.rowptr[r1]; ++k) {
-      index_t &s = stamp[std::size_t(A.colidx[k] / bs)];
-      if (s != br + 1) s = br + 1, ++blocks;
-    }
-  }
-  return blocks;
 }
 template std::int64_t grid_blocks<double>(const CsrView<double> &, int);
 template std::int64_t grid_blocks<float>(const CsrView<float> &, int);

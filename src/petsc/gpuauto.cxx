@@ -80,26 +80,12 @@ public:
     return f;
   }
 
-  PetscErrorCode HostBuild(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Decide(A));
-    if (trial_ && forced_.empty()) PetscCall(Trial(A, false, nullptr));
-    else PetscCall(chosen_->HostBuild(A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscErrorCode HostBuild(const CsrView<Scalar> &A) override { return Build(A, false, nullptr); }
   PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override { return chosen_->HostRefresh(A); }
   PetscErrorCode HostApply(const CsrView<Scalar> &A, Op op, const Scalar *x, const Scalar *z, Scalar *y) override { return chosen_->HostApply(A, op, x, z, y); }
 
 #if defined(GPUMAT_WITH_CUDA)
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Decide(A));
-    if (trial_ && forced_.empty()) PetscCall(Trial(A, true, s));
-    else PetscCall(chosen_->DeviceBuild(A, s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return Build(A, true, s); }
   PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override { return chosen_->DeviceRefresh(A, s); }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override { return chosen_->DeviceApply(op, x, z, y, s); }
   PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override { return chosen_->DeviceDiagonal(rowmap, d, s); }
@@ -166,6 +152,18 @@ private:
     return c.get();
   }
 
+  // A new pattern on one side (host or device): the decision, then the choice built (timed
+  // against the next predictions in trial mode).
+  PetscErrorCode Build(const CsrView<Scalar> &A, bool device, cudaStream_t s)
+  {
+    PetscFunctionBegin;
+    PetscCall(Decide(A));
+    if (trial_ && forced_.empty()) PetscCall(Trial(A, device, s));
+    else PetscCall(BuildChosen(A, device, s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode BuildChosen(const CsrView<Scalar> &A, bool device, cudaStream_t s) { return device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A); }
+
   // Trial mode: the first trial_ predictions built and timed (device products with CUDA events on
   // s, or host reference products), the fastest kept; the decision read from and stored in the
   // tuning cache under A's pattern, this device, the candidates and k. A candidate whose build
@@ -181,7 +179,7 @@ private:
     const std::string pattern = key.text() + cands + "/" + k;
     if (pattern == trial_pattern_ && !trial_choice_.empty()) { // the other side of the same pattern: the same candidate
       PetscCall(Become(trial_choice_));
-      PetscCall(device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A));
+      PetscCall(BuildChosen(A, device, s));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (auto &[n, c] : candidates_) Drop(n); // a new pattern: the last one's storage
@@ -196,7 +194,7 @@ private:
         trial_log_ = "from the tuning cache: " + c + " (timed: " + get("times") + ")";
         trial_choice_ = c;
         PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
-        PetscCall(device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A));
+        PetscCall(BuildChosen(A, device, s));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
       PetscCall(PetscInfo(nullptr, "gpuauto trial: the cached decision was made for other candidates or another -mat_gpuauto_trial; timing afresh\n"));
@@ -209,7 +207,7 @@ private:
       PetscCall(Become(name));
       PetscErrorCode ierr;
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, nullptr));
-      ierr = device ? chosen_->DeviceBuild(A, s) : chosen_->HostBuild(A);
+      ierr = BuildChosen(A, device, s);
       PetscCall(PetscPopErrorHandler());
       double ms = -1;
       if (ierr == PETSC_SUCCESS) PetscCall(TimeProducts(A, device, s, &ms));
