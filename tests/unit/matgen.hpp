@@ -232,6 +232,15 @@ inline std::vector<Csr> standard_set(index_t ts) {
 }
 
 // standard_set(ts), built once per ts (not thread-safe).
+// 1021 rows (prime: no warp, slice or block size divides it) of 0..3 entries, row 500 of 900: the
+// cuSPARSE formats' extra case (ncols columns).
+inline Csr rows_1021_one_long(index_t ncols) {
+  std::vector<index_t> l(1021);
+  for (std::size_t r = 0; r < l.size(); ++r) l[r] = index_t(r % 4);
+  l[500] = 900;
+  return from_lengths("rows_1021_one_long", ncols, l, 41);
+}
+
 inline const std::vector<Csr> &standard_set_cached(index_t ts) {
   static std::map<index_t, std::vector<Csr>> cache;
   auto it = cache.find(ts);

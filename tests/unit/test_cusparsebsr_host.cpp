@@ -36,10 +36,7 @@ const std::vector<matgen::Csr> &matrices() {
     std::vector<matgen::Csr> v;
     for (matgen::Csr &M : matgen::standard_set(512))
       if (M.name != "power_law") v.push_back(std::move(M));
-    std::vector<index_t> l(1021);
-    for (std::size_t r = 0; r < l.size(); ++r) l[r] = index_t(r % 4);
-    l[500] = 900;
-    v.push_back(matgen::from_lengths("rows_1021_one_long", 1013, l, 41));
+    v.push_back(matgen::rows_1021_one_long(1013));
     return v;
   }();
   return m;

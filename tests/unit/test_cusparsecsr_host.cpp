@@ -23,10 +23,7 @@ using gpumat_test::ZMode;
 const std::vector<matgen::Csr> &matrices() {
   static const std::vector<matgen::Csr> m = [] {
     std::vector<matgen::Csr> v = matgen::standard_set(512);
-    std::vector<index_t>     l(1021);
-    for (std::size_t r = 0; r < l.size(); ++r) l[r] = index_t(r % 4);
-    l[500] = 900;
-    v.push_back(matgen::from_lengths("rows_1021_one_long", 1500, l, 41));
+    v.push_back(matgen::rows_1021_one_long(1500));
     return v;
   }();
   return m;
