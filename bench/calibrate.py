@@ -4,6 +4,8 @@
     python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] -o constants.txt [--base FILE] [--name NAME]
     python3 bench/calibrate.py --selftest
 
+    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt
+
 A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
 ARGS=-view_types (its suite.log holds gpuauto's predictions for every candidate: bytes per
 product and the gathers' time, per matrix; its results.csv the measured time of every type).
@@ -17,11 +19,20 @@ What is fitted, per candidate key (cusparsebsr per block size, "cusparsebsr:3"):
   - k and r: least squares of t - launch = k B/bw + r n over the stream-bound samples (gathers
     under 5 % of the bytes' time), r kept at 0 or above; with one sample, k alone;
   - g: the median of (t - launch) / (B/bw + G) over the gather-bound ones (gathers over 20 %);
+  - pjds and bce: a matrix whose long part (rows over the long threshold, summed by warps in
+    chunks) holds 90 % of the entries or more is a sample of "pjds:long" / "bce:long", one with
+    10 % or less of the format's own line, one in between of neither (the model weighs the two by
+    the share);
   - every other constant, and a key with too few samples, from --base (default
     conf/gpuauto/h100.txt: the constants the library ships, checked equal to them by
     test_core's GpuAuto.ShippedConstantsFileIsTheLibrarys).
 The measured time of candidate c is the type c in results.csv (cusparsecsr: aijcusparse:alg1, the
-same cuSPARSE kernel). The output is a file for -mat_gpuauto_constants."""
+same cuSPARSE kernel). The output is a file for -mat_gpuauto_constants.
+
+--replay FILE replays gpuauto's decision with the constants of FILE on every matrix of the folders
+(the logged bytes and gathers, the model above): the candidate it would choose, that type's measured
+time against the fastest type measured, and how many are within 5 % of the fastest. The constants
+are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt)."""
 import argparse
 import csv
 import math
@@ -66,8 +77,11 @@ def write_constants(path, c):
             f.write(f"{k}.k {kk:.6g}\n{k}.r_ps {max(r, 0.0):.6g}\n{k}.g {g:.6g}\n")
 
 
+LONG = re.compile(r"long part ([0-9.]+) %")
+
+
 def parse_log(path):
-    """{matrix: {candidate: (bytes, gather_ms, key)}} and [floor:stream GB/s of matrices over 100 MB]."""
+    """{matrix: {candidate: (bytes, gather_ms, key, long_share)}} and [floor:stream GB/s of matrices over 100 MB]."""
     preds, streams, cur, in_pred = {}, [], None, False
     with open(path, errors="replace") as f:
         for line in f:
@@ -88,7 +102,9 @@ def parse_log(path):
                 b = re.match(r"(\d+)x\d+ blocks", detail)
                 if cand == "cusparsebsr" and b:
                     key = f"cusparsebsr:{b.group(1)}"
-                preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key))  # the diagonal block's first view
+                lp = LONG.search(detail)
+                share = float(lp.group(1)) / 100 if lp else 0.0
+                preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key, share))  # the diagonal block's first view
             m = re.match(r"floor:stream\s+([0-9.]+)\s+[0-9.]+\s+-\s+([0-9.]+)", line)
             if m and cur:
                 ms, gbs = float(m.group(1)), float(m.group(2))
@@ -133,9 +149,13 @@ def fit(dirs, base):
         if m not in times_all:
             continue
         n, times = times_all[m]
-        for cand, (nbytes, gather, key) in cands.items():
+        for cand, (nbytes, gather, key, share) in cands.items():
             t = times.get(MEASURED_AS.get(cand, cand))
             if t is None:
+                continue
+            if share >= 0.9:
+                key = cand + ":long"
+            elif share > 0.1:
                 continue
             samples.setdefault(key, []).append((nbytes / (c["bw_gbs"] * 1e6), n, gather, t - launch))
     report = []
@@ -160,22 +180,74 @@ def fit(dirs, base):
     return c, report, bw
 
 
+def constants_of(c, key):
+    """[k, r_ps, g] of key, else of its format (the library's AutoConstants::of)."""
+    return c["fmt"].get(key) or c["fmt"].get(key.split(":")[0]) or [1.0, 0.0, 1.0]
+
+
+def predict(c, nbytes, gather, key, share, n):
+    """The model's time (ms) of one candidate: src/core/gpuauto.cpp's auto_decide."""
+    k, r, g = constants_of(c, key)
+    if share > 0:
+        kl, rl, gl = constants_of(c, key.split(":")[0] + ":long")
+        k, r, g = (1 - share) * k + share * kl, (1 - share) * r + share * rl, (1 - share) * g + share * gl
+    x = nbytes / (c["bw_gbs"] * 1e6)
+    return c["launch_us"] * 1e-3 + max(k * x + r * 1e-9 * n, g * (x + gather))
+
+
+def replay(dirs, path):
+    """Lines of a markdown table and the summary: each matrix's replayed choice against the fastest."""
+    c = read_constants(path)
+    preds, times = {}, {}
+    for d in dirs:
+        preds.update(parse_log(os.path.join(d, "suite.log"))[0])
+        times.update(parse_csv(os.path.join(d, "results.csv")))
+    lines = ["| matrix | chosen | its time (ms) | fastest type | fastest (ms) | fastest / chosen | chosen / faster ALG |", "|---|---|---|---|---|---|---|"]
+    within = total = 0
+    lowest = math.inf
+    for m, cands in preds.items():
+        if m not in times:
+            continue
+        n, t = times[m]
+        ranked = sorted((predict(c, b, g, key, share, n), cand) for cand, (b, g, key, share) in cands.items() if MEASURED_AS.get(cand, cand) in t)
+        measured = {k: v for k, v in t.items() if k != "gpuauto"}
+        if not ranked or not measured:
+            continue
+        chosen = ranked[0][1]
+        tc = t[MEASURED_AS.get(chosen, chosen)]
+        best = min(measured, key=measured.get)
+        algs = [t[a] for a in ("aijcusparse:alg1", "aijcusparse:alg2") if a in t]
+        vs_alg = min(algs) / tc if algs else math.nan
+        total += 1
+        within += measured[best] / tc >= 0.95
+        lowest = min(lowest, vs_alg) if algs else lowest
+        lines.append(f"| {m} | {chosen} | {tc:.4f} | {best} | {measured[best]:.4f} | {measured[best] / tc:.3f} | {vs_alg:.3f} |")
+    lines.append(f"\nwithin 5 % of the fastest: {within} of {total}; lowest against the faster ALG: {lowest:.3f}")
+    return lines, within, total
+
+
 def selftest():
     """Synthetic suite output from known constants: the fit recovers them."""
-    truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93)}
+    truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93), "pjds:long": (1.06, 0.0, 0.99)}
     with tempfile.TemporaryDirectory() as d:
         log, rows = [], []
-        for i, (name, n, mb, gfrac) in enumerate([("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0),
-                                                  ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]):
-            log.append(f"== 00:00:0{i} {name}, 1 rank(s)")
+        # matrices a-f: pjds without a long part; g-l: all long rows (pjds:long's samples); m: half
+        # (neither's sample, the model weighing the two)
+        mats = [("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0), ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]
+        mats += [("g", 1e4, 1200, 0.0), ("h", 2e4, 700, 0.02), ("i", 8e3, 500, 0.6), ("j", 5e4, 900, 0.9), ("l", 3e4, 400, 1.1), ("m", 1e7, 1000, 0.3)]
+        for i, (name, n, mb, gfrac) in enumerate(mats):
+            share = 1.0 if name in "ghijl" else 0.5 if name == "m" else 0.0
+            log.append(f"== 00:00:{i:02d} {name}, 1 rank(s)")
             log.append("floor:stream              0.5000    0.4900         -     3000  100.0   (no row sums: a lower bound)")
-            log.append("      gpuauto predictions for 1 rows (ms per product; ...):")
-            for cand, (k, r, g) in truth.items():
+            log.append(f"      gpuauto predictions for {int(n)} rows (ms per product; ...):")
+            for cand in ("pjds", "bccoo", "cusparsecsr"):
                 b = mb * 1e6 * (1.0 + 0.05 * len(cand) % 3)
                 x = b / 3000e6
                 gather = gfrac * x
-                t = 0.004 + max(k * x + r * 1e-9 * n, g * (x + gather))
-                log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  detail")
+                c = {"fmt": {k: list(v) for k, v in truth.items()}, "bw_gbs": 3000, "launch_us": 4}
+                t = predict(c, b, gather, cand, share if cand == "pjds" else 0.0, n)
+                detail = f"rows sorted by length, padding 0.0 %, long part {100 * share:.1f} %" if cand == "pjds" else "detail"
+                log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
                 rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), f"{t:.6g}", 1])
             log.append("      gpuauto features (sampled): ...")
         with open(os.path.join(d, "suite.log"), "w") as f:
@@ -188,6 +260,8 @@ def selftest():
         out = os.path.join(d, "c.txt")
         write_constants(out, c)
         back = read_constants(out)
+        _, within, total = replay([d], out)  # the fitted constants choose the fastest everywhere
+    assert (within, total) == (len(mats), len(mats)), (within, total)
     assert abs(bw - 3000) < 1e-9, bw
     for cand, (k, r, g) in truth.items():
         fk, fr, fg = back["fmt"][cand]
@@ -202,17 +276,24 @@ def main(argv=None):
     p.add_argument("-o", "--output", help="the constants file to write")
     p.add_argument("--base", help="constants file to start from (default: the shipped H100 constants)")
     p.add_argument("--name", help="the GPU's name in the file (default: the base's)")
+    p.add_argument("--replay", metavar="FILE", help="replay gpuauto's choices with these constants (no fit)")
     p.add_argument("--selftest", action="store_true")
     a = p.parse_args(argv)
     if a.selftest:
         selftest()
         return
-    if not a.dirs or not a.output:
-        p.error("give suite folders and -o FILE")
+    if not a.dirs or not (a.output or a.replay):
+        p.error("give suite folders and -o FILE or --replay FILE")
     for d in a.dirs:
         for f in ("suite.log", "results.csv"):
             if not os.path.isfile(os.path.join(d, f)):
                 sys.exit(f"{d}: no {f} (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
+    if a.replay:
+        lines, _, total = replay(a.dirs, a.replay)
+        if not total:
+            sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
+        print("\n".join(lines))
+        return
     c, report, bw = fit(a.dirs, a.base)
     if not report:
         sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")

@@ -42,6 +42,11 @@ AutoConstants auto_shipped_constants(const std::string &gpu_name) {
   c.fmt["cusparsebsr:6"] = {1.90, 0.0, 1.60};
   c.fmt["pjds"]          = {1.00, 0.0, 0.88};
   c.fmt["bce"]           = {1.04, 2.0, 0.95};
+  // the long parts of pjds and bce (rows over default_long_row, summed in chunks by warps): 6 % over
+  // cuSPARSE's CSR on the matrices that are all long rows (lp_4096, lp_16384, dense_12000, H100,
+  // docs/results/h100-2026-11-25d-suite)
+  c.fmt["pjds:long"]     = {1.06, 0.0, 0.985};
+  c.fmt["bce:long"]      = {1.06, 0.0, 0.985};
   if (gpu_name.find("H200") != std::string::npos) {
     c.name           = "H200 (derived from the H100's constants and the H200's floors; not calibrated)";
     c.bw_gbs         = 4300;
@@ -257,6 +262,12 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   s.blocks6 = std::int64_t(std::llround(double(grid_blocks(S, 6)) * scale));
   s.f.nrows = n, s.f.ncols = A.ncols, s.f.nnz = nnz, s.f.mean_row = mean;
   s.f.max_row = h.longest_row >= 0 ? h.longest_row : longest_row(A);
+  {
+    const std::int64_t lr      = default_long_row(n, nnz, s.f.max_row);
+    std::int64_t       in_long = 0, all = 0;
+    for (index_t l : len) all += l, in_long += l > lr ? l : 0;
+    s.long_share = all > 0 ? double(in_long) / double(all) : 0.0;
+  }
   if (!s.exact) {
     s.f.diag_distance = -1; // the sample's rows are renumbered: not measured
     // the length statistics from the sampled rows' true lengths: spread, empty rows, the padding
@@ -311,6 +322,7 @@ struct Shape {
   double excess = 0;    // sector requests of its x gathers beyond 8 per 32 entries (coalesced)
   double slices = 1;    // x split into slices (bccoo)
   bool   permuted = false;
+  double long_share = 0; // of the entries, those its long part sums (pjds, bce: key + ":long" constants)
   std::string key, detail;
 };
 
@@ -366,15 +378,18 @@ bool shape_of(const std::string &c, const AutoHints &h, const AutoSample &s, Sha
     const bool rowlen = pjds_reads_rowlen(std::int64_t(z + pad), std::int64_t(pad), std::int64_t(n), sizeof(T));
     sh.bytes    = 12 * (z + pad) + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
     sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
-    std::snprintf(buf, sizeof buf, "%s, padding %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z));
+    sh.long_share = s.long_share;
+    std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share);
     sh.detail = buf;
     return true;
   }
   if (c == "bce") {
-    sh.permuted = true;
-    sh.bytes    = 12 * z * (1 + 0.0005) + 8 * n;
-    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
-    sh.detail   = "rows grouped by length";
+    sh.permuted   = true;
+    sh.bytes      = 12 * z * (1 + 0.0005) + 8 * n;
+    sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
+    sh.long_share = s.long_share;
+    std::snprintf(buf, sizeof buf, "rows grouped by length, long part %.1f %%", 100 * s.long_share);
+    sh.detail = buf;
     return true;
   }
   if (c == "bccoo") {
@@ -418,8 +433,15 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) continue;
     Shape sh;
     if (!shape_of<T>(name, h, d.sample, sh)) continue;
-    const AutoFormatConstants &k = c.of(sh.key);
-    AutoPrediction             p;
+    // a format with a long part: its rows' constants and its long part's (key + ":long", the
+    // format's own where the file has none), weighted by their shares of the entries
+    AutoFormatConstants k = c.of(sh.key);
+    if (sh.long_share > 0) {
+      const AutoFormatConstants &l = c.of(sh.key + ":long");
+      const double               w = sh.long_share;
+      k.k = (1 - w) * k.k + w * l.k, k.r_ps = (1 - w) * k.r_ps + w * l.r_ps, k.g = (1 - w) * k.g + w * l.g;
+    }
+    AutoPrediction p;
     p.candidate = name;
     p.detail    = sh.detail;
     p.bytes     = sh.bytes + 8 * m + 8 * n + (sh.permuted ? c.y_scatter_bytes * n : 0);

@@ -101,6 +101,10 @@ struct AutoSample {
   std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
   double         sector_use = 1; // distinct x sectors per entry in the reuse windows (0..1]
   double         far_share  = 1; // sampled entries more than kAutoNearBytes of x from their row's diagonal position
+  // of the entries, those in rows longer than pjds's and bce's long threshold (default_long_row,
+  // from the sampled rows' true lengths): their long part, summed in chunks by warps like a CSR
+  // walker, not a thread per row, whose gathers it shares (pjds:long and bce:long constants)
+  double         long_share = 0;
   index_t        sampled_rows = 0;
   std::int64_t   sampled_entries = 0;
   bool           exact = false;  // the whole matrix was the sample (every row whole)

@@ -124,6 +124,46 @@ TEST(GpuAuto, LongRowsSampledInRuns) {
   EXPECT_TRUE(bccoo_4x4);
 }
 
+TEST(GpuAuto, LongPartShareWeighsItsConstants) {
+  // pjds and bce sum rows over their long threshold in warp chunks: the share of entries in such
+  // rows, from the sample, weighs the ":long" constants against the rows' own. A power-law matrix
+  // (rows of 2..5000, most of its entries in rows over 32) against a random one of 2..30 per row.
+  const auto skewed = matgen::power_law(200000, 200000, 1.5, 2, 5000, 7);
+  const auto even   = matgen::random_rows("rr", 200000, 200000, 2, 30, 0.0, 11);
+  const auto vs = skewed.values<double>(), ve = even.values<double>();
+  const auto ss = gpumat::auto_sample(skewed.view(vs), AutoHints());
+  const auto se = gpumat::auto_sample(even.view(ve), AutoHints());
+  EXPECT_DOUBLE_EQ(se.long_share, 0.0);
+  std::int64_t in_long = 0; // the matrix's own share, for the sampled one to be close to
+  for (index_t r = 0; r < skewed.nrows; ++r) {
+    const index_t l = skewed.rowptr[r + 1] - skewed.rowptr[r];
+    in_long += l > 32 ? l : 0;
+  }
+  const double exact = double(in_long) / double(skewed.rowptr[skewed.nrows]);
+  ASSERT_GT(exact, 0.2);
+  EXPECT_NEAR(ss.long_share, exact, 0.25 * exact);
+
+  // doubling the long part's g moves pjds's and bce's gather-bound predictions by the share, and
+  // leaves the matrix without long rows alone
+  AutoConstants c = gpumat::auto_shipped_constants(), c2 = c;
+  for (const char *key : {"pjds:long", "bce:long"}) c2.fmt[key].g *= 2;
+  auto pred = [](const matgen::Csr &M, const std::vector<double> &v, const AutoConstants &k, const char *cand) {
+    const auto d = gpumat::auto_decide(M.view(v), AutoHints(), k, {cand});
+    EXPECT_EQ(d.predictions.size(), 1u);
+    return d.predictions.empty() ? gpumat::AutoPrediction() : d.predictions.front();
+  };
+  for (const char *cand : {"pjds", "bce"}) {
+    EXPECT_EQ(pred(even, ve, c, cand).ms, pred(even, ve, c2, cand).ms) << cand;
+    const auto a = pred(skewed, vs, c, cand), b = pred(skewed, vs, c2, cand);
+    EXPECT_NE(a.detail.find("long part"), std::string::npos) << a.detail;
+    // gather-bound: t - launch = g (B/bw + G) with g = (1 - s) g_rows + s g_long
+    const double L = c.launch_us * 1e-3, s = ss.long_share, gr = c.of(cand).g, gl = c.of(std::string(cand) + ":long").g;
+    if (a.gather_bound) EXPECT_NEAR((b.ms - L) / (a.ms - L), ((1 - s) * gr + 2 * s * gl) / ((1 - s) * gr + s * gl), 1e-9) << cand;
+    else EXPECT_GE(b.ms, a.ms) << cand;
+    EXPECT_TRUE(a.gather_bound) << cand << ": random columns of 200,000 rows should be gather-bound";
+  }
+}
+
 TEST(GpuAuto, RegularStencilStaysRowOrdered) {
   // a 2D 5-point stencil of 2M rows: no padding in matrix order, so a row-per-thread ELL streams it
   // without a permutation; CSR walkers pay their per-row cost, bccoo's 1 x 1 blocks their flags
