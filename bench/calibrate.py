@@ -7,7 +7,7 @@
     python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt
 
 A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
-ARGS=-view_types (its suite.log holds gpuauto's predictions for every candidate: bytes per
+ARGS=-view_types (its suite.log, or suite.log.gz, holds gpuauto's predictions for every candidate: bytes per
 product and the gathers' time, per matrix; its results.csv the measured time of every type).
 The model (src/core/gpuauto.hpp):
 
@@ -35,6 +35,7 @@ time against the fastest type measured, and how many are within 5 % of the faste
 are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt)."""
 import argparse
 import csv
+import gzip
 import math
 import os
 import re
@@ -80,10 +81,17 @@ def write_constants(path, c):
 LONG = re.compile(r"long part ([0-9.]+) %")
 
 
+def open_log(path):
+    """suite.log, or suite.log.gz where only that is there (the logs kept in docs/results)."""
+    if not os.path.isfile(path) and os.path.isfile(path + ".gz"):
+        return gzip.open(path + ".gz", "rt", errors="replace")
+    return open(path, errors="replace")
+
+
 def parse_log(path):
     """{matrix: {candidate: (bytes, gather_ms, key, long_share)}} and [floor:stream GB/s of matrices over 100 MB]."""
     preds, streams, cur, in_pred = {}, [], None, False
-    with open(path, errors="replace") as f:
+    with open_log(path) as f:
         for line in f:
             m = re.match(r"== \S+ (\S+), 1 rank", line)
             if m:
@@ -103,13 +111,34 @@ def parse_log(path):
                 if cand == "cusparsebsr" and b:
                     key = f"cusparsebsr:{b.group(1)}"
                 lp = LONG.search(detail)
-                share = float(lp.group(1)) / 100 if lp else 0.0
+                share = float(lp.group(1)) / 100 if lp else (None if cand in ("pjds", "bce") else 0.0)
                 preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key, share))  # the diagonal block's first view
             m = re.match(r"floor:stream\s+([0-9.]+)\s+[0-9.]+\s+-\s+([0-9.]+)", line)
             if m and cur:
                 ms, gbs = float(m.group(1)), float(m.group(2))
                 if ms * 1e-3 * gbs * 1e9 > 100e6:
                     streams.append(gbs)
+    # logs of gpuauto before its long part (no "long part" in its lines): the share from pjds's own
+    # MatView of the matrix ("long part: R rows, E entries"), over the matrix's nonzeros
+    if any(v[3] is None for cands in preds.values() for v in cands.values()):
+        with open_log(path) as f:
+            cur, entries, nnz = None, {}, {}
+            for line in f:
+                m = re.match(r"== \S+ (\S+), 1 rank", line)
+                if m:
+                    cur = m.group(1)
+                    continue
+                m = re.search(r"pJDS part: .*long part: \d+ rows, (\d+) entries", line)
+                if m and cur:
+                    entries.setdefault(cur, int(m.group(1)))
+                m = re.search(r"total: nonzeros=(\d+)", line)
+                if m and cur:
+                    nnz.setdefault(cur, int(m.group(1)))
+        for mat, cands in preds.items():
+            for cand, v in cands.items():
+                if v[3] is None:
+                    share = entries[mat] / nnz[mat] if mat in entries and nnz.get(mat) else 0.0
+                    cands[cand] = v[:3] + (share,)
     return preds, streams
 
 
@@ -286,7 +315,7 @@ def main(argv=None):
         p.error("give suite folders and -o FILE or --replay FILE")
     for d in a.dirs:
         for f in ("suite.log", "results.csv"):
-            if not os.path.isfile(os.path.join(d, f)):
+            if not os.path.isfile(os.path.join(d, f)) and not (f == "suite.log" and os.path.isfile(os.path.join(d, f + ".gz"))):
                 sys.exit(f"{d}: no {f} (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
     if a.replay:
         lines, _, total = replay(a.dirs, a.replay)
