@@ -22,7 +22,7 @@ install(EXPORT PetscGpuMatTargets NAMESPACE PetscGpuMat:: DESTINATION ${GPUMAT_I
 # The PETSc this library was built against: its minor version must match the consumer's PETSc, and
 # its pkg-config folder is the package's last resort when neither PKG_CONFIG_PATH nor
 # PETSC_DIR/PETSC_ARCH names a PETSc.
-pkg_get_variable(GPUMAT_PETSC_PC_DIR PETSc pcfiledir)
+gpumat_petsc_variable(GPUMAT_PETSC_PC_DIR pcfiledir) # cached: see CMakeLists.txt
 string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" GPUMAT_PETSC_MAJOR_MINOR "${PETSC_VERSION}")
 math(EXPR _gpumat_next_minor "${CMAKE_MATCH_2} + 1")
 set(GPUMAT_PETSC_NEXT_MINOR "${CMAKE_MATCH_1}.${_gpumat_next_minor}")

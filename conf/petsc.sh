@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and caches the pinned PETSc for petsc-gpumat.
 #
-#   conf/petsc.sh cpu            # OpenMPI + OpenBLAS, shared, optimized, no Fortran (CI, README)
-#   conf/petsc.sh cuda           # the same plus CUDA for sm_90 (H100/H200)
+#   conf/petsc.sh cpu            # OpenMPI + OpenBLAS, shared, optimized, no Fortran, with hypre and
+#                                # petsc4py (CI, README)
+#   conf/petsc.sh cuda           # the same plus CUDA for sm_90 (H100/H200), without hypre and petsc4py
 #   conf/petsc.sh cuda --pack F  # also write the installed tree to archive F (to carry to the GPU)
 #   eval "$(conf/petsc.sh cpu --env)"   # only print the exports (builds first if needed)
 #
@@ -14,6 +15,18 @@
 #
 # Why 3.26.1: it is the pinned release; it configures against CUDA 13.0 (3.22 does not: it needs
 # the NVTX2 library libnvToolsExt that CUDA 13 dropped).
+#
+# The cpu configuration also has:
+# - hypre (-pc_type hypre) from Debian's libhypre-dev 2.26.0: the 32-bit-index build, as PETSc's
+#   PetscInt is 32-bit here (Debian's libhypre64-dev and libhypre64m-dev are the bigint and mixedint
+#   variants, for 64-bit PetscInt), linked against the same OpenMPI (libmpi.so.40) as PETSc;
+#   conf/setup.sh installs the package. PETSc 3.26.1 states hypre 2.14 as its minimum, configures
+#   with 2.26, but does not compile against it as it is (below: conf/petsc-hypre-2.26.h); with that
+#   header BoomerAMG runs (the tests' -pc_type hypre). The cuda configuration has no hypre yet
+#   (Debian's is a host-only build).
+# - petsc4py (--with-petsc4py: the bindings of the same source tree, built at `make` with Cython 3
+#   and numpy from PyPI, installed under $prefix/lib; --env exports PYTHONPATH for it). The cuda
+#   configuration has none yet (the GPU machine has no network for Cython and numpy).
 set -euo pipefail
 
 PETSC_VERSION=${PETSC_VERSION:-3.26.1}
@@ -38,13 +51,31 @@ opts=(--with-debugging=0 --with-shared-libraries=1 --with-fc=0 --with-fortran-bi
       --with-x=0 --with-blaslapack-lib=-lopenblas
       --with-cc=mpicc --with-cxx=mpicxx
       "COPTFLAGS=-O3" "CXXOPTFLAGS=-O3")
+hypre_inc=/usr/include/hypre
+hypre_lib=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libHYPRE.so
 case "$config" in
-  cpu) opts+=(--with-cuda=0) ;;
+  cpu) opts+=(--with-cuda=0 "--with-hypre-include=$hypre_inc" "--with-hypre-lib=$hypre_lib" --with-petsc4py=1) ;;
   cuda) opts+=(--with-cuda=1 "--with-cuda-dir=$cuda_dir" --with-cuda-arch=90 "CUDAOPTFLAGS=-O3") ;;
   *) echo "conf/petsc.sh: configuration must be 'cpu' or 'cuda', not '$config'" >&2; exit 2 ;;
 esac
 
-hash=$(printf '%s\n' "$PETSC_VERSION" "${opts[@]}" | sha1sum | cut -c1-10)
+# PETSc 3.26.1 does not compile against hypre 2.26 as it is: it uses, without version checks,
+# names that hypre 2.26 lacks (HYPRE_INT_MAX in petschypre.h, HYPRE_IJMatrixGetValues2 in mhypre.c,
+# hypre ILU's iterative setup and its ILU data struct in PCHYPRE). conf/petsc-hypre-2.26.h
+# defines them (or, for the ILU iterative-setup options, makes them a hypre error) and is inserted
+# into PETSc's petschypre.h after its HYPRE_utilities.h; its text is part of the cpu cache key.
+# (conf/tutorial.sh runs this script's head with bash -c, $0 naming the script)
+hypre_compat=$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)/petsc-hypre-2.26.h
+patch_petschypre() {
+  local hdr=$1
+  awk -v f="$hypre_compat" '{ print } /^#include <HYPRE_utilities.h>/ { while ((getline l < f) > 0) print l; n++ } END { exit n != 1 }' "$hdr" > "$hdr.new" ||
+    { echo "conf/petsc.sh: $hdr has no single '#include <HYPRE_utilities.h>' to patch" >&2; exit 1; }
+  mv "$hdr.new" "$hdr"
+}
+
+key=("$PETSC_VERSION" "${opts[@]}")
+[ "$config" = cpu ] && key+=("$(sha1sum < "$hypre_compat")") # the cuda key is unchanged
+hash=$(printf '%s\n' "${key[@]}" | sha1sum | cut -c1-10)
 prefix=$cache/petsc-$PETSC_VERSION-$config-$hash
 stamp=$prefix/.petsc-gpumat-complete
 
@@ -52,6 +83,9 @@ print_env() {
   echo "export PETSC_DIR=$prefix"
   echo "export PETSC_ARCH="
   echo "export PKG_CONFIG_PATH=$prefix/lib/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}"
+  if [ -d "$prefix/lib/petsc4py" ]; then
+    echo "export PYTHONPATH=$prefix/lib\${PYTHONPATH:+:\$PYTHONPATH}"
+  fi
 }
 
 # OpenMPI refuses root unless told; the configure tests and mpiexec need this in containers.
@@ -62,6 +96,21 @@ if [ ! -f "$stamp" ]; then
   if [ "$config" = cuda ] && [ ! -x "$cuda_dir/bin/nvcc" ]; then # before any long step
     echo "conf/petsc.sh: building the cuda configuration needs the CUDA toolkit: no $cuda_dir/bin/nvcc (set CUDA_HOME)" >&2
     exit 2
+  fi
+  if [ "$config" = cpu ]; then
+    if [ ! -f "$hypre_inc/HYPRE_config.h" ] || [ ! -f "$hypre_lib" ]; then
+      echo "conf/petsc.sh: the cpu configuration needs hypre: no $hypre_inc/HYPRE_config.h or $hypre_lib (apt-get install libhypre-dev, or run conf/setup.sh)" >&2
+      exit 2
+    fi
+    if grep -Eq '^#define HYPRE_(BIGINT|MIXEDINT) 1' "$hypre_inc/HYPRE_config.h"; then
+      echo "conf/petsc.sh: $hypre_inc is a 64-bit-index hypre; this PETSc uses 32-bit PetscInt: install libhypre-dev, not libhypre64-dev or libhypre64m-dev" >&2
+      exit 2
+    fi
+    # petsc4py's build: Cython 3 (PETSc's source tree ships the .pyx, not the generated C) and numpy
+    if ! python3 -c 'import Cython, numpy, setuptools' 2>/dev/null; then
+      echo "== installing Cython and numpy from PyPI for petsc4py" >&2
+      python3 -m pip install -q "cython==3.1.8" "numpy==2.3.5" setuptools >&2
+    fi
   fi
   mkdir -p "$cache/src"
   tarball=${PETSC_TARBALL:-$cache/src/petsc-$PETSC_VERSION.tar.gz}
@@ -77,6 +126,7 @@ if [ ! -f "$stamp" ]; then
   build=$cache/build-$PETSC_VERSION-$config-$hash
   rm -rf "$build" && mkdir -p "$build"
   tar -xzf "$tarball" -C "$build" --strip-components=1
+  if [ "$config" = cpu ]; then patch_petschypre "$build/include/petsc/private/petschypre.h"; fi
   echo "== configuring PETSc $PETSC_VERSION ($config) into $prefix" >&2
   (cd "$build" && unset PETSC_DIR PETSC_ARCH && python3 ./configure PETSC_ARCH=arch-gpumat --prefix="$prefix" "${opts[@]}" >&2)
   echo "== building with $jobs jobs" >&2

@@ -9,8 +9,15 @@ case "${GPUMAT_CONFIG:-}" in
   *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu or cuda (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
 esac
 
+if [ -z "${GPUMAT_CONFIG:-}" ]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then GPUMAT_CONFIG=cuda; else GPUMAT_CONFIG=cpu; fi
+fi
+
 # Debian/Ubuntu packages (skipped where present, e.g. on the GPU machine, which has no network).
 pkgs=(build-essential cmake pkg-config python3 libopenmpi-dev openmpi-bin libopenblas-dev libgtest-dev zlib1g-dev)
+# The cpu configuration's PETSc has hypre: Debian's 32-bit-index build (libhypre-dev, not the
+# 64-bit libhypre64-dev or libhypre64m-dev), on the same OpenMPI (conf/petsc.sh).
+[ "$GPUMAT_CONFIG" = cpu ] && pkgs+=(libhypre-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -23,10 +30,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-if [ -z "${GPUMAT_CONFIG:-}" ]; then
-  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then GPUMAT_CONFIG=cuda; else GPUMAT_CONFIG=cpu; fi
-fi
 eval "$(bash "$top/conf/petsc.sh" "$GPUMAT_CONFIG" --env)"
+# ... and petsc4py, which imports numpy (conf/petsc.sh installs Cython and numpy from PyPI to build it;
+# this covers a PETSc built before on a machine whose Python has lost numpy since).
+if [ "$GPUMAT_CONFIG" = cpu ] && ! python3 -c 'import numpy' 2>/dev/null; then
+  echo "== installing numpy from PyPI for petsc4py" >&2
+  python3 -m pip install -q "numpy==2.3.5" >&2
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
 BUILD=${BUILD:-$top/build-$GPUMAT_CONFIG}
