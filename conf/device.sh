@@ -6,7 +6,7 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi]
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi] [snes]
 #   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
 #   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
 #   SANITIZE_TYPE its type (csrspec); BENCH_MATRICES a list of matrix specs for the bench step instead
@@ -21,14 +21,19 @@
 #   bench-mpi.md (plot.py's table of 1 against 2 ranks).
 #   ranks: the 3D DMDA Poisson (128^3, CG+Jacobi) and 2D Bratu (400^2, re-assembled Jacobian) solves
 #   of examples/bratu on 1 and 2 ranks, aijcusparse against csrspec, with -log_view.
+#   snes: the re-assembly table (issue 14): examples/bratu in 3D (SNES_GRID^3, default 96; Jacobian
+#   re-assembled every Newton step, CG + Jacobi, CUDA vectors) with -dm_mat_type aijcusparse and each
+#   of SNES_TYPES (default: every type of ours) on SNES_NP ranks (default "1 2"), -log_view into
+#   $OUT/snes-<type>-np<n>.txt, then bench/snes_refresh.py's table (builds, refreshes, upload per
+#   Newton step against aijcusparse's copies) into $OUT/snes.md.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
 steps=${*:-tests sanitize main bench}
 for s in $steps; do
   case "$s" in
-    tests | sanitize | main | bench | floors | ablation | profile | ranks | mpi) ;;
-    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi)" >&2; exit 2 ;;
+    tests | sanitize | main | bench | floors | ablation | profile | ranks | mpi | snes) ;;
+    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi snes)" >&2; exit 2 ;;
   esac
 done
 source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
@@ -137,6 +142,20 @@ if [[ " $steps " == *" ranks "* ]]; then
       done
     done
   done
+fi
+
+if [[ " $steps " == *" snes "* ]]; then
+  echo "== SNES re-assembly: upload per Newton step ($(date -u +%T))"
+  g=${SNES_GRID:-96}
+  a=(-dim 3 -da_grid_x "$g" -da_grid_y "$g" -da_grid_z "$g" -lambda 3 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-6 -dm_vec_type cuda -log_view)
+  for np in ${SNES_NP:-1 2}; do
+    for t in aijcusparse ${SNES_TYPES:-bccoo pjds bce csrspec cusparsecsr cusparsesell cusparsebsr gpuauto}; do
+      f=$OUT/snes-$t-np$np.txt
+      timeout 120 mpiexec -n "$np" --bind-to none "$BUILD/examples/bratu" -dm_mat_type "$t" "${a[@]}" > "$f" 2>&1 || { echo "!! snes $t np$np failed"; status=1; }
+      grep '^bratu:' "$f"
+    done
+  done
+  python3 "$top/bench/snes_refresh.py" "$OUT"/snes-*-np*.txt --markdown "$OUT/snes.md" || status=1
 fi
 
 if [[ " $steps " == *" mpi "* ]]; then
