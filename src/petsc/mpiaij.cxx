@@ -19,6 +19,7 @@ struct MPIData {
   // our ghost vector and scatter, for one (off-diagonal nonzero state, ghost count, memory kind)
   Vec              lvec = nullptr;
   VecScatter       sct  = nullptr;
+  PetscObjectId    sct_block   = 0; // the off-diagonal block (COO preallocation makes a new one: its state alone may repeat)
   PetscObjectState sct_nzstate = -1;
   PetscInt         sct_nghost  = -1;
   PetscBool        sct_device  = PETSC_FALSE;
@@ -57,7 +58,8 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The ghost vector for products whose column-space vector is `like`.
+// The ghost vector for products whose column-space vector is `like`, for the off-diagonal block
+// (its object, pattern and ghost count) and the memory of `like`.
 PetscErrorCode EnsureGhosts(Mat A, Vec like)
 {
   MPIData        *d = Data(A);
@@ -70,7 +72,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &device, VECSEQCUDA, VECMPICUDA, ""));
 #endif
   const PetscInt nghost = Ao->cmap->n;
-  if (d->sct && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
@@ -82,6 +84,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(VecScatterCreate(like, from, d->lvec, to, &d->sct));
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
+  d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
   d->sct_device  = device;
