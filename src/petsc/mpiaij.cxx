@@ -341,8 +341,10 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dev, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
 #endif
   if (!dev) {
-    if (d->coo_host_reference) {
-      PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO through our COO maps: none (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+    PetscBool host_reference = d->coo_host_reference ? PETSC_TRUE : PETSC_FALSE;
+    if (d->coo_n < 0) PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_coo_host_reference", &host_reference, nullptr)); // no preallocation read it
+    if (host_reference) {
+      PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
       PetscCall(HostReferenceCOO(A, v, mode));
     } else PetscCall(d->coo_setvalues(A, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -352,7 +354,7 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
   cudaStream_t             s;
   std::vector<PetscScalar> h;
   Scalar                  *staged = nullptr;
-  PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO with device values: no COO map (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+  PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
   if (!d->coo_device) { // the host path: the values copied to the host, MPIAIJ's assembly
     if (v && PetscMemTypeDevice(mt)) {
       PetscCallCXX(h.resize((size_t)d->coo_n));

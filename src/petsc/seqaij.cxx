@@ -338,7 +338,7 @@ PetscErrorCode CheckCooMaps(Mat A)
 {
   const SeqData *d = Data(A);
   PetscFunctionBegin;
-  PetscCheck(d->coo.n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO through our COO maps: none (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+  PetscCheck(d->coo.n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
   PetscCheck(d->coo.nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: the nonzero pattern of this %s matrix changed since MatSetPreallocationCOO; call MatSetPreallocationCOO again", ((PetscObject)A)->type_name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
