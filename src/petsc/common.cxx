@@ -90,7 +90,7 @@ namespace {
 PetscErrorCode NoCuda() { SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "petsc-gpumat was built without CUDA (or this format has no device path)"); }
 } // namespace
 PetscErrorCode Format::DeviceBuild(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
-PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
+PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, Mem, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceApply(Op, const Scalar *, const Scalar *, Scalar *, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceDiagonal(const index_t *, Scalar *, cudaStream_t) { return NoCuda(); }
 

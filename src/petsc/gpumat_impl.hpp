@@ -43,7 +43,9 @@ using Scalar = PetscScalar;
 // format never knows which. The machinery calls Build after a new nonzero pattern, Refresh after
 // new values only (same pattern, same arrays), Apply for products: y = op(A) x (+ z), y may alias
 // z, x never aliases y. Host and device calls take the same arguments (the device ones a stream
-// besides, and device pointers).
+// besides, and device pointers). A device refresh is told where A's values are: on the host (the
+// AIJ arrays), or on the device (Mem::Device: a device COO assembly's, read in place, no copy
+// through the host; A's row pointer and column indices stay the host's).
 class Format {
 public:
   virtual ~Format() = default;
@@ -59,7 +61,7 @@ public:
   // Device (CUDA builds). The defaults say the library was built without CUDA; a format
   // overrides them inside #if defined(GPUMAT_WITH_CUDA).
   virtual PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s);
-  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s);
+  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s);
   virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s);
   virtual void           DeviceRelease() {}
   virtual std::size_t    DeviceBytes() const { return 0; }
@@ -121,10 +123,10 @@ PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scala
 template <class Dev>
 class DeviceFormat : public Format {
 public:
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), Dev::kName, A));
+    PetscCall(CheckDevice(dev_.refresh(A.val, s, values), Dev::kName, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
@@ -167,10 +169,10 @@ protected:
 template <class Dev>
 class CusparseFormat : public DeviceFormat<Dev> {
 public:
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(CheckCusparse(this->dev_.refresh(A.val, s), A));
+    PetscCall(CheckCusparse(this->dev_.refresh(A.val, s, values), A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
