@@ -249,6 +249,19 @@ void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
 // reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
 
+// The COO assembly of the parent (SeqAIJ's or MPIAIJ's, composed as MatSetPreallocationCOO_C and
+// MatSetValuesCOO_C) and ours chained to it, one level's pair of functions.
+struct CooChain {
+  PetscErrorCode (*preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
+  PetscErrorCode (*setvalues)(Mat, const PetscScalar[], InsertMode)        = nullptr;
+};
+// on: keeps the parent's pair in *parent and composes ours; off: gives the parent's back.
+PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours);
+// The COO entries as given (MatSetPreallocationCOO's coo_i, coo_j, host or device memory) copied to
+// the host into *ci, *cj, and the arrays to hand the parent's preallocation, which may reorder them
+// and reads them on the host: the caller's own host arrays, or host copies (*si, *sj) of device ones.
+PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[], std::vector<PetscInt> *ci, std::vector<PetscInt> *cj, std::vector<PetscInt> *si, std::vector<PetscInt> *sj, PetscInt **pi, PetscInt **pj);
+
 // The disk cache of tuning decisions (src/core/tuning_cache.hpp), for formats that tune.
 // The identity of the GPU products run on, part of every key: "<name> cc<major>.<minor> <n>sm" of
 // the current CUDA device (name, compute capability, multiprocessors: a MIG slice or a part with

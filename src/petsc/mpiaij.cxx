@@ -46,8 +46,7 @@ struct MPIData {
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
 
   // MPIAIJ's COO assembly (composed), ours chained to it
-  PetscErrorCode (*coo_preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
-  PetscErrorCode (*coo_setvalues)(Mat, const PetscScalar[], InsertMode)        = nullptr;
+  CooChain coo_parent; // the parent's COO assembly (ours chained to it)
   // COO assembly through our maps (CUDA builds, or -mat_gpumat_coo_host_reference), of the pattern
   // of the last MatSetPreallocationCOO: the COO array's length, the entries this rank sends (their
   // places in the COO array: on the host until uploaded), the SF to their owners; host buffers
@@ -261,7 +260,6 @@ PetscErrorCode BuildCooMaps(Mat A, PetscCount n, const PetscInt *ci, const Petsc
 PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   MPIData     *d  = Data(A);
-  PetscMemType mt = PETSC_MEMTYPE_HOST;
   Mat          Ad, Ao;
   PetscBool    host_reference = PETSC_FALSE;
   PetscFunctionBegin;
@@ -270,29 +268,16 @@ PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscI
   d->coo_host_reference = host_reference;
 #if !defined(GPUMAT_WITH_CUDA)
   if (!host_reference) { // no maps to make: MPIAIJ's alone
-    PetscCall(d->coo_preallocation(A, n, coo_i, coo_j));
+    PetscCall(d->coo_parent.preallocation(A, n, coo_i, coo_j));
     PetscCall(ConvertBlocks(A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
-  // the entries as given: MPIAIJ's preallocation reorders the arrays it gets, and reads them on the host
-  std::vector<PetscInt> ci((size_t)n), cj((size_t)n), si, sj;
-  PetscInt             *pi = coo_i, *pj = coo_j;
-  if (n) PetscCall(PetscGetMemType(coo_i, &mt));
-  if (n && PetscMemTypeDevice(mt)) {
-#if defined(GPUMAT_WITH_CUDA)
-    PetscCallCUDA(cudaMemcpy(ci.data(), coo_i, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaMemcpy(cj.data(), coo_j, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-#endif
-    PetscCallCXX(si = ci);
-    PetscCallCXX(sj = cj);
-    pi = si.data();
-    pj = sj.data();
-  } else if (n) {
-    std::copy(coo_i, coo_i + n, ci.begin());
-    std::copy(coo_j, coo_j + n, cj.begin());
-  }
-  PetscCall(d->coo_preallocation(A, n, pi, pj));
+  // the entries as given: MPIAIJ's preallocation may reorder the arrays it gets, and reads them on the host
+  std::vector<PetscInt> ci, cj, si, sj;
+  PetscInt             *pi, *pj;
+  PetscCall(CooEntriesOnHost(n, coo_i, coo_j, &ci, &cj, &si, &sj, &pi, &pj));
+  PetscCall(d->coo_parent.preallocation(A, n, pi, pj));
   PetscCall(ConvertBlocks(A)); // MPIAIJ made new blocks
 #if defined(GPUMAT_WITH_CUDA)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
@@ -346,7 +331,7 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
     if (host_reference) {
       PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
       PetscCall(HostReferenceCOO(A, v, mode));
-    } else PetscCall(d->coo_setvalues(A, v, mode));
+    } else PetscCall(d->coo_parent.setvalues(A, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(GPUMAT_WITH_CUDA)
@@ -363,7 +348,7 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
       v = h.data();
     }
     PetscCall(PetscInfo(A, "device COO values taken through the host (PETSc's value accessors could not be hooked on some rank)\n"));
-    PetscCall(d->coo_setvalues(A, v, mode));
+    PetscCall(d->coo_parent.setvalues(A, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (v && !PetscMemTypeDevice(mt) && d->coo_n) { // this rank's values on the host while the others' are on the device
@@ -575,16 +560,7 @@ PetscErrorCode Compose(Mat A, const FormatInfo *f, bool on)
   PetscCall(ComposeConverters(A, f, "mpi", on ? MatConvert_MPIAIJ_Gpu : nullptr, on ? FromUs : nullptr));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", on ? Preallocation : Data(A)->preallocation));
   MPIData *d = Data(A);
-  if (on) {
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &d->coo_preallocation));
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetValuesCOO_C", &d->coo_setvalues));
-    PetscCheck(d->coo_preallocation && d->coo_setvalues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIAIJ without its COO assembly");
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", SetPreallocationCOO));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", SetValuesCOO));
-  } else if (d->coo_preallocation) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", d->coo_preallocation));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", d->coo_setvalues));
-  }
+  PetscCall(ComposeCoo(A, on, &d->coo_parent, CooChain{SetPreallocationCOO, SetValuesCOO}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

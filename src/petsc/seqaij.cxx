@@ -115,8 +115,7 @@ struct SeqData {
   Options                 opt;
   HostCsr                 csr;
   // SeqAIJ's COO assembly (composed functions), ours chained to them, and our maps
-  PetscErrorCode (*coo_preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
-  PetscErrorCode (*coo_setvalues)(Mat, const PetscScalar[], InsertMode)        = nullptr;
+  CooChain coo_parent; // the parent's COO assembly (ours chained to it)
   CooMaps coo;
 
   // the one state of the block
@@ -289,7 +288,6 @@ PetscErrorCode SetLocalMap(Mat A, PetscCount n, const PetscInt *ci, const PetscI
 PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   SeqData     *d  = Data(A);
-  PetscMemType mt = PETSC_MEMTYPE_HOST;
   PetscFunctionBegin;
   // a new pattern: the old one's maps and device values go (the new values come after this)
   d->coo.Release();
@@ -301,29 +299,14 @@ PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscI
   const bool maps = d->opt.coo_host_reference;
 #endif
   if (!maps) {
-    PetscCall(d->coo_preallocation(A, n, coo_i, coo_j));
+    PetscCall(d->coo_parent.preallocation(A, n, coo_i, coo_j));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   // the entries as given: SeqAIJ's preallocation may reorder the arrays it gets, and reads them on the host
   std::vector<PetscInt> ci, cj, si, sj;
-  PetscInt             *pi = coo_i, *pj = coo_j;
-  if (n) PetscCall(PetscGetMemType(coo_i, &mt));
-  PetscCallCXX(ci.resize((size_t)n));
-  PetscCallCXX(cj.resize((size_t)n));
-  if (n && PetscMemTypeDevice(mt)) {
-#if defined(GPUMAT_WITH_CUDA)
-    PetscCallCUDA(cudaMemcpy(ci.data(), coo_i, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaMemcpy(cj.data(), coo_j, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-#endif
-    PetscCallCXX(si = ci);
-    PetscCallCXX(sj = cj);
-    pi = si.data();
-    pj = sj.data();
-  } else if (n) {
-    std::copy(coo_i, coo_i + n, ci.begin());
-    std::copy(coo_j, coo_j + n, cj.begin());
-  }
-  PetscCall(d->coo_preallocation(A, n, pi, pj));
+  PetscInt             *pi, *pj;
+  PetscCall(CooEntriesOnHost(n, coo_i, coo_j, &ci, &cj, &si, &sj, &pi, &pj));
+  PetscCall(d->coo_parent.preallocation(A, n, pi, pj));
 #if defined(GPUMAT_WITH_CUDA)
   // PETSc's inode factorizations and products read the AIJ array without the accessors: a block
   // whose values may come from the device does without them (as aijcusparse's)
@@ -355,7 +338,7 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
     if (d->opt.coo_host_reference) {
       PetscCall(CheckCooMaps(A));
       PetscCall(SeqCooHostAdd(A, v, false, mode));
-    } else PetscCall(d->coo_setvalues(A, v, mode));
+    } else PetscCall(d->coo_parent.setvalues(A, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(GPUMAT_WITH_CUDA)
@@ -369,7 +352,7 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
     if (d->coo.n) PetscCallCUDA(cudaMemcpy(h.data(), v, (size_t)d->coo.n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
     PetscCall(PetscLogGpuToCpu((PetscLogDouble)d->coo.n * sizeof(PetscScalar)));
     PetscCall(PetscInfo(A, "device COO values taken through the host (PETSc's value accessors could not be hooked)\n"));
-    PetscCall(d->coo_setvalues(A, h.data(), mode));
+    PetscCall(d->coo_parent.setvalues(A, h.data(), mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscGetCurrentCUDAStream(&stream));
@@ -386,16 +369,7 @@ PetscErrorCode ComposeCOO(Mat A, bool on)
 {
   PetscFunctionBegin;
   SeqData *d = Data(A);
-  if (on) {
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &d->coo_preallocation));
-    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetValuesCOO_C", &d->coo_setvalues));
-    PetscCheck(d->coo_preallocation && d->coo_setvalues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SeqAIJ without its COO assembly");
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", SetPreallocationCOO));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", SetValuesCOO));
-  } else if (d->coo_preallocation) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", d->coo_preallocation));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", d->coo_setvalues));
-  }
+  PetscCall(ComposeCoo(A, on, &d->coo_parent, CooChain{SetPreallocationCOO, SetValuesCOO}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
