@@ -5,7 +5,9 @@
 // place after every final assembly, whatever path assembled them, and keeps its own ghost vector
 // (CUDA when the input is) and scatter, built from the public garray (MatMPIAIJGetSeqAIJ). The
 // products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
-// off-diagonal product added in place, so communication overlaps the local product.
+// off-diagonal product added in place, so communication overlaps the local product
+// (Kreutzer et al.'s task mode); -mat_gpumat_overlap 0 finishes the scatter first (their vector
+// mode), for measuring what the overlap gains.
 //
 // Device COO assembly (CUDA builds): MatSetPreallocationCOO runs MPIAIJ's (the blocks, the host
 // maps), then maps once per pattern every COO entry of this rank onto its block's nonzero, and
@@ -44,6 +46,9 @@ struct MPIData {
   PetscBool        sct_device  = PETSC_FALSE;
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
+  // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
+  // or finished before it (read with the blocks' options at every block conversion)
+  PetscBool overlap = PETSC_TRUE;
 
   // MPIAIJ's COO assembly (composed), ours chained to it
   CooChain coo_parent; // the parent's COO assembly (ours chained to it)
@@ -93,6 +98,7 @@ PetscErrorCode ConvertBlocks(Mat A)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   if (Ad) PetscCall(SeqInstallWithOptions(Ad, Data(A)->info, A));
   if (Ao) PetscCall(SeqInstallWithOptions(Ao, Data(A)->info, A));
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_overlap", &Data(A)->overlap, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -468,8 +474,9 @@ PetscErrorCode Apply(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCall(EnsureGhosts(A, x));
   PetscCall(VecScatterBegin(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (!d->overlap) PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(SeqApply(Ad, Op::NoTrans, x, z, y));
-  PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (d->overlap) PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(SeqApply(Ao, Op::NoTrans, d->lvec, y, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -509,7 +516,7 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscMPIInt rank;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, each rank (diagonal block, then off-diagonal block):\n", d->info->name));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, halo exchange %s; each rank (diagonal block, then off-diagonal block):\n", d->info->name, d->overlap ? "overlapped with the diagonal block's product" : "finished before the diagonal block's product (-mat_gpumat_overlap 0)"));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscViewer sub;
   PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
