@@ -15,7 +15,7 @@
 # Output in $OUT (default scaling-out/), at most 6 files so that a device call returns them all:
 #   scaling-<study>.csv      the benchmark's rows (strong: the matrix's name; weak: the series name,
 #                            the same at every P; a run without overlap: name@vector)
-#   scaling-<study>.done     the runs made ("done" or "failed" name P layout overlap), for resuming
+#   scaling-<study>.done     the runs made ("done" or "failed", name, P, layout, types), for resuming
 #   links.csv                bench/link_bandwidth's measured links (made once, first)
 #   scaling-<study>.md       bench/plot.py --scaling's tables (parallel efficiency per type, lead
 #                            over aijcusparse, communication share, overlap gain) and
@@ -25,10 +25,12 @@
 #
 # A device call holds 10 minutes and one run of a 500M-nonzero matrix on 1 rank takes minutes (not
 # measured yet), so a study takes several calls of the same command: runs already in
-# scaling-<study>.done are skipped, and no run starts when BUDGET_S (540) seconds could be passed by
-# it (the longest run so far as the estimate). The script then says how many runs are left and exits
-# 3. Carry what came back: copy scaling-<study>.csv, scaling-<study>.done and links.csv from the
-# call's files into .carry/scaling/ (carried with .carry), and the next call starts from them.
+# scaling-<study>.done (matrix, ranks, layout and the type list) are skipped, and no run starts when
+# it could pass BUDGET_S (480) seconds from the script's start (the longest run so far as the
+# estimate); a run over RUN_TIMEOUT (480 s) is killed and recorded as failed (then run its matrix
+# with fewer TYPES per call: each list is its own run). The script then says how many runs are left
+# and exits 3. Carry what came back: copy scaling-<study>.csv, scaling-<study>.done and links.csv
+# from the call's files into .carry/scaling/ (carried with .carry), and the next call starts there.
 #
 # Environment:
 #   MATRICES   strong: names of bench/scaling.txt (default: all); weak: names of its "#weak" series
@@ -41,11 +43,12 @@
 #              out (its MPI product always overlaps); refused unless the MPI type reads the option and
 #              its MatView says "not overlapped (-mat_gpumat_overlap 0)" (checked first, 2 ranks)
 #   REPS=100 (timed products), REPS_BUILD=1, KSP_ITS=50 (0: no KSP), ARGS (more benchmark options)
-#   BUDGET_S=540, RUN_TIMEOUT=600 (one run), ALLOW_SHARED=0, MPIEXEC (mpiexec), MPIEXEC_FLAGS
+#   BUDGET_S=480, RUN_TIMEOUT=480 (one run), ALLOW_SHARED=0, MPIEXEC (mpiexec), MPIEXEC_FLAGS
 #   (--bind-to none), SCALING_FILE (bench/scaling.txt), SCALING_CARRY (.carry/scaling)
 #   GPUMAT_CONFIG=cpu with BUILD=<a CPU build>: the check on host types (aij, csrspec) without links
 #   or model (CTest's conf.scaling_check); otherwise the GPU machine's environment (conf/gpu-env.sh).
 set -uo pipefail
+start=$(date +%s) # BUDGET_S counts from here: the links and the runs
 top=$(cd "$(dirname "$0")/.." && pwd)
 me=conf/scaling.sh
 die() { echo "$me: $*" >&2; exit 2; }
@@ -68,8 +71,8 @@ if [ "$study" = check ]; then REPS=${REPS:-5} KSP_ITS=${KSP_ITS:-5}; fi
 REPS=${REPS:-100}
 REPS_BUILD=${REPS_BUILD:-1}
 KSP_ITS=${KSP_ITS:-50}
-BUDGET_S=${BUDGET_S:-540}
-RUN_TIMEOUT=${RUN_TIMEOUT:-600}
+BUDGET_S=${BUDGET_S:-480}
+RUN_TIMEOUT=${RUN_TIMEOUT:-480}
 ALLOW_SHARED=${ALLOW_SHARED:-0}
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
 [[ "$REPS_BUILD" =~ ^([1-9]|1[0-6])$ ]] || die "REPS_BUILD must be 1..16, not '$REPS_BUILD'"
@@ -200,7 +203,6 @@ nnz_estimate() { # gen:kind:n -> nonzeros (0: unknown kind)
   kind=$(cut -d: -f2 <<< "$1"); n=$(cut -d: -f3 <<< "$1")
   awk -v k="$kind" -v n="$n" 'BEGIN { f = (k == "lap3d") ? 7 : (k == "lap3d27") ? 27 : (k == "fem3") ? 178.3 : (k == "fem6") ? 458 : 0; printf "%.0f\n", f * n * n * n }'
 }
-start=$(date +%s)
 longest=0
 left=0
 plan=()
@@ -224,11 +226,12 @@ for item in "${plan[@]}"; do
   label=$name
   types=$TYPES
   if [ "$o" = 0 ]; then label=$name@vector; types=$(ours_types); fi
-  if grep -qE "^(done|failed) $label $p $layout\$" "$done_file"; then continue; fi
+  key="$label $p $layout $types"
+  if grep -qxF -e "done $key" -e "failed $key" "$done_file"; then continue; fi
   est=$(nnz_estimate "$spec")
   if [ "${est:-0}" -gt 2000000000 ]; then
     echo "!! $label on $p ranks: $spec has about $est nonzeros, over PetscInt's 2^31: skipped"
-    echo "failed $label $p $layout" >> "$done_file"
+    echo "failed $key" >> "$done_file"
     continue
   fi
   now=$(date +%s)
@@ -245,10 +248,10 @@ for item in "${plan[@]}"; do
   rc=$?
   t=$(($(date +%s) - t0))
   [ $t -gt $longest ] && longest=$t
-  if [ $rc = 0 ]; then echo "done $label $p $layout" >> "$done_file"
+  if [ $rc = 0 ]; then echo "done $key" >> "$done_file"
   else
-    echo "!! $label on $p rank(s), layout $layout: exit $rc after $t s"
-    echo "failed $label $p $layout" >> "$done_file"
+    echo "!! $label on $p rank(s), layout $layout: exit $rc after $t s$([ $rc = 124 ] && echo " (RUN_TIMEOUT=$RUN_TIMEOUT: fewer TYPES per call)")"
+    echo "failed $key" >> "$done_file"
     status=1
   fi
 done
