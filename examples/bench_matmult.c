@@ -24,6 +24,15 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -layout <rows|nnz> P > 1: PETSc's default row distribution (rows), or contiguous row ranges\n"
                      "                     of about equal nonzeros (nnz; square matrices: the same column ranges)\n"
                      "  -csv <file>        append one row per type (bench/plot.py reads it)\n"
+                     "  -coo <0>           also time a device COO assembly per GPU type of the AIJ family (ours, aijcusparse):\n"
+                     "                     the type preallocated by MatSetPreallocationCOO with every local nonzero of the\n"
+                     "                     matrix once, then MatSetValuesCOO with the values in a CUDA vector's array\n"
+                     "                     (INSERT_VALUES) followed by a product, minus a steady product: the median of\n"
+                     "                     -reps_coo (default 20) such assemblies (the first, which uploads the maps and\n"
+                     "                     builds, not counted), each synchronized, the maximum over the ranks; one line\n"
+                     "                     'coo <type>' per type after the table\n"
+                     "  -coo_csv <file>    with -coo: append its rows to this CSV (matrix,type,ranks,layout,nnz,entries,\n"
+                     "                     coo_ms,coo_min_ms,coo_max_ms,coo_mults,median_ms), apart from -csv's\n"
                      "  -view_types <0>    after each type's first product, its MatView (ascii info: a format's\n"
                      "                     parameters, bytes and, for bccoo, the time of each build phase)\n"
                      "  -floors <1>        also time the floors of bench/floors.cu (GPU builds, one rank): the CSR\n"
@@ -747,6 +756,8 @@ typedef struct {
   char   stored_as[64]; /* our types: the format storing rank 0's diagonal block (gpuauto: its choice; MPI: diag/offdiag) */
   char   tuner[1024]; /* bccoo with -mat_bccoo_tune: its tuner's report (TunerLines), printed under its row */
   double median, min, max, first, refresh, err, format_bytes;
+  double coo, coo_min, coo_max; /* -coo: a device COO assembly + product minus a product (NAN: not measured) */
+  PetscInt coo_entries;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
   double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
   PetscBool gpu;
@@ -790,6 +801,72 @@ static PetscErrorCode TimeKSP(Mat A, Vec b, PetscBool spd, PetscInt its, double 
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if defined(PETSC_HAVE_CUDA)
+/* -coo (see help): A, of the AIJ family, preallocated anew by COO with A0's local nonzeros (the same
+   pattern), assembled from a CUDA vector's array, timed against a steady product of `steady` ms. */
+static PetscErrorCode TimeCOO(Mat A0, Mat A, Vec x, Vec y, PetscInt reps, double steady, Result *r)
+{
+  PetscInt           lo, hi, n = 0, k = 0, *ci, *cj;
+  Vec                w;
+  PetscScalar       *wa;
+  const PetscScalar *dv;
+  PetscMemType       mt;
+  double            *t;
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A0, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++) {
+    PetscInt ncols;
+    PetscCall(MatGetRow(A0, i, &ncols, NULL, NULL));
+    n += ncols;
+    PetscCall(MatRestoreRow(A0, i, &ncols, NULL, NULL));
+  }
+  PetscCall(PetscMalloc2(n, &ci, n, &cj));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &w));
+  PetscCall(VecSetSizes(w, n, n));
+  PetscCall(VecSetType(w, VECSEQCUDA));
+  PetscCall(VecGetArrayWrite(w, &wa));
+  for (PetscInt i = lo; i < hi; i++) {
+    PetscInt           ncols;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(A0, i, &ncols, &cols, &vals));
+    for (PetscInt c = 0; c < ncols; c++, k++) {
+      ci[k] = i;
+      cj[k] = cols[c];
+      wa[k] = vals[c];
+    }
+    PetscCall(MatRestoreRow(A0, i, &ncols, &cols, &vals));
+  }
+  PetscCall(VecRestoreArrayWrite(w, &wa));
+  PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(VecGetArrayReadAndMemType(w, &dv, &mt)); /* the values on the device from here */
+  PetscCheck(n == 0 || PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a CUDA vector's array is not on the device");
+  PetscCall(MatSetValuesCOO(A, dv, INSERT_VALUES)); /* the first: maps uploaded, format built */
+  PetscCall(MatMult(A, x, y));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt rep = 0; rep < reps; rep++) {
+    PetscLogDouble t0, t1;
+    PetscCall(NowAll(&t0));
+    PetscCall(MatSetValuesCOO(A, dv, INSERT_VALUES));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(Now(&t1));
+    t[rep] = 1e3 * (t1 - t0);
+    PetscCall(MaxOverRanks(&t[rep], 1));
+  }
+  PetscCall(VecRestoreArrayReadAndMemType(w, &dv));
+  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  r->coo         = t[reps / 2] - steady;
+  r->coo_min     = t[0] - steady;
+  r->coo_max     = t[reps - 1] - steady;
+  r->coo_entries = n;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &r->coo_entries, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscFree(t));
+  PetscCall(VecDestroy(&w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 #define CSV_HEADER \
   "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its," \
@@ -907,6 +984,9 @@ int main(int argc, char **argv)
   int          fb_on = 1;
   MatInfo      info;
   PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE, grid = PETSC_FALSE;
+  PetscBool    coo = PETSC_FALSE;
+  PetscInt     reps_coo = 20;
+  char         coo_csv[PETSC_MAX_PATH_LEN] = "";
   Result       res[32];
   Distribution dist;
 
@@ -942,6 +1022,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ablation", &ablation, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-footprint", &footprint, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-bccoo_grid", &grid, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-coo", &coo, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps_coo", &reps_coo, NULL));
+  PetscCheck(reps_coo >= 1 && reps_coo <= 1000, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps_coo must be in [1, 1000], got %" PetscInt_FMT, reps_coo);
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-coo_csv", coo_csv, sizeof(coo_csv), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
@@ -1047,6 +1131,7 @@ int main(int argc, char **argv)
     PetscCall(PetscMemzero(r, sizeof(*r)));
     PetscCall(PetscMemzero(&ops, sizeof(ops)));
     r->diag = r->offd = r->scatter = NAN;
+    r->coo = r->coo_min = r->coo_max = NAN;
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
     const int variant = (int)ntried++; /* the options prefix of this type's variants */
     PetscCall(TryConvertTo(A0, type, variant, &A, &ok));
@@ -1191,6 +1276,14 @@ int main(int argc, char **argv)
       PetscCall(TimeKSP(A, b, spd, ksp_its, &r->ksp_first_ms, &r->ksp_ms_per_it));
       PetscCall(VecDestroy(&b));
     }
+    if (coo) { /* last: it preallocates A anew */
+      PetscBool aij, maij;
+      PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &aij));
+      PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &maij));
+#if defined(PETSC_HAVE_CUDA)
+      if (r->gpu && (aij || maij)) PetscCall(TimeCOO(A0, A, x, y, reps_coo, r->median, r));
+#endif
+    }
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(MatDestroy(&A));
@@ -1253,6 +1346,32 @@ int main(int argc, char **argv)
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g,%s\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
                              build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN, strcmp(be, "never") ? be : "inf", nranks, layout,
                              dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter, r->stored_as[0] ? r->stored_as : "-"));
+  }
+  if (coo) { /* -coo: the device COO assembly of each GPU type of the AIJ family */
+    FILE *g = NULL;
+    if (coo_csv[0]) {
+      int empty = 1; /* a new or empty file gets the header */
+      if (myrank == 0) {
+        FILE *e = fopen(coo_csv, "r");
+        if (e) {
+          empty = fgetc(e) == EOF;
+          fclose(e);
+        }
+      }
+      PetscCallMPI(MPI_Bcast(&empty, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+      PetscCall(PetscFOpen(PETSC_COMM_WORLD, coo_csv, "a", &g));
+      if (empty) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, g, "matrix,type,ranks,layout,nnz,entries,coo_ms,coo_min_ms,coo_max_ms,coo_mults,median_ms\n"));
+    }
+    for (PetscInt i = 0; i < ntypes; i++) {
+      Result *r = &res[i];
+      if (PetscIsNanReal(r->coo)) {
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coo %s: not measured (GPU types of the AIJ family only)\n", r->type));
+        continue;
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coo %s: device MatSetValuesCOO (%" PetscInt_FMT " entries, INSERT_VALUES) + product - product: median %.4f ms (min %.4f, max %.4f) = %.2f MatMults\n", r->type, r->coo_entries, r->coo, r->coo_min, r->coo_max, r->coo / r->median));
+      if (g) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, g, "%s,%s,%d,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g\n", name, r->type, nranks, layout, nnz, r->coo_entries, r->coo, r->coo_min, r->coo_max, r->coo / r->median, r->median));
+    }
+    if (g) PetscCall(PetscFClose(PETSC_COMM_WORLD, g));
   }
   for (PetscInt i = 0; i < ntypes && nranks > 1; i++) { /* the parts against the whole (the scatter overlaps the diagonal block in a product) */
     Result *r = &res[i];

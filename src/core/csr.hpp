@@ -27,6 +27,10 @@ index_t longest_row(const CsrView<T> &A) {
   return m;
 }
 
+// Where an array lives: host memory, or device memory (a values-only refresh reads device values,
+// a device COO assembly's, in place: no copy, no staging).
+enum class Mem { Host, Device };
+
 // Products every format offers: y = op(A) x, or y = z + op(A) x when z != nullptr.
 // y may alias z (in-place MatMultAdd); x never aliases y.
 enum class Op { NoTrans, Trans };

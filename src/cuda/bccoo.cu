@@ -493,8 +493,8 @@ cudaError_t BccooDevice<T>::build_from(const DeviceCsrView<T> &A, const BccooPar
 }
 
 template <typename T>
-cudaError_t BccooDevice<T>::refresh(const T *host_val, cudaStream_t s) {
-  return refresh_through_slots(host_val, nnz_, slot_, val_, s);
+cudaError_t BccooDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
+  return refresh_through_slots(val, nnz_, slot_, val_, s, where);
 }
 
 template <typename T>

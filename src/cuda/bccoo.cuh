@@ -70,9 +70,10 @@ public:
   // reaches the end of the build): no upload phase. The tuner builds all its candidates from one
   // upload.
   cudaError_t build(const DeviceCsrView<T> &A, const BccooParams &p, cudaStream_t s);
-  // New values, same pattern: the value array copied to the device in chunks of at most 4M values
-  // through one staging buffer, each chunk scattered through the slot map.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: host values copied to the device in chunks of at most 4M values
+  // through one staging buffer, each chunk scattered through the slot map; device values (where =
+  // Mem::Device) scattered in place.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
   // y = A x (+ z) by a step of the ablation (BccooVariant above; the default one is apply's

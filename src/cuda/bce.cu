@@ -427,8 +427,8 @@ cudaError_t BceDevice<T>::build_from(const DeviceCsrView<T> &A, const BceParams 
 }
 
 template <typename T>
-cudaError_t BceDevice<T>::refresh(const T *host_val, cudaStream_t s) {
-  return refresh_through_slots(host_val, std::int64_t(nnz_), slot_, val_, s);
+cudaError_t BceDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
+  return refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where);
 }
 
 template <typename T>

@@ -37,8 +37,8 @@ public:
   cudaError_t build(const CsrView<T> &A, const BceParams &p, cudaStream_t s);
   // The same from a CSR already on the device.
   cudaError_t build(const DeviceCsrView<T> &A, const BceParams &p, cudaStream_t s);
-  // New values, same pattern (refresh_through_slots).
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern (refresh_through_slots): the CSR values in host or device memory.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
   // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries untouched.

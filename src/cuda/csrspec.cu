@@ -489,9 +489,9 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &us
 }
 
 template <typename T>
-cudaError_t CsrSpecDevice<T>::refresh(const T *host_val, cudaStream_t s) {
+cudaError_t CsrSpecDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   if (nnz_ == 0) return cudaSuccess;
-  return cudaMemcpyAsync(val_, host_val, std::size_t(nnz_) * sizeof(T), cudaMemcpyHostToDevice, s);
+  return cudaMemcpyAsync(val_, val, std::size_t(nnz_) * sizeof(T), where == Mem::Device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, s);
 }
 
 template <typename T>

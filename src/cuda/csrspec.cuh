@@ -24,8 +24,9 @@ public:
   // 0: one wave of blocks); cudaErrorInvalidValue for parameters it rejects. Replaces any previous
   // content.
   cudaError_t build(const CsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
-  // New values, same pattern: one host-to-device copy of the value array.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: one copy of the value array, from the host or (where = Mem::Device)
+  // from device memory.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s, no synchronization.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
   // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r (the diagonal; with a

@@ -31,8 +31,9 @@ public:
   // map and a staging array of the CSR values are kept for refresh. cudaErrorInvalidValue for bs
   // outside [bsr_min_bs, bsr_max_bs] or stored values beyond 32-bit positions. Synchronizes s.
   cudaError_t build(const CsrView<T> &A, int bs, bool row_major, cudaStream_t s);
-  // New values, same pattern: one host-to-device copy of the CSR values, one scatter kernel.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: one host-to-device copy of the CSR values into the staging array,
+  // one scatter kernel; device values (where = Mem::Device) scattered in place, no copy.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = A x (+ z), device pointers, y may equal z; asynchronous on s. With padding, x is copied into
   // the padded x, and cuSPARSE's padded y is added into y by one kernel. Op::Trans:
   // cudaErrorNotSupported (CUSPARSE_SPMV_BSR_ALG1 supports only the non-transposed product).

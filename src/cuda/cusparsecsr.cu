@@ -45,9 +45,9 @@ cudaError_t CusparseCsrDevice<T>::build(const CsrView<T> &A, int alg, cudaStream
 }
 
 template <typename T>
-cudaError_t CusparseCsrDevice<T>::refresh(const T *host_val, cudaStream_t s) {
+cudaError_t CusparseCsrDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   if (nnz_ == 0) return cudaSuccess;
-  return cudaMemcpyAsync(val_, host_val, std::size_t(nnz_) * sizeof(T), cudaMemcpyHostToDevice, s);
+  return cudaMemcpyAsync(val_, val, std::size_t(nnz_) * sizeof(T), where == Mem::Device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, s);
 }
 
 template <typename T>

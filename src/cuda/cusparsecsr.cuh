@@ -28,9 +28,10 @@ public:
   // (products are then y = z or 0). cudaErrorInvalidValue for an alg outside [csr_min_alg,
   // csr_max_alg], nothing kept. Synchronizes s. Replaces any previous content.
   cudaError_t build(const CsrView<T> &A, int alg, cudaStream_t s);
-  // New values, same pattern: one host-to-device copy of the CSR values into the array the
-  // descriptor points at (descriptor, buffer and preprocessing kept). Asynchronous on s.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: one copy of the CSR values (from the host, or device to device with
+  // where = Mem::Device) into the array the descriptor points at (descriptor, buffer and
+  // preprocessing kept). Asynchronous on s.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = A x (+ z), device pointers, y may equal z; asynchronous on s. Op::Trans: cudaErrorNotSupported
   // (the format offers no device transpose; the machinery falls back).
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;

@@ -128,9 +128,10 @@ cudaError_t SellDevice<T>::build(const CsrView<T> &A, int S, cudaStream_t s) {
 }
 
 template <typename T>
-cudaError_t SellDevice<T>::refresh(const T *host_val, cudaStream_t s) {
+cudaError_t SellDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   if (nnz_ == 0) return cudaSuccess;
-  cudaError_t err = cudaMemcpyAsync(staging_, host_val, std::size_t(nnz_) * sizeof(T), cudaMemcpyHostToDevice, s);
+  if (where == Mem::Device) return scatter_slots(std::int64_t(nnz_), slot_, val, val_, s);
+  cudaError_t err = cudaMemcpyAsync(staging_, val, std::size_t(nnz_) * sizeof(T), cudaMemcpyHostToDevice, s);
   if (err == cudaSuccess) err = scatter_slots(std::int64_t(nnz_), slot_, staging_, val_, s);
   return err;
 }

@@ -30,8 +30,9 @@ public:
   // [sell_min_slice, sell_max_slice] or a padded size beyond 32-bit positions (host check, one pass
   // over rowptr). Synchronizes s. Replaces any previous content.
   cudaError_t build(const CsrView<T> &A, int S, cudaStream_t s);
-  // New values, same pattern: one host-to-device copy of the CSR values, one scatter kernel.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: one host-to-device copy of the CSR values into the staging array,
+  // one scatter kernel; device values (where = Mem::Device) scattered in place, no copy.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = A x (+ z), device pointers, y may equal z; asynchronous on s. Op::Trans: cudaErrorNotSupported
   // (the format offers no device transpose; the machinery falls back).
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;

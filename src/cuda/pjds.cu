@@ -333,8 +333,8 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
 }
 
 template <typename T>
-cudaError_t PjdsDevice<T>::refresh(const T *host_val, cudaStream_t s) {
-  return refresh_through_slots(host_val, std::int64_t(nnz_), slot_, val_, s);
+cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
+  return refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where);
 }
 
 // The kernels' arguments, the long part's chunks taken by groups of `lanes` lanes (0: its shape's).

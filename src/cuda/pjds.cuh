@@ -39,8 +39,9 @@ public:
   cudaError_t build(const CsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // The same from a CSR already on the device (read only until the stream reaches the build's end).
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
-  // New values, same pattern: copied in chunks through a staging buffer, scattered by the slot map.
-  cudaError_t refresh(const T *host_val, cudaStream_t s);
+  // New values, same pattern: host values copied in chunks through a staging buffer, device values
+  // (where = Mem::Device) read in place; scattered by the slot map.
+  cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s. The product is one kernel
   // (the long rows' chunks in its first blocks); the transpose adds with atomics.
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;

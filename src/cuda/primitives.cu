@@ -22,6 +22,24 @@ __global__ void __launch_bounds__(kThreads) scatter_slots_kernel(std::int64_t n,
   if (k < n) dst[slot[k]] = src[k];
 }
 
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads) gather_slots_kernel(std::int64_t n, const I *__restrict__ idx, const T *__restrict__ src, T *__restrict__ dst) {
+  const std::int64_t k = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[k] = src[idx[k]];
+}
+
+// one thread per segment; its entries summed in map order (the host reference's order)
+template <typename T, typename I>
+__global__ void __launch_bounds__(kThreads) coo_sum_kernel(std::int64_t nseg, const index_t *__restrict__ targets, const I *__restrict__ jmap, const I *__restrict__ perm,
+                                                           const T *__restrict__ src, bool insert, T *__restrict__ val) {
+  const std::int64_t s = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= nseg) return;
+  T sum = T(0);
+  for (I k = jmap[s], e = jmap[s + 1]; k < e; ++k) sum += src[perm[k]];
+  const std::int64_t t = targets ? std::int64_t(targets[s]) : s;
+  val[t]               = (insert ? T(0) : val[t]) + sum;
+}
+
 // row[rowptr[r]] = r for every nonempty row r (distinct starts: no two writers)
 __global__ void __launch_bounds__(kThreads) mark_row_starts(const index_t *__restrict__ rowptr, index_t nrows, index_t *__restrict__ row) {
   const std::int64_t r = (std::int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -220,9 +238,24 @@ cudaError_t             staging_pool(cudaMemPool_t *pool) {
 }
 } // namespace
 
-template <typename T, typename S>
-cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s) {
+template <typename T, typename I>
+cudaError_t coo_sum(std::int64_t nseg, const index_t *targets, const I *jmap, const I *perm, const T *src, bool insert, T *val, cudaStream_t s) {
+  if (nseg == 0) return cudaSuccess;
+  coo_sum_kernel<T, I><<<grid_for(nseg, kThreads), kThreads, 0, s>>>(nseg, targets, jmap, perm, src, insert, val);
+  return launched();
+}
+
+template <typename T, typename I>
+cudaError_t gather_slots(std::int64_t n, const I *idx, const T *src, T *dst, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
+  gather_slots_kernel<T, I><<<grid_for(n, kThreads), kThreads, 0, s>>>(n, idx, src, dst);
+  return launched();
+}
+
+template <typename T, typename S>
+cudaError_t refresh_through_slots(const T *val, std::int64_t n, const S *slot, T *dst, cudaStream_t s, Mem where) {
+  if (n == 0) return cudaSuccess;
+  if (where == Mem::Device) return scatter_slots(n, slot, val, dst, s); // in place: nothing to stage
   const std::int64_t chunk = std::min<std::int64_t>(n, kRefreshChunk);
   T                 *in    = nullptr;
   cudaMemPool_t      pool  = nullptr;
@@ -234,17 +267,26 @@ cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *sl
   }
   for (std::int64_t off = 0; off < n && err == cudaSuccess; off += chunk) {
     const std::int64_t m = std::min<std::int64_t>(chunk, n - off);
-    err                  = cudaMemcpyAsync(in, host_val + off, sizeof(T) * std::size_t(m), cudaMemcpyHostToDevice, s);
+    err                  = cudaMemcpyAsync(in, val + off, sizeof(T) * std::size_t(m), cudaMemcpyHostToDevice, s);
     if (err == cudaSuccess) err = scatter_slots(m, slot + off, in, dst, s);
   }
   const cudaError_t fr = cudaFreeAsync(in, s);
   return err != cudaSuccess ? err : fr;
 }
 
-template cudaError_t refresh_through_slots<double, index_t>(const double *, std::int64_t, const index_t *, double *, cudaStream_t);
-template cudaError_t refresh_through_slots<float, index_t>(const float *, std::int64_t, const index_t *, float *, cudaStream_t);
-template cudaError_t refresh_through_slots<double, unsigned>(const double *, std::int64_t, const unsigned *, double *, cudaStream_t);
-template cudaError_t refresh_through_slots<float, unsigned>(const float *, std::int64_t, const unsigned *, float *, cudaStream_t);
+template cudaError_t refresh_through_slots<double, index_t>(const double *, std::int64_t, const index_t *, double *, cudaStream_t, Mem);
+template cudaError_t refresh_through_slots<float, index_t>(const float *, std::int64_t, const index_t *, float *, cudaStream_t, Mem);
+template cudaError_t refresh_through_slots<double, unsigned>(const double *, std::int64_t, const unsigned *, double *, cudaStream_t, Mem);
+template cudaError_t refresh_through_slots<float, unsigned>(const float *, std::int64_t, const unsigned *, float *, cudaStream_t, Mem);
+
+template cudaError_t coo_sum<double, index_t>(std::int64_t, const index_t *, const index_t *, const index_t *, const double *, bool, double *, cudaStream_t);
+template cudaError_t coo_sum<float, index_t>(std::int64_t, const index_t *, const index_t *, const index_t *, const float *, bool, float *, cudaStream_t);
+template cudaError_t coo_sum<double, std::int64_t>(std::int64_t, const index_t *, const std::int64_t *, const std::int64_t *, const double *, bool, double *, cudaStream_t);
+template cudaError_t coo_sum<float, std::int64_t>(std::int64_t, const index_t *, const std::int64_t *, const std::int64_t *, const float *, bool, float *, cudaStream_t);
+template cudaError_t gather_slots<double, index_t>(std::int64_t, const index_t *, const double *, double *, cudaStream_t);
+template cudaError_t gather_slots<float, index_t>(std::int64_t, const index_t *, const float *, float *, cudaStream_t);
+template cudaError_t gather_slots<double, std::int64_t>(std::int64_t, const std::int64_t *, const double *, double *, cudaStream_t);
+template cudaError_t gather_slots<float, std::int64_t>(std::int64_t, const std::int64_t *, const float *, float *, cudaStream_t);
 
 template cudaError_t csr_diagonal<double>(const index_t *, const index_t *, const double *, const index_t *, index_t, double *, cudaStream_t);
 template cudaError_t csr_diagonal<float>(const index_t *, const index_t *, const float *, const index_t *, index_t, float *, cudaStream_t);

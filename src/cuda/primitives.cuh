@@ -80,20 +80,32 @@ cudaError_t sort_pairs(const std::uint64_t *keys_in, std::uint64_t *keys_out, co
 template <typename T, typename S>
 cudaError_t scatter_slots(std::int64_t n, const S *slot, const T *src, T *dst, cudaStream_t s);
 
-// A values-only refresh: dst[slot[k]] = host_val[k], k < n (host_val: the host's CSR values, in
-// its order). The values go through one stream-ordered staging buffer of at most kRefreshChunk
-// entries, copied and scattered a chunk at a time (a pageable copy waits for the stream, so the
-// buffer is free again when the next chunk arrives): a staging array of all n values would take
-// the pool 8 B per nonzero more on each refresh (1 GB on a 125M-nonzero matrix) for no gain, the
-// copy being bound by the host link. The buffer comes from a memory pool of the library's own
-// (one per device) that keeps up to one chunk's bytes between refreshes, instead of mapping it
-// afresh each time. Out of memory: cudaErrorMemoryAllocation (cleared).
+// A values-only refresh: dst[slot[k]] = val[k], k < n (val: the CSR values, in CSR order). Device
+// values (Mem::Device: a device COO assembly's) are scattered in place, one kernel. Host values go
+// through one stream-ordered staging buffer of at most kRefreshChunk entries, copied and scattered
+// a chunk at a time (a pageable copy waits for the stream, so the buffer is free again when the
+// next chunk arrives): a staging array of all n values would take the pool 8 B per nonzero more on
+// each refresh (1 GB on a 125M-nonzero matrix) for no gain, the copy being bound by the host link.
+// The buffer comes from a memory pool of the library's own (one per device) that keeps up to one
+// chunk's bytes between refreshes, instead of mapping it afresh each time. Out of memory:
+// cudaErrorMemoryAllocation (cleared).
 constexpr std::int64_t kRefreshChunk = std::int64_t(1) << 22; // values per chunk (32 MB in fp64)
 template <typename T, typename S>
-cudaError_t refresh_through_slots(const T *host_val, std::int64_t n, const S *slot, T *dst, cudaStream_t s);
+cudaError_t refresh_through_slots(const T *val, std::int64_t n, const S *slot, T *dst, cudaStream_t s, Mem where = Mem::Host);
 
 // out[i] = in[0] + ... + in[i-1] in 64 bits (block sizes whose total may pass 2^31).
 cudaError_t exclusive_sum(const std::int64_t *in, std::int64_t *out, std::int64_t n, cudaStream_t s);
+
+// A COO assembly's sums (src/core/coo.hpp's coo_apply on the device): for each segment s < nseg
+// with nonzero t (targets[s], or s where targets is null), val[t] = (insert ? 0 : val[t]) + the
+// sum of src[perm[k]], k in [jmap[s], jmap[s + 1]), in that order; a thread per segment. I is the
+// map's index type (index_t, or int64 where the entries pass 2^31). src, val device arrays.
+template <typename T, typename I>
+cudaError_t coo_sum(std::int64_t nseg, const index_t *targets, const I *jmap, const I *perm, const T *src, bool insert, T *val, cudaStream_t s);
+
+// dst[k] = src[idx[k]], k < n (device arrays; the reverse of scatter_slots). Asynchronous.
+template <typename T, typename I>
+cudaError_t gather_slots(std::int64_t n, const I *idx, const T *src, T *dst, cudaStream_t s);
 
 // row[q] = the row of CSR entry q, q < nnz (device arrays): the start of every nonempty row marked
 // with its row number, then an inclusive max-scan (CUB): three passes of 4 B per entry, whatever

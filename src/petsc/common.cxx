@@ -1,6 +1,8 @@
 // Pieces of the machinery the seq and MPI levels share: the operation tables, the converters,
 // CUDA errors as PETSc errors, the Format defaults, the host CSR view, the tuning cache's PETSc side.
 #include "gpumat_impl.hpp"
+#include <petscdevice.h>
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -33,6 +35,48 @@ void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent)
     AnyOp &cur = Slot(A->ops, t.slots[i].offset);
     if (cur == t.slots[i].ours) cur = Slot(parent, t.slots[i].offset);
   }
+}
+
+PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours)
+{
+  PetscFunctionBegin;
+  if (on) {
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &parent->preallocation));
+    PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetValuesCOO_C", &parent->setvalues));
+    PetscCheck(parent->preallocation && parent->setvalues, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s without its COO assembly", ((PetscObject)A)->type_name);
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", ours.preallocation));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", ours.setvalues));
+  } else if (parent->preallocation) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", parent->preallocation));
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", parent->setvalues));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[], std::vector<PetscInt> *ci, std::vector<PetscInt> *cj, std::vector<PetscInt> *si, std::vector<PetscInt> *sj, PetscInt **pi, PetscInt **pj)
+{
+  PetscMemType mt = PETSC_MEMTYPE_HOST;
+  PetscFunctionBegin;
+  *pi = coo_i, *pj = coo_j;
+  PetscCallCXX(ci->resize((size_t)n));
+  PetscCallCXX(cj->resize((size_t)n));
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetMemType(coo_i, &mt));
+  if (PetscMemTypeDevice(mt)) {
+#if defined(GPUMAT_WITH_CUDA)
+    PetscCallCUDA(cudaMemcpy(ci->data(), coo_i, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(cj->data(), coo_j, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "device COO arrays in a build without CUDA");
+#endif
+    PetscCallCXX(*si = *ci);
+    PetscCallCXX(*sj = *cj);
+    *pi = si->data(), *pj = sj->data();
+  } else {
+    std::copy(coo_i, coo_i + n, ci->begin());
+    std::copy(coo_j, coo_j + n, cj->begin());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *))
@@ -90,7 +134,7 @@ namespace {
 PetscErrorCode NoCuda() { SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "petsc-gpumat was built without CUDA (or this format has no device path)"); }
 } // namespace
 PetscErrorCode Format::DeviceBuild(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
-PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, cudaStream_t) { return NoCuda(); }
+PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, Mem, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceApply(Op, const Scalar *, const Scalar *, Scalar *, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceDiagonal(const index_t *, Scalar *, cudaStream_t) { return NoCuda(); }
 

@@ -86,7 +86,7 @@ public:
 
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return Build(A, true, s); }
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override { return chosen_->DeviceRefresh(A, s); }
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override { return chosen_->DeviceRefresh(A, values, s); }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override { return chosen_->DeviceApply(op, x, z, y, s); }
   PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override { return chosen_->DeviceDiagonal(rowmap, d, s); }
 #endif

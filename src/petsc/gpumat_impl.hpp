@@ -43,7 +43,9 @@ using Scalar = PetscScalar;
 // format never knows which. The machinery calls Build after a new nonzero pattern, Refresh after
 // new values only (same pattern, same arrays), Apply for products: y = op(A) x (+ z), y may alias
 // z, x never aliases y. Host and device calls take the same arguments (the device ones a stream
-// besides, and device pointers).
+// besides, and device pointers). A device refresh is told where A's values are: on the host (the
+// AIJ arrays), or on the device (Mem::Device: a device COO assembly's, read in place, no copy
+// through the host; A's row pointer and column indices stay the host's).
 class Format {
 public:
   virtual ~Format() = default;
@@ -59,7 +61,7 @@ public:
   // Device (CUDA builds). The defaults say the library was built without CUDA; a format
   // overrides them inside #if defined(GPUMAT_WITH_CUDA).
   virtual PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s);
-  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s);
+  virtual PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s);
   virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s);
   virtual void           DeviceRelease() {}
   virtual std::size_t    DeviceBytes() const { return 0; }
@@ -121,10 +123,10 @@ PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scala
 template <class Dev>
 class DeviceFormat : public Format {
 public:
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(CheckDevice(dev_.refresh(A.val, s), Dev::kName, A));
+    PetscCall(CheckDevice(dev_.refresh(A.val, s, values), Dev::kName, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
@@ -167,10 +169,10 @@ protected:
 template <class Dev>
 class CusparseFormat : public DeviceFormat<Dev> {
 public:
-  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, cudaStream_t s) override
+  PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override
   {
     PetscFunctionBegin;
-    PetscCall(CheckCusparse(this->dev_.refresh(A.val, s), A));
+    PetscCall(CheckCusparse(this->dev_.refresh(A.val, s, values), A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override
@@ -246,6 +248,19 @@ void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
 // The composed MatConvert_<from>_<to>_C functions under which users reach a format (to_us) and it
 // reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
+
+// The COO assembly of the parent (SeqAIJ's or MPIAIJ's, composed as MatSetPreallocationCOO_C and
+// MatSetValuesCOO_C) and ours chained to it, one level's pair of functions.
+struct CooChain {
+  PetscErrorCode (*preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
+  PetscErrorCode (*setvalues)(Mat, const PetscScalar[], InsertMode)        = nullptr;
+};
+// on: keeps the parent's pair in *parent and composes ours; off: gives the parent's back.
+PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours);
+// The COO entries as given (MatSetPreallocationCOO's coo_i, coo_j, host or device memory) copied to
+// the host into *ci, *cj, and the arrays to hand the parent's preallocation, which may reorder them
+// and reads them on the host: the caller's own host arrays, or host copies (*si, *sj) of device ones.
+PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[], std::vector<PetscInt> *ci, std::vector<PetscInt> *cj, std::vector<PetscInt> *si, std::vector<PetscInt> *sj, PetscInt **pi, PetscInt **pj);
 
 // The disk cache of tuning decisions (src/core/tuning_cache.hpp), for formats that tune.
 // The identity of the GPU products run on, part of every key: "<name> cc<major>.<minor> <n>sm" of

@@ -5,8 +5,29 @@
 // place after every final assembly, whatever path assembled them, and keeps its own ghost vector
 // (CUDA when the input is) and scatter, built from the public garray (MatMPIAIJGetSeqAIJ). The
 // products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
-// off-diagonal product added in place, so communication overlaps the local product.
+// off-diagonal product added in place, so communication overlaps the local product
+// (Kreutzer et al.'s task mode); -mat_gpumat_overlap 0 finishes the scatter first (their vector
+// mode), for measuring what the overlap gains.
+//
+// Device COO assembly (CUDA builds): MatSetPreallocationCOO runs MPIAIJ's (the blocks, the host
+// maps), then maps once per pattern every COO entry of this rank onto its block's nonzero, and
+// the entries of rows owned elsewhere onto their owner through a PetscSF of our own (their indices
+// sent once, so the owner maps them onto its blocks). MatSetValuesCOO with a device array then
+// gathers the entries to send on the device, reduces them through the SF with device memory types
+// (PETSc stages them through the host where MPI is not GPU-aware, as for mpiaijcusparse), sums
+// the local entries into both blocks' device values meanwhile, then the received ones
+// (seqaij.cxx's SeqCooDevice*): no block's values go through the host. Host arrays take MPIAIJ's
+// path.
 #include "gpumat_impl.hpp"
+#include "values.hpp"
+#include <petscdevice.h>
+#include <petscsf.h>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+#if defined(GPUMAT_WITH_CUDA)
+  #include "cuda/coo.cuh"
+#endif
 
 namespace gpumat {
 namespace {
@@ -19,9 +40,50 @@ struct MPIData {
   // our ghost vector and scatter, for one (off-diagonal nonzero state, ghost count, memory kind)
   Vec              lvec = nullptr;
   VecScatter       sct  = nullptr;
+  PetscObjectId    sct_block   = 0; // the off-diagonal block (COO preallocation makes a new one: its state alone may repeat)
   PetscObjectState sct_nzstate = -1;
   PetscInt         sct_nghost  = -1;
   PetscBool        sct_device  = PETSC_FALSE;
+
+  bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
+  // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
+  // or finished before it (read with the blocks' options at every block conversion)
+  PetscBool overlap = PETSC_TRUE;
+
+  // MPIAIJ's COO assembly (composed), ours chained to it
+  CooChain coo_parent; // the parent's COO assembly (ours chained to it)
+  // COO assembly through our maps (CUDA builds, or -mat_gpumat_coo_host_reference), of the pattern
+  // of the last MatSetPreallocationCOO: the COO array's length, the entries this rank sends (their
+  // places in the COO array: on the host until uploaded), the SF to their owners; host buffers
+  // (host reference); whether every rank's blocks can be filled on the device, and device buffers
+  PetscCount                coo_n              = -1;
+  bool                      coo_host_reference = false;
+  std::vector<std::int64_t> coo_send_idx;
+  PetscSF                   coo_sf    = nullptr;
+  PetscInt                  coo_nsend = 0, coo_nrecv = 0;
+  std::vector<Scalar>       coo_hsend, coo_hrecv;
+#if defined(GPUMAT_WITH_CUDA)
+  bool                       coo_device = false;
+  cuda::GatherDevice<Scalar> coo_send;
+  Scalar                    *coo_sendbuf = nullptr, *coo_recvbuf = nullptr;
+#endif
+
+  void ReleaseCOO()
+  {
+    coo_n = -1;
+    coo_send_idx.clear();
+    (void)PetscSFDestroy(&coo_sf);
+    coo_nsend = coo_nrecv = 0;
+    coo_hsend.clear();
+    coo_hrecv.clear();
+#if defined(GPUMAT_WITH_CUDA)
+    coo_device = false;
+    coo_send.release();
+    if (coo_sendbuf) cudaFree(coo_sendbuf);
+    if (coo_recvbuf) cudaFree(coo_recvbuf);
+    coo_sendbuf = coo_recvbuf = nullptr;
+#endif
+  }
 };
 
 MPIData *Data(Mat A) { return static_cast<MPIData *>(A->spptr); }
@@ -36,6 +98,7 @@ PetscErrorCode ConvertBlocks(Mat A)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   if (Ad) PetscCall(SeqInstallWithOptions(Ad, Data(A)->info, A));
   if (Ao) PetscCall(SeqInstallWithOptions(Ao, Data(A)->info, A));
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_overlap", &Data(A)->overlap, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -47,6 +110,318 @@ PetscErrorCode Preallocation(Mat A, PetscInt d_nz, const PetscInt d_nnz[], Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SetOption(Mat A, MatOption op, PetscBool flg)
+{
+  PetscFunctionBegin;
+  if (op == MAT_IGNORE_OFF_PROC_ENTRIES) Data(A)->ignore_remote = flg ? true : false; // MPIAIJ's COO assembly drops such entries too
+  PetscCall(Data(A)->parent.setoption(A, op, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The position of column c in row r of a CSR with ascending columns per row, -1 where absent.
+PetscInt RowPosition(const PetscInt *ai, const PetscInt *aj, PetscInt r, PetscInt c)
+{
+  const PetscInt *b = aj + ai[r], *e = aj + ai[r + 1], *p = std::lower_bound(b, e, c);
+  return p != e && *p == c ? (PetscInt)(p - aj) : -1;
+}
+
+// Where entry (i, j) of an owned row goes: *posA (diagonal block) or *posB (off-diagonal block),
+// the other -1.
+struct BlockPatterns {
+  PetscInt        rstart, cstart, cend, nghost;
+  const PetscInt *ai, *aj, *bi, *bj, *garray;
+
+  PetscErrorCode Place(PetscInt i, PetscInt j, index_t *posA, index_t *posB) const
+  {
+    PetscFunctionBegin;
+    const PetscInt r = i - rstart;
+    PetscInt       p = -1;
+    *posA = *posB = -1;
+    if (j >= cstart && j < cend) {
+      p = RowPosition(ai, aj, r, j - cstart);
+      *posA = (index_t)p;
+    } else {
+      const PetscInt *g = std::lower_bound(garray, garray + nghost, j);
+      if (g != garray + nghost && *g == j) p = RowPosition(bi, bj, r, (PetscInt)(g - garray));
+      *posB = (index_t)p;
+    }
+    PetscCheck(p >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern its preallocation made", i, j);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+// The maps of a device COO assembly (see the top of this file), from the COO entries as given;
+// collective.
+PetscErrorCode BuildCooMaps(Mat A, PetscCount n, const PetscInt *ci, const PetscInt *cj)
+{
+  MPIData        *d = Data(A);
+  MPI_Comm        comm;
+  PetscMPIInt     size, rank;
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+  BlockPatterns   bp;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &bp.ai, &bp.aj, nullptr, nullptr));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &bp.bi, &bp.bj, nullptr, nullptr));
+  bp.rstart = A->rmap->rstart;
+  bp.cstart = A->cmap->rstart;
+  bp.cend   = A->cmap->rend;
+  bp.nghost = Ao->cmap->n;
+  bp.garray = garray;
+  const PetscInt nnzA = Ad->rmap->n ? bp.ai[Ad->rmap->n] : 0, nnzB = Ao->rmap->n ? bp.bi[Ao->rmap->n] : 0;
+
+  // this rank's entries: onto its blocks, or to their rows' owners (grouped by owner, stably)
+  std::vector<index_t>      posA, posB;
+  std::vector<PetscMPIInt>  owner;
+  std::vector<std::int64_t> sendidx;
+  std::vector<PetscInt>     count(size, 0), first(size + 1, 0);
+  PetscCallCXX(posA.assign((size_t)n, -1));
+  PetscCallCXX(posB.assign((size_t)n, -1));
+  PetscCallCXX(owner.assign((size_t)n, -1));
+  for (PetscCount e = 0; e < n; e++) {
+    const PetscInt i = ci[e], j = cj[e];
+    if (i < 0 || j < 0) continue; // ignored, as MPIAIJ ignores it
+    if (i >= A->rmap->rstart && i < A->rmap->rend) PetscCall(bp.Place(i, j, &posA[e], &posB[e]));
+    else if (!d->ignore_remote) {
+      PetscCall(PetscLayoutFindOwner(A->rmap, i, &owner[e]));
+      count[owner[e]]++;
+    }
+  }
+  for (PetscMPIInt r = 0; r < size; r++) first[r + 1] = first[r] + count[r];
+  const PetscInt nsend = first[size];
+  PetscCallCXX(sendidx.resize((size_t)nsend));
+  {
+    std::vector<PetscInt> next(first.begin(), first.end() - 1);
+    for (PetscCount e = 0; e < n; e++)
+      if (owner[e] >= 0) sendidx[(size_t)next[owner[e]]++] = (std::int64_t)e;
+  }
+
+  // the SF: each owner receives from the ranks in rank order; tell each sender where its entries start
+  std::vector<PetscInt> rcount(size), roff(size), myoff(size);
+  PetscCallMPI(MPI_Alltoall(count.data(), 1, MPIU_INT, rcount.data(), 1, MPIU_INT, comm));
+  PetscInt nrecv = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    roff[r] = nrecv;
+    nrecv += rcount[r];
+  }
+  PetscCallMPI(MPI_Alltoall(roff.data(), 1, MPIU_INT, myoff.data(), 1, MPIU_INT, comm));
+  PetscSFNode *iremote;
+  PetscCall(PetscMalloc1(nsend, &iremote));
+  for (PetscMPIInt r = 0; r < size; r++)
+    for (PetscInt l = first[r]; l < first[r + 1]; l++) {
+      iremote[l].rank  = r;
+      iremote[l].index = myoff[r] + (l - first[r]);
+    }
+  PetscCall(PetscSFDestroy(&d->coo_sf));
+  PetscCall(PetscSFCreate(comm, &d->coo_sf));
+  PetscCall(PetscSFSetGraph(d->coo_sf, nrecv, nsend, nullptr, PETSC_COPY_VALUES, iremote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(d->coo_sf));
+
+  // the owners learn the entries they receive (once per pattern) and map them onto their blocks
+  std::vector<PetscInt> si(nsend), sj(nsend), ri(nrecv), rj(nrecv);
+  for (PetscInt l = 0; l < nsend; l++) {
+    si[l] = ci[sendidx[l]];
+    sj[l] = cj[sendidx[l]];
+  }
+  PetscCall(PetscSFReduceBegin(d->coo_sf, MPIU_INT, si.data(), ri.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(d->coo_sf, MPIU_INT, si.data(), ri.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceBegin(d->coo_sf, MPIU_INT, sj.data(), rj.data(), MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(d->coo_sf, MPIU_INT, sj.data(), rj.data(), MPI_REPLACE));
+  std::vector<index_t> rposA(nrecv, -1), rposB(nrecv, -1);
+  for (PetscInt k = 0; k < nrecv; k++) {
+    PetscCheck(ri[k] >= A->rmap->rstart && ri[k] < A->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "received COO row %" PetscInt_FMT " is not this rank's", ri[k]);
+    PetscCall(bp.Place(ri[k], rj[k], &rposA[k], &rposB[k]));
+  }
+
+  CooMap lA, lB, rA, rB;
+  PetscCallCXX(lA = coo_map(nnzA, posA.data(), (std::int64_t)n, true));
+  PetscCallCXX(lB = coo_map(nnzB, posB.data(), (std::int64_t)n, true));
+  PetscCallCXX(rA = coo_map(nnzA, rposA.data(), (std::int64_t)nrecv, false));
+  PetscCallCXX(rB = coo_map(nnzB, rposB.data(), (std::int64_t)nrecv, false));
+  PetscCall(SeqCooSetMaps(Ad, n, std::move(lA), std::move(rA)));
+  PetscCall(SeqCooSetMaps(Ao, n, std::move(lB), std::move(rB)));
+  d->coo_send_idx = std::move(sendidx);
+  d->coo_nsend    = nsend;
+  d->coo_nrecv    = nrecv;
+  d->coo_n        = n;
+#if defined(GPUMAT_WITH_CUDA)
+  { // every rank's blocks ready (hooked accessors), or the host path everywhere: the SF is collective
+    bool okA, okB;
+    int  ok;
+    PetscCall(SeqCooDeviceReady(Ad, &okA));
+    PetscCall(SeqCooDeviceReady(Ao, &okB));
+    ok = okA && okB;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm));
+    d->coo_device = ok != 0;
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetPreallocationCOO: MPIAIJ's (blocks, SF, host maps), then ours (BuildCooMaps).
+PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  MPIData     *d  = Data(A);
+  Mat          Ad, Ao;
+  PetscBool    host_reference = PETSC_FALSE;
+  PetscFunctionBegin;
+  d->ReleaseCOO();
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_coo_host_reference", &host_reference, nullptr));
+  d->coo_host_reference = host_reference;
+#if !defined(GPUMAT_WITH_CUDA)
+  if (!host_reference) { // no maps to make: MPIAIJ's alone
+    PetscCall(d->coo_parent.preallocation(A, n, coo_i, coo_j));
+    PetscCall(ConvertBlocks(A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  // the entries as given: MPIAIJ's preallocation may reorder the arrays it gets, and reads them on the host
+  std::vector<PetscInt> ci, cj, si, sj;
+  PetscInt             *pi, *pj;
+  PetscCall(CooEntriesOnHost(n, coo_i, coo_j, &ci, &cj, &si, &sj, &pi, &pj));
+  PetscCall(d->coo_parent.preallocation(A, n, pi, pj));
+  PetscCall(ConvertBlocks(A)); // MPIAIJ made new blocks
+#if defined(GPUMAT_WITH_CUDA)
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+  // PETSc's inode kernels read the AIJ array without the accessors (the off-diagonal block has none)
+  PetscCall(MatSetOption(Ad, MAT_USE_INODES, PETSC_FALSE));
+#else
+  (void)Ad;
+  (void)Ao;
+#endif
+  PetscCall(BuildCooMaps(A, n, ci.data(), cj.data()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetValuesCOO: device arrays summed into both blocks on the device, host arrays MPIAIJ's way.
+// The host reference of the device assembly below (-mat_gpumat_coo_host_reference): the same maps
+// and SF, host arrays, the sums on the host (SeqCooHostAdd).
+PetscErrorCode HostReferenceCOO(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  MPIData *d = Data(A);
+  Mat      Ad, Ao;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+  PetscCallCXX(d->coo_hsend.resize((size_t)d->coo_nsend));
+  PetscCallCXX(d->coo_hrecv.resize((size_t)d->coo_nrecv));
+  for (PetscInt l = 0; l < d->coo_nsend; l++) d->coo_hsend[l] = v[d->coo_send_idx[l]];
+  PetscCall(PetscSFReduceBegin(d->coo_sf, MPIU_SCALAR, d->coo_hsend.data(), d->coo_hrecv.data(), MPI_REPLACE));
+  PetscCall(SeqCooHostAdd(Ad, v, false, mode));
+  PetscCall(SeqCooHostAdd(Ao, v, false, mode));
+  PetscCall(PetscSFReduceEnd(d->coo_sf, MPIU_SCALAR, d->coo_hsend.data(), d->coo_hrecv.data(), MPI_REPLACE));
+  PetscCall(SeqCooHostAdd(Ad, d->coo_hrecv.data(), true, mode));
+  PetscCall(SeqCooHostAdd(Ao, d->coo_hrecv.data(), true, mode));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  MPIData     *d  = Data(A);
+  PetscMemType mt = PETSC_MEMTYPE_HOST;
+  int          dev;
+  PetscFunctionBegin;
+  if (v) PetscCall(PetscGetMemType(v, &mt));
+  dev = v && PetscMemTypeDevice(mt) ? 1 : 0;
+#if defined(GPUMAT_WITH_CUDA)
+  // one path on every rank (each has its own SF): the device one when some rank's values are there
+  // (a rank without entries may pass null)
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dev, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+#endif
+  if (!dev) {
+    PetscBool host_reference = d->coo_host_reference ? PETSC_TRUE : PETSC_FALSE;
+    if (d->coo_n < 0) PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_coo_host_reference", &host_reference, nullptr)); // no preallocation read it
+    if (host_reference) {
+      PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+      PetscCall(HostReferenceCOO(A, v, mode));
+    } else PetscCall(d->coo_parent.setvalues(A, v, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(GPUMAT_WITH_CUDA)
+  Mat                      Ad, Ao;
+  cudaStream_t             s;
+  std::vector<PetscScalar> h;
+  Scalar                  *staged = nullptr;
+  PetscCheck(d->coo_n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+  if (!d->coo_device) { // the host path: the values copied to the host, MPIAIJ's assembly
+    if (v && PetscMemTypeDevice(mt)) {
+      PetscCallCXX(h.resize((size_t)d->coo_n));
+      if (d->coo_n) PetscCallCUDA(cudaMemcpy(h.data(), v, (size_t)d->coo_n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+      PetscCall(PetscLogGpuToCpu((PetscLogDouble)d->coo_n * sizeof(PetscScalar)));
+      v = h.data();
+    }
+    PetscCall(PetscInfo(A, "device COO values taken through the host (PETSc's value accessors could not be hooked on some rank)\n"));
+    PetscCall(d->coo_parent.setvalues(A, v, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (v && !PetscMemTypeDevice(mt) && d->coo_n) { // this rank's values on the host while the others' are on the device
+    PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&staged), (size_t)d->coo_n * sizeof(Scalar)));
+    PetscCallCUDA(cudaMemcpy(staged, v, (size_t)d->coo_n * sizeof(Scalar), cudaMemcpyHostToDevice));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->coo_n * sizeof(Scalar)));
+    v = staged;
+  }
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+  for (Mat b : {Ad, Ao}) {
+    bool ready;
+    PetscCall(SeqCooDeviceReady(b, &ready));
+    PetscCheck(ready, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: the nonzero pattern of this %s matrix changed since MatSetPreallocationCOO; call MatSetPreallocationCOO again", ((PetscObject)A)->type_name);
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  if (!d->coo_send.uploaded()) { // once per pattern
+    PetscCallCUDA(d->coo_send.upload(d->coo_send_idx.data(), d->coo_nsend, (std::int64_t)d->coo_n, s));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->coo_send.device_bytes()));
+    if (!d->coo_host_reference) { // the device holds it now
+      d->coo_send_idx.clear();
+      d->coo_send_idx.shrink_to_fit();
+    }
+    PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->coo_sendbuf), (size_t)PetscMax(d->coo_nsend, 1) * sizeof(Scalar)));
+    PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->coo_recvbuf), (size_t)PetscMax(d->coo_nrecv, 1) * sizeof(Scalar)));
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUDA(d->coo_send.apply(v, d->coo_sendbuf, s));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscSFReduceWithMemTypeBegin(d->coo_sf, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->coo_sendbuf, PETSC_MEMTYPE_CUDA, d->coo_recvbuf, MPI_REPLACE));
+  PetscCall(SeqCooDeviceAdd(Ad, v, false, mode, s)); // this rank's entries while the others' travel
+  PetscCall(SeqCooDeviceAdd(Ao, v, false, mode, s));
+  PetscCall(PetscSFReduceEnd(d->coo_sf, MPIU_SCALAR, d->coo_sendbuf, d->coo_recvbuf, MPI_REPLACE));
+  PetscCall(SeqCooDeviceAdd(Ad, d->coo_recvbuf, true, mode, s));
+  PetscCall(SeqCooDeviceAdd(Ao, d->coo_recvbuf, true, mode, s));
+  PetscCall(SeqCooDeviceDone(Ad));
+  PetscCall(SeqCooDeviceDone(Ao));
+  if (staged) PetscCallCUDA(cudaFree(staged)); // synchronizes: the sums have read it
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "device COO values in a build without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// An operation of MPIAIJ that reads its blocks' AIJ arrays itself (not through the accessors):
+// the newest values copied back into both blocks first, then the parent's.
+template <std::size_t Offset, typename F>
+struct HostReader;
+template <std::size_t Offset, typename... Args>
+struct HostReader<Offset, PetscErrorCode (*)(Mat, Args...)> {
+  static PetscErrorCode Op(Mat A, Args... args)
+  {
+    PetscErrorCode (*parent)(Mat, Args...);
+    Mat Ad, Ao;
+    PetscFunctionBegin;
+    std::memcpy(&parent, reinterpret_cast<const char *>(&Data(A)->parent) + Offset, sizeof(parent));
+    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
+    if (A->preallocated) {
+      PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+      for (Mat b : {Ad, Ao})
+        if (b) PetscCall(SeqValuesHostAccess(b, true, false));
+    }
+    PetscCall(parent(A, args...));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+#define GPUMAT_HOST_READER(member) GPUMAT_OP(member, (HostReader<offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
+
 PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
@@ -57,7 +432,8 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The ghost vector for products whose column-space vector is `like`.
+// The ghost vector for products whose column-space vector is `like`, for the off-diagonal block
+// (its object, pattern and ghost count) and the memory of `like`.
 PetscErrorCode EnsureGhosts(Mat A, Vec like)
 {
   MPIData        *d = Data(A);
@@ -70,7 +446,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &device, VECSEQCUDA, VECMPICUDA, ""));
 #endif
   const PetscInt nghost = Ao->cmap->n;
-  if (d->sct && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
@@ -82,6 +458,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(VecScatterCreate(like, from, d->lvec, to, &d->sct));
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
+  d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
   d->sct_device  = device;
@@ -97,8 +474,9 @@ PetscErrorCode Apply(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCall(EnsureGhosts(A, x));
   PetscCall(VecScatterBegin(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (!d->overlap) PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(SeqApply(Ad, Op::NoTrans, x, z, y));
-  PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
+  if (d->overlap) PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(SeqApply(Ao, Op::NoTrans, d->lvec, y, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -138,7 +516,7 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscMPIInt rank;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, each rank (diagonal block, then off-diagonal block):\n", d->info->name));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, halo exchange %s; each rank (diagonal block, then off-diagonal block):\n", d->info->name, d->overlap ? "overlapped with the diagonal block's product" : "finished before the diagonal block's product (-mat_gpumat_overlap 0)"));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscViewer sub;
   PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
@@ -174,6 +552,10 @@ const OpSlot kMPIOps[] = {
   GPUMAT_OP(multtransposeadd, MultTransposeAdd),
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
+  GPUMAT_OP(setoption, SetOption),
+  GPUMAT_HOST_READER(getcolumnreductions),
+  GPUMAT_HOST_READER(createsubmatrices),
+  GPUMAT_HOST_READER(createsubmatrix),
 };
 const OpTable kMPITable = {kMPIOps, sizeof(kMPIOps) / sizeof(kMPIOps[0])};
 
@@ -184,6 +566,8 @@ PetscErrorCode Compose(Mat A, const FormatInfo *f, bool on)
   PetscFunctionBegin;
   PetscCall(ComposeConverters(A, f, "mpi", on ? MatConvert_MPIAIJ_Gpu : nullptr, on ? FromUs : nullptr));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", on ? Preallocation : Data(A)->preallocation));
+  MPIData *d = Data(A);
+  PetscCall(ComposeCoo(A, on, &d->coo_parent, CooChain{SetPreallocationCOO, SetValuesCOO}));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,6 +581,7 @@ PetscErrorCode Uninstall(Mat A, bool blocks)
   PetscCall(Compose(A, d->info, false));
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
+  d->ReleaseCOO();
   if (blocks && A->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
     if (Ad) PetscCall(MatConvert(Ad, MATSEQAIJ, MAT_INPLACE_MATRIX, &Ad));

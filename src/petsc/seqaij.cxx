@@ -14,12 +14,28 @@
 // Compressed rows: a block with at least -mat_gpumat_compressed_rows_ratio (0.6, PETSc's rule) of
 // its rows empty, or whose format asks for it, is stored as the CSR of its nonempty rows; the
 // machinery adds the result into y through the row list (src/core/compressed.hpp,
-// src/cuda/rowmap.cuh), so every format pays for nonzeros and nonempty rows only.
+// src/cuda/rowmap.cuh), so every format pays for nonzeros and nonempty rows only. The compressed
+// matrix shares the block's values (empty rows own none), so a refresh reads the same array.
+//
+// Device COO assembly (CUDA builds): MatSetPreallocationCOO runs SeqAIJ's, then maps every COO
+// entry onto its nonzero (src/core/coo.hpp); MatSetValuesCOO with a device array sums the entries
+// into a device copy of the block's CSR values with one kernel through that map (uploaded once
+// per pattern, src/cuda/coo.cuh), and the format refreshes from there (Mem::Device): no copy
+// through the host, no rebuild. The AIJ host array is then older than the device copy
+// (DeviceValues::host_stale) until a host reader asks: PETSc's value accessors are hooked
+// (values.hpp) and the host operations here that read the array copy the values back first
+// (SyncHost). Host arrays given to MatSetValuesCOO take SeqAIJ's path (then the usual refresh).
+// The MPI type fills its two blocks the same way (mpiaij.cxx, SeqCooDevice*).
 #include "gpumat_impl.hpp"
+#include "values.hpp"
+#include <petscdevice.h>
 #include "core/compressed.hpp"
+#include "core/coo.hpp"
 #include <petsctime.h>
+#include <cstring>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/rowmap.cuh"
+  #include "cuda/coo.cuh"
 #endif
 
 namespace gpumat {
@@ -38,7 +54,59 @@ struct Options {
   // the disk cache of tuning decisions: its directory (default_tuning_dir() unless set), off
   std::string tuning_cache;
   PetscBool   tuning_cache_disable = PETSC_FALSE;
+  PetscBool   coo_host_reference   = PETSC_FALSE; // host COO arrays through our COO maps (tests)
 };
+
+// The COO maps of the pattern `nzstate` (CUDA builds, or -mat_gpumat_coo_host_reference): the
+// entries of the COO array onto every nonzero (local) and, in an MPI matrix's block, the entries
+// received from other ranks onto the nonzeros they hit (remote). On the host until uploaded.
+struct CooMaps {
+  PetscObjectState nzstate = -1;
+  PetscCount       n       = -1; // entries of the COO array; -1: no maps
+  CooMap           local, remote;
+  bool             has_remote = false;
+  int              hooked     = 0; // PETSc's value accessors (values.hpp): 1 hooked, -1 not possible, 0 not tried
+
+  void Release()
+  {
+    nzstate = -1;
+    n       = -1;
+    local = remote = CooMap();
+    has_remote     = false;
+  }
+};
+
+#if defined(GPUMAT_WITH_CUDA)
+// The block's values on the device: what a device COO assembly writes and the format refreshes
+// from. host_stale: the AIJ host array is older (the device copy is the truth) until SyncHost;
+// otherwise the device copy holds the values of object state `state` (-1: none). `pending`: a
+// device COO assembly wrote them, and the MatAssemblyEnd that MatSetValuesCOO runs next gives them
+// their state (the one it ends with).
+struct DeviceValues {
+  Scalar          *val        = nullptr; // n values in CSR order
+  PetscInt         n          = 0;
+  bool             host_stale = false, pending = false;
+  PetscObjectState state      = -1;
+  int              internal   = 0; // > 0: the machinery reads the host CSR's pattern (no copy back)
+  PetscInt         assemblies = 0; // device COO assemblies (MatView)
+  cuda::CooDevice<Scalar> dlocal, dremote; // the COO maps (CooMaps) on the device, once uploaded
+
+  void ReleaseValues()
+  {
+    if (val) cudaFree(val);
+    val        = nullptr;
+    n          = 0;
+    host_stale = pending = false;
+    state                = -1;
+  }
+  void ReleaseMaps()
+  {
+    dlocal.release();
+    dremote.release();
+  }
+  std::size_t DeviceBytes() const { return std::size_t(n) * sizeof(Scalar) + dlocal.device_bytes() + dremote.device_bytes(); }
+};
+#endif
 
 struct SeqData {
   const FormatInfo       *info = nullptr;
@@ -46,6 +114,9 @@ struct SeqData {
   struct _MatOps          parent; // the parent's operations, kept up to date by ReinstallOps
   Options                 opt;
   HostCsr                 csr;
+  // SeqAIJ's COO assembly (composed functions), ours chained to them, and our maps
+  CooChain coo_parent; // the parent's COO assembly (ours chained to it)
+  CooMaps coo;
 
   // the one state of the block
   PetscObjectState nzstate = -1, valstate = -1;
@@ -58,6 +129,7 @@ struct SeqData {
   std::vector<Scalar> hwork; // host work vector of the compressed products
 #if defined(GPUMAT_WITH_CUDA)
   cuda::RowMapDevice<Scalar> dmap;
+  DeviceValues               dv;
 #endif
 
   // statistics for MatView, per side
@@ -68,8 +140,238 @@ struct SeqData {
 SeqData *Data(Mat A) { return static_cast<SeqData *>(A->spptr); }
 int      SideIndex(unsigned side) { return side == kHost ? 0 : 1; }
 
+#if defined(GPUMAT_WITH_CUDA)
+// A of ours (a block of an MPI matrix is plain seqaij until its first assembly), else null.
+SeqData *Ours(Mat A) { return A && A->spptr && FindFormat(((PetscObject)A)->type_name) ? Data(A) : nullptr; }
+#endif
+
+// The host CSR of A for the machinery: the pattern (and the host values' address), with no copy
+// of device values back to the host.
+PetscErrorCode GetCsr(Mat A, bool pattern_changed)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  d->dv.internal++;
+  const PetscErrorCode err = d->csr.Get(A, pattern_changed);
+  d->dv.internal--;
+  PetscCall(err);
+#else
+  PetscCall(d->csr.Get(A, pattern_changed));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(GPUMAT_WITH_CUDA)
+// The nonzeros of A's host CSR (its row pointer's last entry; no values touched).
+PetscErrorCode HostNonzeros(Mat A, PetscInt *nnz)
+{
+  const PetscInt *ai;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, nullptr, nullptr, nullptr));
+  *nnz = A->rmap->n ? ai[A->rmap->n] : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+// Makes the AIJ host array hold the newest values (copied back from the device after a device COO
+// assembly). Nothing to do in builds without CUDA.
+PetscErrorCode SyncHost(Mat A)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  SeqData *d = Ours(A);
+  if (!d || !d->dv.host_stale) PetscFunctionReturn(PETSC_SUCCESS);
+  DeviceValues &v = d->dv;
+  PetscScalar  *h = HookedHostValues(A); // null also for a block without nonzeros
+  PetscCheck(h || !v.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values newer than the host's without the hooked accessors");
+  PetscInt nnz;
+  PetscCall(HostNonzeros(A, &nnz));
+  PetscCheck(nnz == v.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values for %" PetscInt_FMT " nonzeros, the host array holds %" PetscInt_FMT, v.n, nnz);
+  cudaStream_t stream;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (v.n) {
+    PetscCallCUDA(cudaMemcpyAsync(h, v.val, (size_t)v.n * sizeof(Scalar), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+  }
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)v.n * sizeof(Scalar)));
+  PetscCall(PetscInfo(A, "copied %" PetscInt_FMT " device values back to the host for a host reader\n", v.n));
+  v.host_stale = false; // both sides hold them now
+#else
+  (void)A;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(GPUMAT_WITH_CUDA)
+// Whether the device copy of A's values is current for object state `state`.
+bool DeviceValuesCurrent(SeqData *d, PetscObjectState state) { return d->dv.val && (d->dv.host_stale || d->dv.state == state); }
+#endif
+
 // The matrix the format stores: the block, or its nonempty rows.
 CsrView<Scalar> Stored(const SeqData *d) { return d->compressed ? d->cr.view(d->csr.view()) : d->csr.view(); }
+
+#if defined(GPUMAT_WITH_CUDA)
+// The device copy of A's values, for a device COO assembly to write: allocated for the current
+// pattern and, with `keep` (ADD_VALUES), holding the current values (copied from the host when
+// only the host holds them: a host assembly came in between).
+PetscErrorCode DeviceValuesForWrite(Mat A, bool keep, cudaStream_t stream)
+{
+  SeqData         *d = Data(A);
+  DeviceValues    &v = d->dv;
+  PetscInt         nnz;
+  PetscObjectState state;
+  PetscFunctionBegin;
+  PetscCall(HostNonzeros(A, &nnz));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (v.val && v.n != nnz) {
+    PetscCheck(!v.host_stale, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the pattern changed while the device held the newest values");
+    v.ReleaseValues();
+  }
+  if (!v.val) {
+    const cudaError_t err = cudaMalloc(reinterpret_cast<void **>(&v.val), (size_t)PetscMax(nnz, 1) * sizeof(Scalar));
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      v.val = nullptr;
+      PetscCheck(err != cudaErrorMemoryAllocation, PETSC_COMM_SELF, PETSC_ERR_MEM, "device COO assembly: out of GPU memory for the %" PetscInt_FMT " values of a block; use more GPUs (MPI ranks) or a smaller problem", nnz);
+      PetscCallCUDA(err);
+    }
+    v.n     = nnz;
+    v.state = -1;
+  }
+  if (keep && !(v.host_stale || v.state == state)) { // ADD_VALUES onto values only the host holds
+    PetscCall(GetCsr(A, false));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(v.val, d->csr.view().val, (size_t)nnz * sizeof(Scalar), cudaMemcpyHostToDevice, stream));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)nnz * sizeof(Scalar)));
+    v.state = state;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// After a device COO assembly wrote them: the device copy holds the newest values.
+void DeviceValuesWritten(SeqData *d)
+{
+  d->dv.host_stale = true;
+  d->dv.pending    = true; // their state: the one the following MatAssemblyEnd ends with
+  d->dv.state      = -1;
+  d->dv.assemblies++;
+}
+
+#endif
+
+// The COO maps of A's pattern from its COO entries (i[e], j[e]); A preallocated by them.
+PetscErrorCode SetLocalMap(Mat A, PetscCount n, const PetscInt *ci, const PetscInt *cj)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCall(GetCsr(A, true));
+  const CsrView<Scalar> &c = d->csr.view();
+  std::vector<index_t>   pos;
+  PetscCallCXX(pos.resize((size_t)n));
+  for (PetscCount e = 0; e < n; e++) {
+    if (ci[e] < 0 || cj[e] < 0) {
+      pos[e] = -1; // ignored, as SeqAIJ ignores it
+      continue;
+    }
+    pos[e] = csr_position(c.rowptr, c.colidx, (index_t)ci[e], (index_t)cj[e]);
+    PetscCheck(pos[e] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry (%" PetscInt_FMT ", %" PetscInt_FMT ") is not in the pattern its preallocation made", ci[e], cj[e]);
+  }
+  CooMap m;
+  PetscCallCXX(m = coo_map(c.nnz(), pos.data(), (std::int64_t)n, true));
+  PetscCall(SeqCooSetMaps(A, n, std::move(m), CooMap()));
+  d->coo.nzstate = A->nonzerostate + 1; // MatSetPreallocationCOO() raises it once after this returns
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetPreallocationCOO: SeqAIJ's (pattern, host map), then our map of the entries onto the
+// nonzeros (CUDA builds: for device assemblies; -mat_gpumat_coo_host_reference: for its host ones).
+PetscErrorCode SetPreallocationCOO(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  SeqData     *d  = Data(A);
+  PetscFunctionBegin;
+  // a new pattern: the old one's maps and device values go (the new values come after this)
+  d->coo.Release();
+#if defined(GPUMAT_WITH_CUDA)
+  d->dv.ReleaseValues();
+  d->dv.ReleaseMaps();
+  const bool maps = true;
+#else
+  const bool maps = d->opt.coo_host_reference;
+#endif
+  if (!maps) {
+    PetscCall(d->coo_parent.preallocation(A, n, coo_i, coo_j));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  // the entries as given: SeqAIJ's preallocation may reorder the arrays it gets, and reads them on the host
+  std::vector<PetscInt> ci, cj, si, sj;
+  PetscInt             *pi, *pj;
+  PetscCall(CooEntriesOnHost(n, coo_i, coo_j, &ci, &cj, &si, &sj, &pi, &pj));
+  PetscCall(d->coo_parent.preallocation(A, n, pi, pj));
+#if defined(GPUMAT_WITH_CUDA)
+  // PETSc's inode factorizations and products read the AIJ array without the accessors: a block
+  // whose values may come from the device does without them (as aijcusparse's)
+  PetscCall(MatSetOption(A, MAT_USE_INODES, PETSC_FALSE));
+#endif
+  PetscCall(SetLocalMap(A, n, ci.data(), cj.data()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The maps are A's current pattern's.
+PetscErrorCode CheckCooMaps(Mat A)
+{
+  const SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCheck(d->coo.n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: no COO map of ours (MatSetPreallocationCOO was not called on this %s matrix, or MatDuplicate made it)", ((PetscObject)A)->type_name);
+  PetscCheck(d->coo.nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: the nonzero pattern of this %s matrix changed since MatSetPreallocationCOO; call MatSetPreallocationCOO again", ((PetscObject)A)->type_name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetValuesCOO: device arrays summed on the device through the map, host arrays SeqAIJ's way
+// (through the map on the host with -mat_gpumat_coo_host_reference).
+PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
+{
+  SeqData     *d  = Data(A);
+  PetscMemType mt = PETSC_MEMTYPE_HOST;
+  PetscFunctionBegin;
+  if (v) PetscCall(PetscGetMemType(v, &mt));
+  if (!PetscMemTypeDevice(mt)) {
+    if (d->opt.coo_host_reference) {
+      PetscCall(CheckCooMaps(A));
+      PetscCall(SeqCooHostAdd(A, v, false, mode));
+    } else PetscCall(d->coo_parent.setvalues(A, v, mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(GPUMAT_WITH_CUDA)
+  bool         ready;
+  cudaStream_t stream;
+  PetscCall(CheckCooMaps(A));
+  PetscCall(SeqCooDeviceReady(A, &ready));
+  if (!ready) { // the host path: the values copied to the host, SeqAIJ's assembly
+    std::vector<PetscScalar> h;
+    PetscCallCXX(h.resize((size_t)d->coo.n));
+    if (d->coo.n) PetscCallCUDA(cudaMemcpy(h.data(), v, (size_t)d->coo.n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)d->coo.n * sizeof(PetscScalar)));
+    PetscCall(PetscInfo(A, "device COO values taken through the host (PETSc's value accessors could not be hooked)\n"));
+    PetscCall(d->coo_parent.setvalues(A, h.data(), mode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(SeqCooDeviceAdd(A, v, false, mode, stream));
+  PetscCall(SeqCooDeviceDone(A));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "device COO values in a build without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Our COO assembly composed over SeqAIJ's (on) or SeqAIJ's back (off).
+PetscErrorCode ComposeCOO(Mat A, bool on)
+{
+  PetscFunctionBegin;
+  SeqData *d = Data(A);
+  PetscCall(ComposeCoo(A, on, &d->coo_parent, CooChain{SetPreallocationCOO, SetValuesCOO}));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 // Makes `side` hold the current pattern and values of A.
 PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
@@ -81,7 +383,8 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   const bool new_pattern = d->nzstate != A->nonzerostate;
   if (!new_pattern && d->valstate == state && (d->current & side)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(d->csr.Get(A, new_pattern));
+  if (side == kHost) PetscCall(SyncHost(A)); // the format's host storage reads the AIJ values
+  PetscCall(GetCsr(A, new_pattern));
   if (new_pattern) {
     const CsrView<Scalar> &full = d->csr.view();
     RowStats rs;
@@ -121,15 +424,25 @@ PetscErrorCode Ensure(Mat A, unsigned side, cudaStream_t stream)
     PetscCall(build ? d->fmt->HostBuild(stored) : d->fmt->HostRefresh(stored));
   } else {
 #if defined(GPUMAT_WITH_CUDA)
+    // the newest values may be on the device (a device COO assembly): refreshed from there, in
+    // place (the compressed matrix shares the block's value array)
+    const bool      from_device = DeviceValuesCurrent(d, state);
+    CsrView<Scalar> on_device   = stored;
+    on_device.val               = from_device ? d->dv.val : nullptr;
+    PetscCheck(!from_device || d->dv.n == stored.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values for %" PetscInt_FMT " nonzeros, the block has %d", d->dv.n, (int)stored.nnz());
     if (build) {
       PetscCall(d->fmt->DeviceBuild(stored, stream));
       if (d->compressed) PetscCall(CheckDevice(d->dmap.build(d->cr.rows.data(), d->cr.size(), stream), "compressed rows", stored));
       else d->dmap.release();
+      // the host's values are older: the new storage takes the device's (a refresh, part of the build)
+      if (from_device && d->dv.host_stale) PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
       PetscCallCUDA(cudaStreamSynchronize(stream)); // once per pattern: the build time is reported
       // the CSR bytes the build reads from the host (a format may store fewer or more)
       PetscCall(PetscLogCpuToGpu((PetscLogDouble)(stored.nrows + 1 + stored.nnz()) * sizeof(index_t) + (PetscLogDouble)stored.nnz() * sizeof(Scalar) + (PetscLogDouble)d->cr.size() * sizeof(index_t)));
+    } else if (from_device) {
+      PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
     } else {
-      PetscCall(d->fmt->DeviceRefresh(stored, stream));
+      PetscCall(d->fmt->DeviceRefresh(stored, Mem::Host, stream));
       PetscCall(PetscLogCpuToGpu((PetscLogDouble)stored.nnz() * sizeof(Scalar)));
     }
 #else
@@ -264,11 +577,13 @@ PetscErrorCode HostReferenceApply(Mat A, Op op, Vec x, Vec z, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// PETSc's SeqAIJ kernels (the parent's operations, inode variants included).
+// PETSc's SeqAIJ kernels (the parent's operations, inode variants included: those read the AIJ
+// array directly, so the newest values first).
 PetscErrorCode ParentApply(Mat A, Op op, Vec x, Vec z, Vec y)
 {
   const struct _MatOps &p = Data(A)->parent;
   PetscFunctionBegin;
+  PetscCall(SyncHost(A));
   if (op == Op::NoTrans) PetscCall(z ? p.multadd(A, x, z, y) : p.mult(A, x, y));
   else PetscCall(z ? p.multtransposeadd(A, x, z, y) : p.multtranspose(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -306,6 +621,25 @@ PetscErrorCode GetDiagonal(Mat A, Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// An operation of SeqAIJ that reads the AIJ value array itself, not through the accessors
+// (MatSOR's inode variant, the column reductions): the newest values copied back, then the parent's.
+template <std::size_t Offset, typename F>
+struct HostReader;
+template <std::size_t Offset, typename... Args>
+struct HostReader<Offset, PetscErrorCode (*)(Mat, Args...)> {
+  static PetscErrorCode Op(Mat A, Args... args)
+  {
+    PetscErrorCode (*parent)(Mat, Args...);
+    PetscFunctionBegin;
+    std::memcpy(&parent, reinterpret_cast<const char *>(&Data(A)->parent) + Offset, sizeof(parent));
+    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
+    PetscCall(SyncHost(A));
+    PetscCall(parent(A, args...));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+#define GPUMAT_HOST_READER(member) GPUMAT_OP(member, (HostReader<offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
+
 PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode);
 PetscErrorCode Destroy(Mat A);
 PetscErrorCode Duplicate(Mat A, MatDuplicateOption op, Mat *B);
@@ -326,6 +660,8 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(getdiagonal, GetDiagonal),
+  GPUMAT_HOST_READER(sor),
+  GPUMAT_HOST_READER(getcolumnreductions),
 };
 constexpr OpTable kSeqTable = {kSeqOps, sizeof(kSeqOps) / sizeof(kSeqOps[0])};
 
@@ -359,6 +695,14 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   PetscCall(d->parent.assemblyend(A, mode));
   ReinstallOps(A, kSeqTable, before, &d->parent); // the parent may have chosen its inode products
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(GPUMAT_WITH_CUDA)
+  if (d->dv.pending) { // the values a device COO assembly wrote are those of the state this assembly ends with
+    PetscObjectState state;
+    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+    d->dv.state   = state + 1; // MatAssemblyEnd() raises it once after this returns (as below)
+    d->dv.pending = false;
+  }
+#endif
   if (d->opt.eager) {
     PetscCall(BuildEagerly(A));
     // MatAssemblyEnd() increases the object state once, after this returns (matrix.c): the
@@ -405,15 +749,16 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscBool         ascii;
   PetscViewerFormat format;
   PetscFunctionBegin;
-  PetscCall(d->parent.view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
-  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  const bool info = ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL);
+  if (!info) PetscCall(SyncHost(A)); // SeqAIJ's viewers print the AIJ array itself
+  PetscCall(d->parent.view(A, viewer));
+  if (!info) PetscFunctionReturn(PETSC_SUCCESS);
   // MatView is no product: it builds nothing and changes no state; the storage's statistics are
   // shown only while they describe the current pattern
   const bool new_pattern = d->nzstate != A->nonzerostate, built = d->built && !new_pattern;
-  PetscCall(d->csr.Get(A, new_pattern));
+  PetscCall(GetCsr(A, new_pattern));
   if (!built) { // the block size hint the next build of the full block gets (Ensure), so ViewInfo describes that build
     PetscInt rbs, cbs;
     PetscCall(MatGetBlockSizes(A, &rbs, &cbs));
@@ -436,8 +781,17 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT "; value refreshes: host %" PetscInt_FMT ", device %" PetscInt_FMT "\n", d->builds[0], d->builds[1], d->refreshes[0], d->refreshes[1]));
   std::size_t dev = d->fmt->DeviceBytes();
 #if defined(GPUMAT_WITH_CUDA)
-  dev += d->dmap.device_bytes();
+  dev += d->dmap.device_bytes() + d->dv.DeviceBytes();
+  if (d->coo.n >= 0 || d->dv.assemblies) {
+    const DeviceValues &v = d->dv;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "COO assembly: %" PetscInt_FMT " device assemblies (summed on the GPU through a map of %" PetscInt64_FMT " entries%s, %zu device bytes, into a device copy of the values, %zu bytes); host values %s\n", v.assemblies,
+                                     (PetscInt64)(v.dlocal.uploaded() ? v.dlocal.entries() : d->coo.local.entries()), d->coo.has_remote ? " and the entries of other ranks" : "", v.dlocal.device_bytes() + v.dremote.device_bytes(), (size_t)v.n * sizeof(Scalar),
+                                     v.host_stale ? "older (copied back when a host reader asks)" : "current"));
+  }
+#else
+  if (d->coo.n >= 0 && d->opt.coo_host_reference) PetscCall(PetscViewerASCIIPrintf(viewer, "COO assembly: through a map of %" PetscInt64_FMT " entries on the host (-mat_gpumat_coo_host_reference)\n", (PetscInt64)d->coo.local.entries()));
 #endif
+  if (d->coo.hooked) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJ value accessors: %s\n", d->coo.hooked > 0 ? "hooked (host readers get device values copied back)" : "not hooked (Mat_SeqAIJ's layout is not the one known: device COO values go through the host)"));
   if (dev) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory: %zu bytes, %.3f bytes per nonzero (CSR with 32-bit indices: %.3f)\n", dev, full.nnz() ? (double)dev / full.nnz() : 0.0, full.nnz() ? csr_bytes / full.nnz() : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device build: last %.3g ms; value refreshes: %.3g ms in all\n", 1e3 * d->build_seconds[1], 1e3 * d->refresh_seconds[1]));
@@ -450,6 +804,7 @@ PetscErrorCode ToSeqAIJ(Mat A, MatReuse reuse, Mat *newmat)
 {
   Mat B = *newmat;
   PetscFunctionBegin;
+  PetscCall(SyncHost(A)); // plain SeqAIJ reads its array itself
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
@@ -487,6 +842,13 @@ PetscErrorCode Uninstall(Mat A)
   if (!d) PetscFunctionReturn(PETSC_SUCCESS);
   UninstallOps(A, kSeqTable, &d->parent);
   PetscCall(ComposeConverters(A, d->info, "seq", nullptr, nullptr));
+  PetscCall(ComposeCOO(A, false));
+  UnhookValueAccess(A); // the device values go (the caller copied them back where A lives on)
+#if defined(GPUMAT_WITH_CUDA)
+  d->dv.ReleaseValues();
+  d->dv.ReleaseMaps();
+#endif
+  d->coo.Release();
   d->fmt->DeviceRelease();
   PetscCallCXX(delete d);
   A->spptr = nullptr;
@@ -496,6 +858,122 @@ PetscErrorCode Uninstall(Mat A)
 }
 
 } // namespace
+
+PetscErrorCode SeqValuesHostAccess(Mat A, bool read, bool write)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  SeqData *d = Ours(A);
+  if (!d) PetscFunctionReturn(PETSC_SUCCESS);
+  if (read) PetscCall(SyncHost(A));
+  else d->dv.host_stale = false; // a writer of every value: the host's are the newest from now
+  if (write) {                   // the device copy no longer holds them
+    d->dv.state   = -1;
+    d->dv.pending = false;
+  }
+#else
+  (void)A;
+  (void)read;
+  (void)write;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+bool SeqValuesInternal(Mat A)
+{
+#if defined(GPUMAT_WITH_CUDA)
+  const SeqData *d = Ours(A);
+  return d && d->dv.internal > 0;
+#else
+  (void)A;
+  return false;
+#endif
+}
+
+PetscErrorCode SeqCooSetMaps(Mat A, PetscCount n, CooMap &&local, CooMap &&remote)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCheck(d && FindFormat(((PetscObject)A)->type_name), PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO maps for a matrix that is not one of ours");
+  d->coo.Release();
+  d->coo.has_remote = !remote.jmap.empty();
+  PetscCallCXX(d->coo.local = std::move(local));
+  PetscCallCXX(d->coo.remote = std::move(remote));
+  d->coo.n       = n;
+  d->coo.nzstate = A->nonzerostate;
+#if defined(GPUMAT_WITH_CUDA)
+  d->dv.ReleaseMaps();
+#endif
+  { // CUDA builds need them; builds without CUDA hook them as well (the host reference's tests check them)
+    bool ok;
+    PetscCall(HookValueAccess(A, &ok));
+    d->coo.hooked = ok ? 1 : -1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+bool SeqCooHostReference(Mat A)
+{
+  const SeqData *d = Data(A);
+  return d && FindFormat(((PetscObject)A)->type_name) && d->opt.coo_host_reference;
+}
+
+PetscErrorCode SeqCooHostAdd(Mat A, const Scalar *src, bool remote, InsertMode mode)
+{
+  SeqData     *d = Data(A);
+  PetscScalar *a;
+  PetscFunctionBegin;
+  if (remote && !d->coo.has_remote) PetscFunctionReturn(PETSC_SUCCESS);
+  const CooMap   &m = remote ? d->coo.remote : d->coo.local;
+  const PetscInt *ai;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, nullptr, nullptr, nullptr));
+  PetscCheck(remote || m.segments() == (A->rmap->n ? ai[A->rmap->n] : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO map of %" PetscInt64_FMT " nonzeros for a block of %" PetscInt_FMT, (PetscInt64)m.segments(), A->rmap->n ? ai[A->rmap->n] : 0);
+  PetscCall(MatSeqAIJGetArray(A, &a));
+  PetscCallCXX(coo_apply(m, src, !remote && mode == INSERT_VALUES, a));
+  PetscCall(MatSeqAIJRestoreArray(A, &a));
+  PetscCall(PetscLogFlops((PetscLogDouble)m.entries()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(GPUMAT_WITH_CUDA)
+PetscErrorCode SeqCooDeviceReady(Mat A, bool *ready)
+{
+  const SeqData *d = Ours(A);
+  PetscFunctionBegin;
+  *ready = d && d->coo.n >= 0 && d->coo.nzstate == A->nonzerostate && d->coo.hooked == 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SeqCooDeviceAdd(Mat A, const Scalar *src, bool remote, InsertMode mode, cudaStream_t s)
+{
+  SeqData      *d = Data(A);
+  DeviceValues &v = d->dv;
+  PetscFunctionBegin;
+  if (remote && !d->coo.has_remote) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!remote) PetscCall(DeviceValuesForWrite(A, mode != INSERT_VALUES, s));
+  cuda::CooDevice<Scalar> &dm = remote ? v.dremote : v.dlocal;
+  CooMap                  &hm = remote ? d->coo.remote : d->coo.local;
+  if (!dm.uploaded()) { // once per pattern
+    PetscCall(GetCsr(A, false));
+    PetscCall(CheckDevice(dm.upload(hm, s), "device COO map", d->csr.view()));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)dm.device_bytes()));
+    if (!d->opt.coo_host_reference) PetscCallCXX(hm = CooMap()); // the device holds it now
+  }
+  PetscCheck(remote || dm.segments() == v.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO map of %" PetscInt64_FMT " nonzeros for a block of %" PetscInt_FMT, (PetscInt64)dm.segments(), v.n);
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUDA(dm.apply(src, !remote && mode == INSERT_VALUES, v.val, s));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)dm.entries()));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SeqCooDeviceDone(Mat A)
+{
+  PetscFunctionBegin;
+  DeviceValuesWritten(Data(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 // Options of the machinery and of the format, within an open options block.
 PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject)
@@ -525,6 +1003,7 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
     }
     PetscCall(PetscOptionsBool("-mat_gpumat_tuning_cache_disable", "Neither read nor write the disk cache of tuning decisions (a format that tunes decides afresh for every new nonzero pattern)", "MatMult", o.tuning_cache_disable, &o.tuning_cache_disable, nullptr));
   }
+  PetscCall(PetscOptionsBool("-mat_gpumat_coo_host_reference", "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "MatSetValuesCOO", o.coo_host_reference, &o.coo_host_reference, nullptr));
   PetscCall(d->fmt->SetFromOptions(PetscOptionsObject));
   PetscOptionsHeadEnd();
   // new settings: decide and build again at the next product
@@ -560,6 +1039,7 @@ PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_sou
   A->spptr = d;
   InstallOps(A, kSeqTable, &d->parent);
   PetscCall(ComposeConverters(A, f, "seq", MatConvert_SeqAIJ_Gpu, FromUs));
+  PetscCall(ComposeCOO(A, true));
 #if defined(GPUMAT_WITH_CUDA)
   // MatCreate() binds every matrix to the CPU in device builds, and MatCreateVecs() passes that on
   // to the vectors: unbind (as aijcusparse does), so our vectors are CUDA vectors on the GPU.
@@ -601,7 +1081,7 @@ std::size_t SeqDeviceBytes(Mat A)
   if (!A || !FindFormat(((PetscObject)A)->type_name) || !A->spptr) return 0;
   std::size_t b = Data(A)->fmt->DeviceBytes();
 #if defined(GPUMAT_WITH_CUDA)
-  b += Data(A)->dmap.device_bytes();
+  b += Data(A)->dmap.device_bytes() + Data(A)->dv.DeviceBytes();
 #endif
   return b;
 }

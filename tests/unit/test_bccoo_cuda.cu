@@ -172,6 +172,14 @@ TEST(BccooDevice, RefreshEqualsRebuild) {
     ASSERT_EQ(cudaSuccess, D.download(a));
     ASSERT_EQ(cudaSuccess, E.download(b));
     EXPECT_TRUE(a.val == b.val);
+    // the same values from device memory (a device COO assembly's): scattered in place
+    BccooDevice<double>       F;
+    const DeviceArray<double> dw(w);
+    ASSERT_EQ(cudaSuccess, F.build(M.view(v), p, s));
+    ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
+    Bccoo<double> c;
+    ASSERT_EQ(cudaSuccess, F.download(c));
+    EXPECT_TRUE(c.val == b.val);
   }
 }
 

@@ -170,6 +170,15 @@ TEST(BceDevice, RefreshEqualsRebuild) {
   EXPECT_TRUE(a.val == b.val);
   EXPECT_TRUE(a.long_val == b.long_val);
   check_device_products(M, w, D, s, "refreshed");
+  // the same values from device memory (a device COO assembly's)
+  BceDevice<double>         F;
+  const DeviceArray<double> dw(w);
+  ASSERT_EQ(cudaSuccess, F.build(M.view(v), BceParams{}, s)) << F.why();
+  ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
+  Bce<double> c;
+  ASSERT_EQ(cudaSuccess, F.download(c));
+  EXPECT_TRUE(c.val == b.val);
+  EXPECT_TRUE(c.long_val == b.long_val);
 }
 
 // Two products are bitwise equal (the long rows' partial sums are added in chunk order).

@@ -116,6 +116,12 @@ template <typename T> void check_refresh() {
                                tolerance<T>()),
               "")
         << M.name;
+    // the same values from device memory (a device COO assembly's): the same product, bit for bit
+    CsrSpecDevice<T>                 E;
+    const gpumat_test::DeviceArray<T> dfresh(fresh);
+    ASSERT_EQ(cudaSuccess, E.build(M.view(vals), p, s));
+    ASSERT_EQ(cudaSuccess, E.refresh(dfresh.p, s, gpumat::Mem::Device));
+    EXPECT_EQ(device_apply(E, Op::NoTrans, x, std::vector<T>(M.nrows), ZMode::None, s), device_apply(D, Op::NoTrans, x, std::vector<T>(M.nrows), ZMode::None, s)) << M.name;
   }
 }
 TEST(DeviceRefresh, Double) { check_refresh<double>(); }

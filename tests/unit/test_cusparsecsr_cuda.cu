@@ -103,6 +103,12 @@ template <typename T> void check_refresh() {
       std::vector<T>       dv;
       ASSERT_EQ(cudaSuccess, D.download(rp, ci, dv)) << what;
       EXPECT_EQ(dv, fresh) << what;
+      { // the same values from device memory (a device COO assembly's): one device-to-device copy
+        const gpumat_test::DeviceArray<T> dfresh(fresh);
+        ASSERT_EQ(cudaSuccess, D.refresh(vals.empty() ? nullptr : dfresh.p, s, gpumat::Mem::Device)) << what;
+        ASSERT_EQ(cudaSuccess, D.download(rp, ci, dv)) << what;
+        EXPECT_EQ(dv, fresh) << what;
+      }
       EXPECT_EQ(D.device_bytes(), bytes) << what;
       EXPECT_EQ(D.buffer_bytes(), buffer) << what;
       EXPECT_EQ(D.preprocessed(), pre) << what;

@@ -90,6 +90,12 @@ template <typename T> void check_refresh() {
     std::vector<long double> ref, scale;
     matgen::reference(M, fresh, false, x.data(), static_cast<const T *>(nullptr), ref, scale);
     ASSERT_EQ(matgen::mismatch(gpumat_test::device_apply(D, Op::NoTrans, x, std::vector<T>(std::size_t(M.nrows)), ZMode::None, s), ref, scale, tolerance<T>()), "") << M.name;
+    // the same values from device memory (a device COO assembly's): scattered in place, the same product
+    SellDevice<T>                     E;
+    const gpumat_test::DeviceArray<T> dfresh(fresh);
+    ASSERT_EQ(cudaSuccess, E.build(M.view(vals), 32, s)) << failure(E);
+    ASSERT_EQ(cudaSuccess, E.refresh(dfresh.p, s, gpumat::Mem::Device));
+    EXPECT_EQ(gpumat_test::device_apply(E, Op::NoTrans, x, std::vector<T>(std::size_t(M.nrows)), ZMode::None, s), gpumat_test::device_apply(D, Op::NoTrans, x, std::vector<T>(std::size_t(M.nrows)), ZMode::None, s)) << M.name;
   }
 }
 TEST(SellDevice, RefreshDouble) { check_refresh<double>(); }

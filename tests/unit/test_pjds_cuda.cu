@@ -198,6 +198,15 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   EXPECT_TRUE(a.val == b.val) << M.name;
   EXPECT_TRUE(a.long_val == b.long_val) << M.name;
   check_device_products(M, w, D, s, M.name + " refreshed");
+  // the same values from device memory (a device COO assembly's)
+  PjdsDevice<T>        F;
+  const DeviceArray<T> dw(w);
+  ASSERT_EQ(cudaSuccess, F.build(M.view(v), p, s)) << F.why();
+  ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
+  Pjds<T> c;
+  ASSERT_EQ(cudaSuccess, F.download(c));
+  EXPECT_TRUE(c.val == b.val) << M.name;
+  EXPECT_TRUE(c.long_val == b.long_val) << M.name;
 }
 
 TEST(PjdsDevice, RefreshEqualsRebuild) {
