@@ -30,7 +30,7 @@
 #   device rank % GPUs at 1, 2, 4, 8 ranks, skipped where fewer GPUs than ranks; link_bandwidth's peer
 #   copies), the scaling scripts' self-tests (scaling_model.py, plot.py --scaling) and
 #   `conf/scaling.sh check` (strong and weak runs of small matrices at 1 and 2 ranks, the model on the
-#   measured links; OVERLAP=1 by default, MULTIGPU_OVERLAP="1 0" once -mat_gpumat_overlap exists),
+#   measured links; with and without overlap, MULTIGPU_OVERLAP="1 0" by default),
 #   then bench/link_bandwidth over every link of the machine: $OUT/ctest-multigpu.txt,
 #   $OUT/scaling-check.tar.gz (its output folder) and $OUT/links.csv.
 set -uo pipefail
@@ -190,7 +190,7 @@ if [[ " $steps " == *" multigpu "* ]]; then
   python3 "$top/bench/scaling_model.py" --selftest || status=1
   python3 "$top/bench/plot.py" --scaling-selftest "$(mktemp -d)" || status=1
   sc=$(mktemp -d)/scaling-check
-  OUT=$sc SCALING_CARRY=/nonexistent OVERLAP="${MULTIGPU_OVERLAP:-1}" bash "$top/conf/scaling.sh" check > "$sc.txt" 2>&1 || status=1
+  OUT=$sc SCALING_CARRY=/nonexistent OVERLAP="${MULTIGPU_OVERLAP:-1 0}" bash "$top/conf/scaling.sh" check > "$sc.txt" 2>&1 || status=1
   tail -3 "$sc.txt"
   sed -n '/^| series | layout/,/^$/p' "$sc/scaling-check.md" 2>/dev/null
   tar -C "$(dirname "$sc")" -czf "$OUT/scaling-check.tar.gz" scaling-check scaling-check.txt
