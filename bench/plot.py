@@ -4,6 +4,8 @@
     python3 bench/plot.py results.csv [more.csv ...] --out DIR [--markdown table.md]
                           [--suite bench/suite.txt] [--include-host]
     python3 bench/plot.py --selftest DIR      # synthetic CSV -> figures and table, with checks
+    python3 bench/plot.py --scaling strong|weak results.csv [...] [--out DIR] [--markdown table.md]
+    python3 bench/plot.py --scaling-selftest DIR   # the scaling tables on synthetic rows (no matplotlib needed)
 
 The CSV has one row per (matrix, type) with the columns
 
@@ -35,6 +37,18 @@ for each matrix and type present at both, the median ms at 1 and at P ranks, the
 speedup over the faster aijcusparse algorithm at each P (its time / the type's: > 1 is faster),
 the split of the P-rank product (diagonal block, off-diagonal block, scatter), the matrix's
 distribution, and per type the geometric means of the speedups at each P.
+
+--scaling strong|weak (conf/scaling.sh's CSVs: one matrix, or one weak series name, at 1, 2, 4, ...
+ranks, one GPU each): per series (the matrix name; a name ending in "@vector" is the same series run
+without overlap, -mat_gpumat_overlap 0) and layout, per type and rank count P: the median MatMult
+ms, its parallel efficiency E_P = (nnz_P / (P T_P)) / (nnz_1 / T_1) against the type's own one-rank
+row (strong scaling: nnz_P = nnz_1, so E_P = T_1 / (P T_P); weak scaling: the throughput per rank
+against one rank's), the same for the KSP's ms per iteration, the speedup over the faster
+aijcusparse algorithm at the same P and layout ("lead"), the scatter's ms and its share of the
+product, and with "@vector" rows the time without overlap and the overlap's gain (no-overlap ms /
+overlapped ms). A summary gives each type's E at the largest P of every series, its lead at 1 and
+at that P. Figures (with matplotlib): scaling-<series>-<layout>.png, E against P per type
+(dashed: without overlap). The markdown part needs no matplotlib.
 """
 import argparse
 import csv
@@ -556,6 +570,209 @@ def selftest(out):
           f"{os.path.basename(md)}, {os.path.basename(mmd)} (1 against 2 ranks) in {out}")
 
 
+def scaling_key(name):
+    """(series, mode) of a matrix name: "lap3d_420@vector" -> ("lap3d_420", "vector")."""
+    return (name[:-len("@vector")], "vector") if name.endswith("@vector") else (name, "task")
+
+
+class Scaling:
+    """The rows of scaling runs indexed (series, mode, type, layout, ranks); one rank serves every
+    layout (the task-mode row of the series)."""
+
+    def __init__(self, rows):
+        self.rows = {}
+        for r in rows:
+            series, mode = scaling_key(r["matrix"])
+            self.rows[(series, mode, r["type"], r["layout"], r["ranks"])] = r
+        keys = list(self.rows)
+        self.series = list(dict.fromkeys(k[0] for k in keys))
+        self.types = list(dict.fromkeys(k[2] for k in keys))
+        self.layouts = sorted({k[3] for k in keys if k[4] > 1}, key=lambda l: (l != "rows", l))
+
+    def get(self, series, mode, typ, layout, ranks):
+        r = self.rows.get((series, mode, typ, layout, ranks))
+        if r is None and ranks == 1:  # one rank: no halo, no layout
+            for md in (mode, "task"):
+                for key, row in self.rows.items():
+                    if key[0] == series and key[1] == md and key[2] == typ and key[4] == 1:
+                        return row
+        return r
+
+    def ranks(self, series, layout):
+        return sorted({k[4] for k in self.rows if k[0] == series and (k[3] == layout or k[4] == 1)})
+
+    def efficiency(self, series, mode, typ, layout, ranks, column="median_ms"):
+        """(nnz_P / (P T_P)) / (nnz_1 / T_1), against the type's one-rank row; None without both."""
+        one, many = self.get(series, "task", typ, layout, 1), self.get(series, mode, typ, layout, ranks)
+        if not one or not many or not one[column] or not many[column] or not one["nnz"] or not many["nnz"]:
+            return None
+        return (many["nnz"] / (ranks * many[column])) / (one["nnz"] / one[column])
+
+    def lead(self, series, typ, layout, ranks, column="median_ms"):
+        """The faster aijcusparse algorithm's time / the type's, same P and layout (task mode)."""
+        base = [self.get(series, "task", b, layout, ranks) for b in BASELINE]
+        base = [b[column] for b in base if b and b[column]]
+        mine = self.get(series, "task", typ, layout, ranks)
+        return min(base) / mine[column] if base and mine and mine[column] else None
+
+
+def scaling_markdown(sc, kind):
+    """Markdown lines of the scaling tables (kind: strong or weak)."""
+    what = ("the same matrix on P ranks: E_P = T_1 / (P T_P)" if kind == "strong" else
+            "the matrix grows with P, each rank keeps about the same rows: E_P = (nnz_P / (P T_P)) / (nnz_1 / T_1), the throughput per rank against one rank's")
+    lines = [f"# {kind.capitalize()} scaling", "",
+             f"One GPU per rank; {what}. T: the median MatMult time (a rep's time on P ranks is the slowest "
+             "rank's), and the KSP's ms per iteration for 'KSP E'. Lead: the faster aijcusparse algorithm's time at the "
+             "same P and layout / the type's (> 1: faster than cuSPARSE). Scatter: the forward scatter of x into the "
+             "ghosts timed alone (host-staged without a GPU-aware MPI), its share of the product. Without overlap: the "
+             "series run with -mat_gpumat_overlap 0 (the paper's vector mode); gain = its time / the overlapped time.", ""]
+    summary = ["## Summary: efficiency at the largest rank count", "",
+               "| series | layout | P | type | MatMult E | KSP E | lead at 1 rank | lead at P | overlap gain at P |",
+               "|---|---|---:|---|---:|---:|---:|---:|---:|"]
+    detail = []
+    for series in sc.series:
+        for layout in sc.layouts:
+            ps = sc.ranks(series, layout)
+            if len(ps) < 2:
+                continue
+            one = next((sc.get(series, "task", t, layout, 1) for t in sc.types if sc.get(series, "task", t, layout, 1)), None)
+            size = f"{fmt(one['rows'], '.0f')} rows, {fmt(one['nnz'], '.0f')} nonzeros at 1 rank" if one else "no one-rank row"
+            detail += [f"## {series}, layout {layout}", "", f"{size}; ranks {', '.join(map(str, ps))}.", "",
+                       "| type | P | ms | E | KSP ms/it | KSP E | lead | scatter ms | scatter share | ms without overlap | overlap gain |",
+                       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            pmax = ps[-1]
+            for t in sc.types:
+                have = False
+                for p in ps:
+                    r = sc.get(series, "task", t, layout, p)
+                    v = sc.get(series, "vector", t, layout, p) if p > 1 else None
+                    if not r and not v:
+                        continue
+                    have = True
+                    ms = r["median_ms"] if r else None
+                    sct = r["scatter_ms"] if r and p > 1 else None
+                    gain = v["median_ms"] / ms if v and ms and v["median_ms"] else None
+                    detail.append(f"| {t} | {p} | {fmt(ms, '.4f')} | {fmt(sc.efficiency(series, 'task', t, layout, p), '.3f')} | "
+                                  f"{fmt(r['ksp_ms_per_it'] if r else None, '.4f')} | "
+                                  f"{fmt(sc.efficiency(series, 'task', t, layout, p, 'ksp_ms_per_it'), '.3f')} | "
+                                  f"{fmt(sc.lead(series, t, layout, p), '.2f')} | {fmt(sct, '.4f')} | "
+                                  f"{fmt(sct / ms if sct is not None and ms else None, '.2f')} | "
+                                  f"{fmt(v['median_ms'] if v else None, '.4f')} | {fmt(gain, '.2f')} |")
+                r = sc.get(series, "task", t, layout, pmax)
+                if have and r:
+                    v = sc.get(series, "vector", t, layout, pmax)
+                    summary.append(f"| {series} | {layout} | {pmax} | {t} | {fmt(sc.efficiency(series, 'task', t, layout, pmax), '.3f')} | "
+                                   f"{fmt(sc.efficiency(series, 'task', t, layout, pmax, 'ksp_ms_per_it'), '.3f')} | "
+                                   f"{fmt(sc.lead(series, t, layout, 1), '.2f')} | {fmt(sc.lead(series, t, layout, pmax), '.2f')} | "
+                                   f"{fmt(v['median_ms'] / r['median_ms'] if v and v['median_ms'] and r['median_ms'] else None, '.2f')} |")
+            detail.append("")
+    if len(summary) == 4:
+        return lines + ["No series with rows on 1 and on more ranks.", ""]
+    return lines + summary + [""] + detail
+
+
+def plot_scaling(sc, out):
+    """E against P per type, one figure per series and layout; the files written."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(out, exist_ok=True)
+    files = []
+    for series in sc.series:
+        for layout in sc.layouts:
+            ps = sc.ranks(series, layout)
+            if len(ps) < 2:
+                continue
+            fig, ax = plt.subplots(figsize=(7.0, 4.5))
+            for t in sc.types:
+                for mode, style in (("task", "-"), ("vector", "--")):
+                    pts = [(p, sc.efficiency(series, mode, t, layout, p)) for p in ps]
+                    pts = [(p, e) for p, e in pts if e is not None and (mode == "task" or p > 1)]
+                    if mode == "vector" and pts:
+                        pts = [(1, 1.0)] + pts
+                    if len(pts) >= 2:
+                        ax.plot([p for p, _ in pts], [e for _, e in pts], style, marker="o", label=t + (" (no overlap)" if mode == "vector" else ""))
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ps)
+            ax.set_xticklabels([str(p) for p in ps])
+            ax.set_ylim(0, 1.15)
+            ax.axhline(1.0, color="black", linewidth=0.6)
+            ax.set_xlabel("ranks (one GPU each)")
+            ax.set_ylabel("parallel efficiency of MatMult")
+            ax.set_title(f"{series}, layout {layout}", fontsize=10)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, ncol=2)
+            fig.tight_layout()
+            name = "scaling-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{series}-{layout}") + ".png"
+            fig.savefig(os.path.join(out, name), dpi=130)
+            plt.close(fig)
+            files.append(os.path.join(out, name))
+    return files
+
+
+def scaling_selftest(out):
+    """Synthetic strong and weak runs with known efficiencies."""
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "scaling-synthetic.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS + RANK_COLUMNS)
+
+        def row(matrix, typ, rows, nnz, ms, ranks, layout, ksp=None, scatter=None):
+            r = [matrix, typ, rows, rows, nnz, ms, ms, ms] + [""] * 9 + [50 if ksp else "", ksp or "", "", "",
+                 ranks, layout, nnz // ranks, nnz // ranks, 0.01 if ranks > 1 else 0, 100 if ranks > 1 else 0,
+                 "nan", "nan", scatter if scatter is not None else "nan"]
+            w.writerow(r)
+        # strong: csrspec E = 0.9 at 2, 0.8 at 4 (rows); nnz layout better at 4 (0.85); alg1/alg2 at
+        # E 0.7 and 0.6; the vector mode 20 % slower; KSP E 0.75 at 4
+        t1 = {"aijcusparse:alg1": 1.0, "aijcusparse:alg2": 1.2, "csrspec": 0.8}
+        eff = {"aijcusparse:alg1": {2: 0.8, 4: 0.7}, "aijcusparse:alg2": {2: 0.7, 4: 0.6}, "csrspec": {2: 0.9, 4: 0.8}}
+        for t, base in t1.items():
+            row("lap3d_420", t, 74088000, 518000000, base, 1, "rows", ksp=2 * base)
+            for p in (2, 4):
+                ms = base / (p * eff[t][p])
+                row("lap3d_420", t, 74088000, 518000000, ms, p, "rows", ksp=2 * base / (p * (0.75 if p == 4 else 0.9)), scatter=0.1 * ms)
+                if t == "csrspec":
+                    row("lap3d_420@vector", t, 74088000, 518000000, 1.2 * ms, p, "rows")
+                    row("lap3d_420", t, 74088000, 518000000, base / (p * (0.85 if p == 4 else 0.9)), p, "nnz")
+                else:
+                    row("lap3d_420", t, 74088000, 518000000, ms, p, "nnz")
+        # weak: the matrix grows with P (nnz per rank 56M at 1, 57M at 2), pjds's time 0.1 -> 0.11
+        row("weak_lap3d", "pjds", 8000000, 56000000, 0.1, 1, "rows")
+        row("weak_lap3d", "pjds", 16000000, 114000000, 0.11, 2, "rows")
+        row("single", "pjds", 100, 500, 0.01, 1, "rows")  # no P > 1: no table
+    sc = Scaling(read_rows([path]))
+    assert sc.series == ["lap3d_420", "weak_lap3d", "single"], sc.series
+    assert sc.layouts == ["rows", "nnz"]
+    assert abs(sc.efficiency("lap3d_420", "task", "csrspec", "rows", 4) - 0.8) < 1e-9
+    assert abs(sc.efficiency("lap3d_420", "task", "csrspec", "nnz", 4) - 0.85) < 1e-9   # one rank serves every layout
+    assert abs(sc.efficiency("lap3d_420", "task", "csrspec", "rows", 4, "ksp_ms_per_it") - 0.75) < 1e-9
+    assert abs(sc.efficiency("lap3d_420", "vector", "csrspec", "rows", 2) - 0.9 / 1.2) < 1e-9
+    # lead at 4 ranks: alg1 (the faster) 1 / (4 x 0.7) against csrspec 0.8 / (4 x 0.8); at 1 rank 1 / 0.8
+    lead4 = (1.0 / (4 * 0.7)) / (0.8 / (4 * 0.8))
+    assert abs(sc.lead("lap3d_420", "csrspec", "rows", 4) - lead4) < 1e-9 and abs(sc.lead("lap3d_420", "csrspec", "rows", 1) - 1.25) < 1e-9
+    weak = sc.efficiency("weak_lap3d", "task", "pjds", "rows", 2)
+    assert abs(weak - (114e6 / (2 * 0.11)) / (56e6 / 0.1)) < 1e-9
+    text = "\n".join(scaling_markdown(sc, "strong"))
+    assert "| lap3d_420 | rows | 4 | csrspec | 0.800 | 0.750 | 1.25 | 1.43 | 1.20 |" in text, text
+    assert "| lap3d_420 | nnz | 4 | csrspec | 0.850 |" in text
+    assert "| csrspec | 4 | 0.2500 | 0.800 | 0.5333 | 0.750 | 1.43 | 0.0250 | 0.10 | 0.3000 | 1.20 |" in text, text
+    assert "## single" not in text and "## weak_lap3d, layout rows" in text
+    assert "| weak_lap3d | rows | 2 | pjds | 0.925 |" in text
+    md = os.path.join(out, "scaling.md")
+    main(["--scaling", "strong", path, "--markdown", md])
+    with open(md) as f:
+        assert f.read().startswith("# Strong scaling")
+    try:
+        import matplotlib  # noqa: F401
+        files = plot_scaling(sc, out)
+        assert len(files) == 3 and all(os.path.getsize(f) > 1000 for f in files), files
+        figs = f", {len(files)} figures"
+    except ImportError:
+        figs = ", figures skipped (no matplotlib)"
+    print(f"plot.py scaling self-test passed: efficiencies, leads, overlap gain, weak normalisation{figs} in {out}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", nargs="*", help="benchmark CSV files (later rows replace earlier ones)")
@@ -564,9 +781,32 @@ def main(argv=None):
     p.add_argument("--suite", help="suite file: matrix order and classes")
     p.add_argument("--include-host", action="store_true", help="plot the host types (aij) too")
     p.add_argument("--selftest", metavar="DIR", help="run on a synthetic CSV written to DIR, with checks")
+    p.add_argument("--scaling", choices=("strong", "weak"), help="the scaling tables (conf/scaling.sh's CSVs)")
+    p.add_argument("--scaling-selftest", metavar="DIR", help="the scaling tables on synthetic rows, with checks")
     args = p.parse_args(argv)
     if args.selftest:
         selftest(args.selftest)
+        return
+    if args.scaling_selftest:
+        scaling_selftest(args.scaling_selftest)
+        return
+    if args.scaling:
+        if not args.csv or not (args.out or args.markdown):
+            p.error("give CSV files and --out and/or --markdown")
+        sc = Scaling(read_rows(args.csv))
+        lines = scaling_markdown(sc, args.scaling)
+        if args.markdown:
+            with open(args.markdown, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            print(args.markdown)
+        else:
+            print("\n".join(lines))
+        if args.out:
+            try:
+                for f in plot_scaling(sc, args.out):
+                    print(f)
+            except ImportError:
+                print("plot.py: no matplotlib here: the scaling figures are skipped, the tables are written")
         return
     if not args.csv or not (args.out or args.markdown):
         p.error("give CSV files and --out and/or --markdown")

@@ -6,7 +6,7 @@
 #   bash conf/petsc.sh cuda --pack .carry/petsc-cuda.tar.xz       # CUDA PETSc for sm_90, packed
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
-#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi] [snes]
+#   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi] [snes] [multigpu]
 #   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
 #   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
 #   SANITIZE_TYPE its type (csrspec); BENCH_MATRICES a list of matrix specs for the bench step instead
@@ -26,14 +26,21 @@
 #   of SNES_TYPES (default: every type of ours) on SNES_NP ranks (default "1 2"), -log_view into
 #   $OUT/snes-<type>-np<n>.txt, then bench/snes_refresh.py's table (builds, refreshes, upload per
 #   Newton step against aijcusparse's copies) into $OUT/snes.md.
+#   multigpu: the multi-GPU tests (ctest -L multigpu: every rank's storage, vectors and products on
+#   device rank % GPUs at 1, 2, 4, 8 ranks, skipped where fewer GPUs than ranks; link_bandwidth's peer
+#   copies), the scaling scripts' self-tests (scaling_model.py, plot.py --scaling) and
+#   `conf/scaling.sh check` (strong and weak runs of small matrices at 1 and 2 ranks, the model on the
+#   measured links; with and without overlap, MULTIGPU_OVERLAP="1 0" by default),
+#   then bench/link_bandwidth over every link of the machine: $OUT/ctest-multigpu.txt,
+#   $OUT/scaling-check.tar.gz (its output folder) and $OUT/links.csv.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/device-out}
 steps=${*:-tests sanitize main bench}
 for s in $steps; do
   case "$s" in
-    tests | sanitize | main | bench | floors | ablation | profile | ranks | mpi | snes) ;;
-    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi snes)" >&2; exit 2 ;;
+    tests | sanitize | main | bench | floors | ablation | profile | ranks | mpi | snes | multigpu) ;;
+    *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi snes multigpu)" >&2; exit 2 ;;
   esac
 done
 source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
@@ -173,6 +180,22 @@ if [[ " $steps " == *" mpi "* ]]; then
   } 2>&1 | tee "$OUT/bench-mpi.txt"
   grep -q '^!!' "$OUT/bench-mpi.txt" && status=1
   python3 "$top/bench/plot.py" "$csv" --markdown "$OUT/bench-mpi.md" --include-host && sed -n '/^## 1 rank against/,$p' "$OUT/bench-mpi.md" || status=1
+fi
+
+if [[ " $steps " == *" multigpu "* ]]; then
+  echo "== multi-GPU: $(nvidia-smi -L | grep -c '^GPU ') GPU(s); ctest -L multigpu, the scaling self-checks, the links ($(date -u +%T))"
+  nvidia-smi topo -m 2>/dev/null || true
+  ctest --test-dir "$BUILD" --output-on-failure -L multigpu --timeout 300 2>&1 | tee "$OUT/ctest-multigpu.txt" || status=1
+  grep -E "test_devices: .*(rank [0-9]+: |all checks)" "$OUT/ctest-multigpu.txt" | sort -u | head -40
+  python3 "$top/bench/scaling_model.py" --selftest || status=1
+  python3 "$top/bench/plot.py" --scaling-selftest "$(mktemp -d)" || status=1
+  sc=$(mktemp -d)/scaling-check
+  OUT=$sc SCALING_CARRY=/nonexistent OVERLAP="${MULTIGPU_OVERLAP:-1 0}" bash "$top/conf/scaling.sh" check > "$sc.txt" 2>&1 || status=1
+  tail -3 "$sc.txt"
+  sed -n '/^| series | layout/,/^$/p' "$sc/scaling-check.md" 2>/dev/null
+  tar -C "$(dirname "$sc")" -czf "$OUT/scaling-check.tar.gz" scaling-check scaling-check.txt
+  echo "== link_bandwidth: every link of this machine into $OUT/links.csv ($(date -u +%T))"
+  timeout 300 "$BUILD/bench/link_bandwidth" -o "$OUT/links.csv" || status=1
 fi
 
 if [[ " $steps " == *" profile "* ]]; then

@@ -28,10 +28,19 @@ expect 2 "configuration must be 'cpu' or 'cuda'" bash conf/petsc.sh gpu
 expect 2 "--pack needs an archive file name" bash conf/petsc.sh cpu --pack
 expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus
 expect 2 "unknown step 'test'" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh test
+expect 2 "the study must be strong, weak or check, not 'bogus'" bash conf/scaling.sh bogus
+expect 2 "NGPUS must be a positive integer, not 'x'" bash conf/scaling.sh strong x
+expect 2 "OVERLAP must be 1, 0 or \"1 0\", not '2'" env OVERLAP=2 bash conf/scaling.sh strong
+expect 2 "LAYOUTS must be rows and/or nnz" env LAYOUTS=cols bash conf/scaling.sh weak
+expect 2 "unknown strong name 'nosuch'" env MATRICES=nosuch bash conf/scaling.sh strong
+expect 2 "unknown weak name 'strong_lap3d_420'" env MATRICES=strong_lap3d_420 bash conf/scaling.sh weak
+expect 2 "GPUMAT_CONFIG=cpu runs the check only" env GPUMAT_CONFIG=cpu bash conf/scaling.sh strong
 expect 2 "no /nonexistent/.carry/src|no .*petsc-3.26.1.tar.gz" env PETSC_VERSION=3.26.1 bash -c 'cd /tmp && bash "$0"' "$PWD/conf/device-petsc-src.sh"
 if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
   expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
   expect 2 "no GPU answers here" bash conf/suite.sh part1
+  expect 2 "no GPU answers here" bash conf/scaling.sh strong 8
+  expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh multigpu
 fi
 expect 2 "PETSC_DIR is not set" env -u PETSC_DIR make -s
 expect 2 "conf/variables not found" make -s PETSC_DIR=/nonexistent
