@@ -357,9 +357,12 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
     PetscCall(d->coo_parent.setvalues(A, v, mode));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  // PETSc's stream first: it makes PETSc's device of this rank (rank % devices) current, which a
+  // rank that has done no CUDA work yet would not have, and the staging buffer belongs there
+  PetscCall(PetscGetCurrentCUDAStream(&s));
   if (v && !PetscMemTypeDevice(mt) && d->coo_n) { // this rank's values on the host while the others' are on the device
     PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&staged), (size_t)d->coo_n * sizeof(Scalar)));
-    PetscCallCUDA(cudaMemcpy(staged, v, (size_t)d->coo_n * sizeof(Scalar), cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpyAsync(staged, v, (size_t)d->coo_n * sizeof(Scalar), cudaMemcpyHostToDevice, s));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->coo_n * sizeof(Scalar)));
     v = staged;
   }
@@ -369,7 +372,6 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
     PetscCall(SeqCooDeviceReady(b, &ready));
     PetscCheck(ready, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO: the nonzero pattern of this %s matrix changed since MatSetPreallocationCOO; call MatSetPreallocationCOO again", ((PetscObject)A)->type_name);
   }
-  PetscCall(PetscGetCurrentCUDAStream(&s));
   if (!d->coo_send.uploaded()) { // once per pattern
     PetscCallCUDA(d->coo_send.upload(d->coo_send_idx.data(), d->coo_nsend, (std::int64_t)d->coo_n, s));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->coo_send.device_bytes()));
