@@ -5,6 +5,8 @@
 #                                # petsc4py (CI, README)
 #   conf/petsc.sh cuda           # the same plus CUDA for sm_90 (H100/H200), without hypre and petsc4py
 #   conf/petsc.sh cuda --pack F  # also write the installed tree to archive F (to carry to the GPU)
+#   conf/petsc.sh cudakk         # cuda plus Kokkos, Kokkos Kernels and a CUDA hypre, from source
+#                                # archives in .carry-src/ (below; README, "Kokkos and GPU hypre")
 #   eval "$(conf/petsc.sh cpu --env)"   # only print the exports (builds first if needed)
 #
 # The install lands in $PETSC_GPUMAT_CACHE (default ~/.cache/petsc-gpumat) under a name made of
@@ -56,7 +58,19 @@ hypre_lib=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/
 case "$config" in
   cpu) opts+=(--with-cuda=0 "--with-hypre-include=$hypre_inc" "--with-hypre-lib=$hypre_lib" --with-petsc4py=1) ;;
   cuda) opts+=(--with-cuda=1 "--with-cuda-dir=$cuda_dir" --with-cuda-arch=90 "CUDAOPTFLAGS=-O3") ;;
-  *) echo "conf/petsc.sh: configuration must be 'cpu' or 'cuda', not '$config'" >&2; exit 2 ;;
+  cudakk)
+    # cuda plus Kokkos 4.6.01, Kokkos Kernels 4.7.00 (CUDA backend; no explicit instantiation: PETSc
+    # compiles the kernels it uses) and hypre 3.1.0 built for CUDA, from source archives in
+    # $GPUMAT_SRC (default: .carry-src/ of this checkout, made with `git archive` from the fetched
+    # repositories; Kokkos patched for CUDA 13 by conf/kokkos-cuda13.py below). Not built by CI or
+    # the tests: README, "Kokkos and GPU hypre".
+    src=${GPUMAT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/.." && pwd)/.carry-src}
+    opts+=(--with-cuda=1 "--with-cuda-dir=$cuda_dir" --with-cuda-arch=90 "CUDAOPTFLAGS=-O3"
+           "--download-kokkos=$src/kokkos-4.6.01-cuda13.tar.gz"
+           "--download-kokkos-kernels=$src/kokkos-kernels-4.7.00.tar.gz"
+           "--download-kokkos-kernels-cmake-arguments=-DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF -DKokkosKernels_ENABLE_COMPONENT_SPARSE=ON"
+           "--download-hypre=$src/hypre-3.1.0.tar.gz") ;;
+  *) echo "conf/petsc.sh: configuration must be 'cpu', 'cuda' or 'cudakk', not '$config'" >&2; exit 2 ;;
 esac
 
 # PETSc 3.26.1 does not compile against hypre 2.26 as it is: it uses, without version checks,
@@ -93,9 +107,21 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
 if [ ! -f "$stamp" ]; then
-  if [ "$config" = cuda ] && [ ! -x "$cuda_dir/bin/nvcc" ]; then # before any long step
-    echo "conf/petsc.sh: building the cuda configuration needs the CUDA toolkit: no $cuda_dir/bin/nvcc (set CUDA_HOME)" >&2
+  if [ "$config" != cpu ] && [ ! -x "$cuda_dir/bin/nvcc" ]; then # before any long step
+    echo "conf/petsc.sh: building the $config configuration needs the CUDA toolkit: no $cuda_dir/bin/nvcc (set CUDA_HOME)" >&2
     exit 2
+  fi
+  if [ "$config" = cudakk ]; then
+    if [ ! -f "$src/kokkos-4.6.01-cuda13.tar.gz" ] && [ -f "$src/kokkos-4.6.01.tar.gz" ]; then
+      tmp=$(mktemp -d)
+      tar -xzf "$src/kokkos-4.6.01.tar.gz" -C "$tmp"
+      python3 "$(dirname "$hypre_compat")/kokkos-cuda13.py" "$tmp/kokkos-4.6.01" >&2
+      tar -C "$tmp" -czf "$src/kokkos-4.6.01-cuda13.tar.gz" kokkos-4.6.01
+      rm -rf "$tmp"
+    fi
+    for f in kokkos-4.6.01-cuda13.tar.gz kokkos-kernels-4.7.00.tar.gz hypre-3.1.0.tar.gz; do
+      [ -f "$src/$f" ] || { echo "conf/petsc.sh: the cudakk configuration needs $src/$f (git archive of the fetched repository's release tag, prefix ${f%.tar.gz}/ (hypre: hypre-3.1.0/, tag v3.1.0); README, \"Kokkos and GPU hypre\")" >&2; exit 2; }
+    done
   fi
   if [ "$config" = cpu ]; then
     if [ ! -f "$hypre_inc/HYPRE_config.h" ] || [ ! -f "$hypre_lib" ]; then
