@@ -16,6 +16,7 @@
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -241,6 +242,28 @@ struct OpTable {
   const OpSlot *slots;
   std::size_t   n;
 };
+// An operation of the parent that reads the AIJ value arrays itself, not through the accessors
+// (so device COO values would go unseen): Sync(A) brings the newest values to the host, then the
+// parent's operation runs, found in the level's kept table Parent(A) at Offset. Each level names
+// its Sync and Parent (seq: its block; MPI: both blocks); the table slot is
+// GPUMAT_HOST_READER(Sync, Parent, member).
+template <PetscErrorCode (*Sync)(Mat), const struct _MatOps &(*Parent)(Mat), std::size_t Offset, typename F>
+struct HostReader;
+template <PetscErrorCode (*Sync)(Mat), const struct _MatOps &(*Parent)(Mat), std::size_t Offset, typename... Args>
+struct HostReader<Sync, Parent, Offset, PetscErrorCode (*)(Mat, Args...)> {
+  static PetscErrorCode Op(Mat A, Args... args)
+  {
+    PetscErrorCode (*parent)(Mat, Args...);
+    PetscFunctionBegin;
+    std::memcpy(&parent, reinterpret_cast<const char *>(&Parent(A)) + Offset, sizeof(parent));
+    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
+    PetscCall(Sync(A));
+    PetscCall(parent(A, args...));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+#define GPUMAT_HOST_READER(sync, parent, member) \
+  GPUMAT_OP(member, (gpumat::HostReader<sync, parent, offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
 void InstallOps(Mat A, OpTable t, struct _MatOps *parent);
 void ReinstallOps(Mat A, OpTable t, const struct _MatOps &before, struct _MatOps *parent);
 void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);

@@ -400,29 +400,21 @@ PetscErrorCode SetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// An operation of MPIAIJ that reads its blocks' AIJ arrays itself (not through the accessors):
-// the newest values copied back into both blocks first, then the parent's.
-template <std::size_t Offset, typename F>
-struct HostReader;
-template <std::size_t Offset, typename... Args>
-struct HostReader<Offset, PetscErrorCode (*)(Mat, Args...)> {
-  static PetscErrorCode Op(Mat A, Args... args)
-  {
-    PetscErrorCode (*parent)(Mat, Args...);
-    Mat Ad, Ao;
-    PetscFunctionBegin;
-    std::memcpy(&parent, reinterpret_cast<const char *>(&Data(A)->parent) + Offset, sizeof(parent));
-    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
-    if (A->preallocated) {
-      PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
-      for (Mat b : {Ad, Ao})
-        if (b) PetscCall(SeqValuesHostAccess(b, true, false));
-    }
-    PetscCall(parent(A, args...));
-    PetscFunctionReturn(PETSC_SUCCESS);
+// MPIAIJ's operations that read their blocks' AIJ arrays themselves (not through the accessors):
+// the newest values copied back into both blocks first (HostReader)
+PetscErrorCode SyncBlocks(Mat A)
+{
+  Mat Ad, Ao;
+  PetscFunctionBegin;
+  if (A->preallocated) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+    for (Mat b : {Ad, Ao})
+      if (b) PetscCall(SeqValuesHostAccess(b, true, false));
   }
-};
-#define GPUMAT_HOST_READER(member) GPUMAT_OP(member, (HostReader<offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+const struct _MatOps &ParentOps(Mat A) { return Data(A)->parent; }
+#define MPI_HOST_READER(member) GPUMAT_HOST_READER(SyncBlocks, ParentOps, member)
 
 PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
 {
@@ -555,9 +547,9 @@ const OpSlot kMPIOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(setoption, SetOption),
-  GPUMAT_HOST_READER(getcolumnreductions),
-  GPUMAT_HOST_READER(createsubmatrices),
-  GPUMAT_HOST_READER(createsubmatrix),
+  MPI_HOST_READER(getcolumnreductions),
+  MPI_HOST_READER(createsubmatrices),
+  MPI_HOST_READER(createsubmatrix),
 };
 const OpTable kMPITable = {kMPIOps, sizeof(kMPIOps) / sizeof(kMPIOps[0])};
 

@@ -621,24 +621,10 @@ PetscErrorCode GetDiagonal(Mat A, Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// An operation of SeqAIJ that reads the AIJ value array itself, not through the accessors
-// (MatSOR's inode variant, the column reductions): the newest values copied back, then the parent's.
-template <std::size_t Offset, typename F>
-struct HostReader;
-template <std::size_t Offset, typename... Args>
-struct HostReader<Offset, PetscErrorCode (*)(Mat, Args...)> {
-  static PetscErrorCode Op(Mat A, Args... args)
-  {
-    PetscErrorCode (*parent)(Mat, Args...);
-    PetscFunctionBegin;
-    std::memcpy(&parent, reinterpret_cast<const char *>(&Data(A)->parent) + Offset, sizeof(parent));
-    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
-    PetscCall(SyncHost(A));
-    PetscCall(parent(A, args...));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-};
-#define GPUMAT_HOST_READER(member) GPUMAT_OP(member, (HostReader<offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
+// SeqAIJ's operations that read the AIJ value array itself (MatSOR's inode variant, the column
+// reductions): the newest values copied back first (HostReader)
+const struct _MatOps &ParentOps(Mat A) { return Data(A)->parent; }
+#define SEQ_HOST_READER(member) GPUMAT_HOST_READER(SyncHost, ParentOps, member)
 
 PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode);
 PetscErrorCode Destroy(Mat A);
@@ -660,8 +646,8 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(getdiagonal, GetDiagonal),
-  GPUMAT_HOST_READER(sor),
-  GPUMAT_HOST_READER(getcolumnreductions),
+  SEQ_HOST_READER(sor),
+  SEQ_HOST_READER(getcolumnreductions),
 };
 constexpr OpTable kSeqTable = {kSeqOps, sizeof(kSeqOps) / sizeof(kSeqOps[0])};
 
