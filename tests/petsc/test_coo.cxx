@@ -19,6 +19,7 @@
 //   -tol <1e-12>       relative tolerance
 //   -ignore_off_proc   MAT_IGNORE_OFF_PROC_ENTRIES on both matrices: entries of other ranks' rows dropped
 //   -misuse <none|no_preallocation|pattern_changed>  a misuse that must fail with a clear error
+#include "vec_check.hpp"
 #include <petscgpumat.h>
 #include <petscksp.h>
 #include <algorithm>
@@ -234,38 +235,9 @@ PetscErrorCode SetValues(Mat B, Values_ *v, InsertMode mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Fill(Vec v, PetscInt seed)
-{
-  PetscInt     lo, hi;
-  PetscScalar *a;
-  PetscFunctionBegin;
-  PetscCall(VecGetOwnershipRange(v, &lo, &hi));
-  PetscCall(VecGetArrayWrite(v, &a));
-  for (PetscInt i = lo; i < hi; i++) a[i - lo] = 0.5 + (PetscReal)((i * 7919 + seed * 104729) % 1000) / 1000.0;
-  PetscCall(VecRestoreArrayWrite(v, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode Fill(Vec v, PetscInt seed) { return vec_check::Fill(v, seed); }
 
-PetscErrorCode Expect(Vec got, Vec ref, const std::string &what)
-{
-  const PetscScalar *a, *b;
-  PetscInt           n;
-  PetscReal          m[2] = {0, 0};
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(ref, &n));
-  PetscCall(VecGetArrayRead(got, &a));
-  PetscCall(VecGetArrayRead(ref, &b));
-  for (PetscInt i = 0; i < n; i++) {
-    m[0] = PetscMax(m[0], PetscIsInfOrNanScalar(a[i]) ? PETSC_INFINITY : PetscAbsScalar(a[i] - b[i]));
-    m[1] = PetscMax(m[1], PetscAbsScalar(b[i]));
-  }
-  PetscCall(VecRestoreArrayRead(got, &a));
-  PetscCall(VecRestoreArrayRead(ref, &b));
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, m, 2, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
-  checks++;
-  PetscCheck(m[0] <= tol * PetscMax(m[1], 1e-300), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from AIJ by %g relative (tolerance %g)", what.c_str(), (double)(m[0] / PetscMax(m[1], 1e-300)), (double)tol);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode Expect(Vec got, Vec ref, const std::string &what) { return vec_check::Expect(got, ref, tol, what, "AIJ", &checks); }
 
 PetscErrorCode Vecs(Mat B, Vec *x, Vec *y)
 {

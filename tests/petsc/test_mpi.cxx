@@ -21,6 +21,7 @@
 // as a Newton solve does.
 //   -type <csrspec>   -tol <1e-12>   -vec_type <type> (default: the matrix's)
 // Other options (-mat_gpumat_*, -mat_csrspec_*) reach the matrices through the options database.
+#include "vec_check.hpp"
 #include <petscgpumat.h>
 #include <petscdmda.h>
 #include <functional>
@@ -298,40 +299,9 @@ PetscErrorCode Build(const Case &c, MatType type, bool from_options, Route route
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode Fill(Vec v, PetscInt seed)
-{
-  PetscInt     lo, hi;
-  PetscScalar *a;
-  PetscFunctionBegin;
-  PetscCall(VecGetOwnershipRange(v, &lo, &hi));
-  PetscCall(VecGetArrayWrite(v, &a));
-  for (PetscInt i = lo; i < hi; i++) a[i - lo] = 0.5 + ((i * 7919 + seed * 104729) % 1000) / 1000.0; // never zero
-  PetscCall(VecRestoreArrayWrite(v, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode Fill(Vec v, PetscInt seed) { return vec_check::Fill(v, seed); }
 
-PetscErrorCode Expect(Vec got, Vec ref, const std::string &what)
-{
-  const PetscScalar *a, *b;
-  PetscInt           n, ng;
-  PetscReal          m[2] = {0, 0};
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(ref, &n));
-  PetscCall(VecGetLocalSize(got, &ng));
-  PetscCheck(n == ng, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: local sizes %" PetscInt_FMT " and %" PetscInt_FMT, what.c_str(), ng, n);
-  PetscCall(VecGetArrayRead(got, &a));
-  PetscCall(VecGetArrayRead(ref, &b));
-  for (PetscInt i = 0; i < n; i++) {
-    m[0] = PetscMax(m[0], PetscIsInfOrNanScalar(a[i]) ? PETSC_INFINITY : PetscAbsScalar(a[i] - b[i]));
-    m[1] = PetscMax(m[1], PetscAbsScalar(b[i]));
-  }
-  PetscCall(VecRestoreArrayRead(got, &a));
-  PetscCall(VecRestoreArrayRead(ref, &b));
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, m, 2, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
-  checks++;
-  PetscCheck(m[0] <= tol * PetscMax(m[1], 1e-300), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from MPIAIJ by %g relative (tolerance %g)", what.c_str(), (double)(m[0] / PetscMax(m[1], 1e-300)), (double)tol);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode Expect(Vec got, Vec ref, const std::string &what) { return vec_check::Expect(got, ref, tol, what, "MPIAIJ", &checks); }
 
 // The six products of B against those of the reference A (same global matrix and layout).
 PetscErrorCode Products(Mat B, Mat A, const std::string &where)
