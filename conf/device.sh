@@ -9,7 +9,8 @@
 #   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi] [snes] [multigpu]
 #   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
 #   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
-#   SANITIZE_TYPE its type (csrspec); BENCH_MATRICES a list of matrix specs for the bench step instead
+#   SANITIZE_TYPE its type (csrspec), also of test_coo's device COO assembly under memcheck at 1 and 2
+#   ranks and of test_products under memcheck; BENCH_MATRICES a list of matrix specs for the bench step instead
 #   of its fixed set, with BENCH_TYPES, BENCH_REPS, BENCH_ARGS). floors: the power-law matrices against the floor kernels of
 #   bench/floors.cu; ablation: the yaSpMV paper's Figure-14 ablation of the bccoo product and its
 #   Table-3 footprint (bench_matmult -ablation -footprint, bccoo alone as the type) on BENCH_MATRICES
@@ -68,10 +69,19 @@ if [[ " $steps " == *" sanitize "* ]]; then
     echo "$tool on test_cuda: exit $rc, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$tool.txt" | tail -1)"
     [ $rc = 0 ] || status=1
   done
-  timeout 200 "$san" --tool memcheck --leak-check full --error-exitcode 9 "$BUILD/tests/petsc/test_products" -check_cusparse > "$OUT/sanitize-memcheck-petsc.txt" 2>&1
+  timeout 200 "$san" --tool memcheck --leak-check full --error-exitcode 9 "$BUILD/tests/petsc/test_products" -check_cusparse -type ${SANITIZE_TYPE:-csrspec} > "$OUT/sanitize-memcheck-petsc.txt" 2>&1
   rc=$?
   echo "memcheck on test_products (PETSc, CUDA vectors): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-petsc.txt" | tail -1)"
   [ $rc = 0 ] || status=1
+  # the device COO assembly (MatSetValuesCOO from a CUDA vector's array: the map's kernel, the
+  # values-only refresh from device memory, the host copy-back through the hooked accessors), 1 rank
+  # and 2 ranks (the entries of other ranks' rows through the PetscSF)
+  for np in 1 2; do
+    timeout 200 mpiexec -n $np --bind-to none "$san" --tool memcheck --error-exitcode 9 "$BUILD/tests/petsc/test_coo" -type ${SANITIZE_TYPE:-csrspec} -values device > "$OUT/sanitize-memcheck-coo-np$np.txt" 2>&1
+    rc=$?
+    echo "memcheck on test_coo -values device, $np rank(s): exit $rc, $(grep 'ERROR SUMMARY' "$OUT/sanitize-memcheck-coo-np$np.txt" | sort | uniq -c | tr '\n' ' ')"
+    [ $rc = 0 ] || status=1
+  done
   # two ranks sharing the GPU: the MPI type's blocks (compressed off-diagonal rows) and ghosts
   for tool in ${SANITIZE_NP2_TOOLS:-memcheck racecheck synccheck}; do
     timeout 200 mpiexec -n 2 --bind-to none "$san" --tool $tool --error-exitcode 9 "$BUILD/tests/petsc/test_mpi" -type ${SANITIZE_TYPE:-csrspec} > "$OUT/sanitize-$tool-np2.txt" 2>&1
