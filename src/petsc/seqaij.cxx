@@ -690,6 +690,10 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   }
 #endif
   if (d->opt.eager) {
+    // A final assembly may have brought new values even where the object state did not move
+    // before it: a device COO assembly writes through no accessor, so the state is still the one
+    // the storage was refreshed for. The storage is made current for this assembly in any case.
+    d->current = 0;
     PetscCall(BuildEagerly(A));
     // MatAssemblyEnd() increases the object state once, after this returns (matrix.c): the
     // storage just built holds the values of that state.
