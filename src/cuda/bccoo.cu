@@ -567,6 +567,7 @@ cudaError_t BccooDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s
 
 template <typename T>
 cudaError_t BccooDevice<T>::download(Bccoo<T> &B) const {
+  GPUMAT_CUDA_TRY(settled());
   B               = Bccoo<T>();
   B.p             = p_;
   B.nrows         = nrows_;

@@ -468,6 +468,7 @@ cudaError_t BceDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) 
 
 template <typename T>
 cudaError_t BceDevice<T>::download(Bce<T> &B) const {
+  GPUMAT_CUDA_TRY(settled());
   B                   = Bce<T>();
   B.p                 = p_;
   B.nrows             = nrows_;

@@ -38,6 +38,12 @@ void device_free(T *&p) {
 // The error of the last launch (configuration errors), without synchronizing.
 inline cudaError_t launched() { return cudaGetLastError(); }
 
+// Before a download's copies (cudaMemcpy, on the legacy default stream): the work queued on the
+// caller's stream finished. The legacy stream does not wait for non-blocking streams, so a download
+// right after an asynchronous refresh could read the values it replaced (seen on an H200:
+// BceDevice.RefreshEqualsRebuild after a refresh from device memory).
+inline cudaError_t settled() { return cudaDeviceSynchronize(); }
+
 // Blocks of `threads` threads covering n items, at least one.
 inline unsigned grid_for(long long n, int threads) { return unsigned(n > 0 ? (n + threads - 1) / threads : 1); }
 

@@ -194,6 +194,7 @@ cudaError_t BsrDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s) 
 
 template <typename T>
 cudaError_t BsrDevice<T>::download(BsrLayout &L, std::vector<T> &values) const {
+  GPUMAT_CUDA_TRY(settled());
   L           = BsrLayout{};
   L.nrows     = nrows_;
   L.ncols     = ncols_;

@@ -66,6 +66,7 @@ cudaError_t CusparseCsrDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStre
 
 template <typename T>
 cudaError_t CusparseCsrDevice<T>::download(std::vector<index_t> &rowptr, std::vector<index_t> &colidx, std::vector<T> &values) const {
+  GPUMAT_CUDA_TRY(settled());
   rowptr.resize(rowptr_ ? std::size_t(nrows_) + 1 : 0);
   colidx.resize(std::size_t(nnz_));
   values.resize(std::size_t(nnz_));

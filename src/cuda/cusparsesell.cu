@@ -153,6 +153,7 @@ cudaError_t SellDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s)
 
 template <typename T>
 cudaError_t SellDevice<T>::download(SellLayout &L, std::vector<T> &values) const {
+  GPUMAT_CUDA_TRY(settled());
   L       = SellLayout{};
   L.nrows = nrows_;
   L.ncols = ncols_;

@@ -173,6 +173,7 @@ cudaError_t LongRowsDevice<T>::zero_diagonal(const index_t *rowmap, T *d, cudaSt
 
 template <typename T>
 cudaError_t LongRowsDevice<T>::download(std::vector<index_t> &rows, std::vector<index_t> &ptr, std::vector<index_t> &col) const {
+  GPUMAT_CUDA_TRY(settled());
   auto get = [](std::vector<index_t> &v, const index_t *d, std::size_t n) {
     v.resize(n);
     return n ? cudaMemcpy(v.data(), d, n * sizeof(index_t), cudaMemcpyDeviceToHost) : cudaSuccess;

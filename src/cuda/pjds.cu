@@ -375,6 +375,7 @@ cudaError_t PjdsDevice<T>::diagonal(const index_t *rowmap, T *d, cudaStream_t s)
 
 template <typename T>
 cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
+  GPUMAT_CUDA_TRY(settled());
   B          = Pjds<T>();
   B.p        = p_;
   B.nrows    = nrows_;
