@@ -620,8 +620,11 @@ PetscErrorCode Misuse(const char *what, const std::string &type)
   PetscCall(MatCreate(PETSC_COMM_WORLD, &B));
   PetscCall(MatSetSizes(B, PETSC_DECIDE, PETSC_DECIDE, 10, 10));
   PetscCall(MatSetType(B, type.c_str()));
-  if (!std::strcmp(what, "no_preallocation")) {
-    PetscCall(MatSetValuesCOO(B, v.data(), INSERT_VALUES)); // PETSc's own check
+  if (!std::strcmp(what, "no_preallocation")) { // host values: PETSc's own check; device values (-values device): ours
+    Values_ vb;
+    PetscCall(Stage(v, &vb));
+    PetscCall(SetValues(B, &vb, INSERT_VALUES));
+    PetscCall(VecDestroy(&vb.dev));
   } else if (!std::strcmp(what, "pattern_changed")) { // device values after the pattern changed
     PetscInt    lo, hi;
     Values_     vb;
