@@ -4,7 +4,8 @@ re-assembled Jacobian's values to the GPU, from the -log_view files of examples/
 
     python3 bench/snes_refresh.py FILE... [--markdown OUT.md]
 
-Each FILE is the output of one `examples/bratu -dm_mat_type T -dm_vec_type cuda ... -log_view` run
+Each FILE is the output of one `examples/bratu -dm_mat_type T -dm_vec_type cuda ... -log_view -log_view_gpu_time` run
+(a CUDA PETSc prints no event times without -log_view_gpu_time: such a file is refused)
 (conf/device.sh's snes step names them snes-<type>-np<ranks>.txt). Read per file: bratu's summary
 line (the Jacobian's type, Newton steps, linear iterations, SNESSolve seconds) and the events
 SNESJacobianEval, KSPSolve, MatMult, aijcusparse's MatCUSPARSCopyTo (its host-to-device copies of the
@@ -19,6 +20,8 @@ import sys
 
 SUMMARY = re.compile(r"^bratu: Jacobian (\S+), (\d+) Newton steps, (\d+) linear iterations, SNESSolve ([0-9.eE+-]+) s")
 EVENT = re.compile(r"^(\S+)\s+(\d+)\s+[0-9.]+\s+([0-9.eE+-]+)\s")
+# a CUDA PETSc's -log_view without -log_view_gpu_time: no event times ("n/a")
+NO_TIME = re.compile(r"^(SNESJacobianEval|MatMult)\s+\d+\s+[0-9.]+\s+n/a\s")
 
 
 def parse(path):
@@ -29,6 +32,8 @@ def parse(path):
             if m:
                 info.update(mat=m.group(1), newton=int(m.group(2)), its=int(m.group(3)), solve=float(m.group(4)))
                 continue
+            if NO_TIME.match(line):
+                sys.exit(f"snes_refresh.py: {path}: -log_view has no event times (n/a): with a CUDA PETSc run bratu with -log_view -log_view_gpu_time")
             m = EVENT.match(line)
             if m and m.group(1) not in info["events"]:
                 info["events"][m.group(1)] = (int(m.group(2)), float(m.group(3)))

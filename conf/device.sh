@@ -164,7 +164,7 @@ fi
 if [[ " $steps " == *" snes "* ]]; then
   echo "== SNES re-assembly: upload per Newton step ($(date -u +%T))"
   g=${SNES_GRID:-96}
-  a=(-dim 3 -da_grid_x "$g" -da_grid_y "$g" -da_grid_z "$g" -lambda 3 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-6 -dm_vec_type cuda -log_view)
+  a=(-dim 3 -da_grid_x "$g" -da_grid_y "$g" -da_grid_z "$g" -lambda 3 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-6 -dm_vec_type cuda -log_view -log_view_gpu_time)
   for np in ${SNES_NP:-1 2}; do
     for t in aijcusparse ${SNES_TYPES:-bccoo pjds bce csrspec cusparsecsr cusparsesell cusparsebsr gpuauto}; do
       f=$OUT/snes-$t-np$np.txt
