@@ -53,10 +53,10 @@ struct AutoConstants {
   const AutoFormatConstants &of(const std::string &key) const;
 };
 // The shipped constants for a GPU by its name (cudaDeviceProp::name; "" or another GPU: the
-// H100's). An H200's are derived, not yet calibrated: the H100's factors with the H200's measured
-// streaming rate (floor:stream 3,950-4,300 GB/s against the H100's 2,800-2,870,
-// docs/results/floors-2026-11-22 and h200-2026-11-22-csrspec-v6) and its memory's sector gathers
-// scaled alike (powerlaw_20M's gather floor: 4.05 ms against 5.76 on the H100).
+// H100's). An H200's: the H100's factors with the H200's streaming rate (the median floor:stream of
+// its suite run, docs/results/h200-2026-11-26-suite: 4,014 GB/s against the H100's 2,800-2,870),
+// its memory's sector gathers scaled alike (powerlaw_20M's gather floor: 4.05 ms against 5.76 on
+// the H100) and cuSPARSE SELL's gather factor from that run (0.90; the H100's 0.88).
 AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
