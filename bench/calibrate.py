@@ -71,8 +71,9 @@ def write_constants(path, c):
     with open(path, "w") as f:
         f.write("# gpuauto constants (src/core/gpuauto.hpp), fitted by bench/calibrate.py\n")
         f.write(f"name {c['name']}\n")
-        for k in ("bw_gbs", "launch_us", "l2_bytes", "l2x_share", "l2_request_ps", "dram_sector_ps", "y_scatter_bytes"):
-            f.write(f"{k} {c[k]:.6g}\n")
+        for k in ("bw_gbs", "launch_us", "l2_bytes", "l2x_share", "l2_request_ps", "dram_sector_ps", "y_scatter_bytes", "hop_us"):
+            if k in c:
+                f.write(f"{k} {c[k]:.6g}\n")
         for k in sorted(c["fmt"]):
             kk, r, g = c["fmt"][k]
             f.write(f"{k}.k {kk:.6g}\n{k}.r_ps {max(r, 0.0):.6g}\n{k}.g {g:.6g}\n")
@@ -89,8 +90,9 @@ def open_log(path):
 
 
 def parse_log(path):
-    """{matrix: {candidate: (bytes, gather_ms, key, long_share)}} and [floor:stream GB/s of matrices over 100 MB]."""
+    """{matrix: {candidate: (bytes, gather_ms, key, long_share, hops)}} and [floor:stream GB/s of matrices over 100 MB]."""
     preds, streams, cur, in_pred = {}, [], None, False
+    longest, bccoo_floor = {}, {}  # for logs before bccoo's hops: the matrix's longest row, bccoo's parameters
     with open_log(path) as f:
         for line in f:
             m = re.match(r"== \S+ (\S+), 1 rank", line)
@@ -100,11 +102,10 @@ def parse_log(path):
             if "gpuauto predictions for" in line:
                 in_pred = True
                 continue
-            if in_pred:
-                p = PRED.match(line.rstrip("\n"))
-                if not p:
-                    in_pred = False
-                    continue
+            p = PRED.match(line.rstrip("\n")) if in_pred else None
+            if in_pred and not p:
+                in_pred = False  # the line after the predictions (the features) is read below
+            if p:
                 cand, _, nbytes, gather, _, detail = p.groups()[:6]
                 key = cand
                 b = re.match(r"(\d+)x\d+ blocks", detail)
@@ -112,7 +113,15 @@ def parse_log(path):
                     key = f"cusparsebsr:{b.group(1)}"
                 lp = LONG.search(detail)
                 share = float(lp.group(1)) / 100 if lp else (None if cand in ("pjds", "bce") else 0.0)
-                preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key, share))  # the diagonal block's first view
+                hp = re.search(r"(\d+) hops", detail)
+                hops = float(hp.group(1)) if hp else (None if cand == "bccoo" else 0.0)
+                preds.setdefault(cur, {}).setdefault(cand, (float(nbytes), float(gather), key, share, hops))  # the diagonal block's first view
+            m = re.search(r"gpuauto features .*longest (\d+)\)", line)
+            if m and cur:
+                longest.setdefault(cur, int(m.group(1)))
+            m = re.search(r"^floor:bccoo-gather .*bccoo \dx(\d) .*slices (\d+), tile (\d+), group (\d+)", line)
+            if m and cur:
+                bccoo_floor.setdefault(cur, tuple(int(x) for x in m.groups()))
             m = re.match(r"floor:stream\s+([0-9.]+)\s+[0-9.]+\s+-\s+([0-9.]+)", line)
             if m and cur:
                 ms, gbs = float(m.group(1)), float(m.group(2))
@@ -138,7 +147,17 @@ def parse_log(path):
             for cand, v in cands.items():
                 if v[3] is None:
                     share = entries[mat] / nnz[mat] if mat in entries and nnz.get(mat) else 0.0
-                    cands[cand] = v[:3] + (share,)
+                    cands[cand] = v[:3] + (share,) + v[4:]
+    # logs of gpuauto before bccoo's hops (no "hops" in its line): src/core/gpuauto.cpp's count from the
+    # matrix's longest row and the parameters bccoo's model chose (the floor:bccoo-gather line)
+    for mat, cands in preds.items():
+        v = cands.get("bccoo")
+        if v is not None and v[4] is None:
+            hops = 0.0
+            if mat in longest and mat in bccoo_floor:
+                w, slices, tile, group = bccoo_floor[mat]
+                hops = max(0.0, math.ceil(math.ceil(longest[mat] / max(1, slices) / max(1, w)) / (tile * group)) - 1)
+            cands["bccoo"] = v[:4] + (hops,)
     return preds, streams
 
 
@@ -178,7 +197,7 @@ def fit(dirs, base):
         if m not in times_all:
             continue
         n, times = times_all[m]
-        for cand, (nbytes, gather, key, share) in cands.items():
+        for cand, (nbytes, gather, key, share, hops) in cands.items():
             t = times.get(MEASURED_AS.get(cand, cand))
             if t is None:
                 continue
@@ -186,7 +205,7 @@ def fit(dirs, base):
                 key = cand + ":long"
             elif share > 0.1:
                 continue
-            samples.setdefault(key, []).append((nbytes / (c["bw_gbs"] * 1e6), n, gather, t - launch))
+            samples.setdefault(key, []).append((nbytes / (c["bw_gbs"] * 1e6), n, gather, t - launch - hops * hop_ms(c)))
     report = []
     for key, ss in sorted(samples.items()):
         k, r, g = c["fmt"].get(key, c["fmt"].get(key.split(":")[0], [1.0, 0.0, 1.0]))
@@ -214,14 +233,19 @@ def constants_of(c, key):
     return c["fmt"].get(key) or c["fmt"].get(key.split(":")[0]) or [1.0, 0.0, 1.0]
 
 
-def predict(c, nbytes, gather, key, share, n):
+def hop_ms(c):
+    """bccoo's adjacent-synchronization hop (ms; the library's default where the file has none)."""
+    return c.get("hop_us", 0.8) * 1e-3
+
+
+def predict(c, nbytes, gather, key, share, n, hops=0.0):
     """The model's time (ms) of one candidate: src/core/gpuauto.cpp's auto_decide."""
     k, r, g = constants_of(c, key)
     if share > 0:
         kl, rl, gl = constants_of(c, key.split(":")[0] + ":long")
         k, r, g = (1 - share) * k + share * kl, (1 - share) * r + share * rl, (1 - share) * g + share * gl
     x = nbytes / (c["bw_gbs"] * 1e6)
-    return c["launch_us"] * 1e-3 + max(k * x + r * 1e-9 * n, g * (x + gather))
+    return c["launch_us"] * 1e-3 + max(k * x + r * 1e-9 * n, g * (x + gather)) + hops * hop_ms(c)
 
 
 def replay(dirs, path):
@@ -238,7 +262,7 @@ def replay(dirs, path):
         if m not in times:
             continue
         n, t = times[m]
-        ranked = sorted((predict(c, b, g, key, share, n), cand) for cand, (b, g, key, share) in cands.items() if MEASURED_AS.get(cand, cand) in t)
+        ranked = sorted((predict(c, b, g, key, share, n, hops), cand) for cand, (b, g, key, share, hops) in cands.items() if MEASURED_AS.get(cand, cand) in t)
         measured = {k: v for k, v in t.items() if k != "gpuauto"}
         if not ranked or not measured:
             continue

@@ -80,6 +80,7 @@ double *scalar_field(AutoConstants &c, const std::string &key) {
   if (key == "l2_request_ps") return &c.l2_request_ps;
   if (key == "dram_sector_ps") return &c.dram_sector_ps;
   if (key == "y_scatter_bytes") return &c.y_scatter_bytes;
+  if (key == "hop_us") return &c.hop_us;
   return nullptr;
 }
 
@@ -329,6 +330,7 @@ struct Shape {
   double bytes = 0;     // the format's arrays
   double excess = 0;    // sector requests of its x gathers beyond 8 per 32 entries (coalesced)
   double slices = 1;    // x split into slices (bccoo)
+  double hops   = 0;    // the longest row's hops between work groups (bccoo's adjacent synchronization)
   bool   permuted = false;
   double long_share = 0; // of the entries, those its long part sums (pjds, bce: key + ":long" constants)
   std::string key, detail;
@@ -418,7 +420,13 @@ bool shape_of(const std::string &c, const AutoHints &h, const AutoSample &s, Sha
     sh.slices   = std::max(1, ch.p.slices);
     sh.bytes += sh.slices > 1 ? 16 * n * sh.slices : 0;
     sh.excess   = z / 32 * std::max(0.0, f.sectors_csr / std::max(1, ch.p.w) - 8);
-    std::snprintf(buf, sizeof buf, "%dx%d blocks, %d slice%s", ch.p.h, ch.p.w, ch.p.slices, ch.p.slices > 1 ? "s" : "");
+    // the longest row in one slice (its entries spread over the columns) covers that many blocks of
+    // width w, tile blocks a thread and group threads a work group: one hop from each of its groups
+    // to the next
+    const double per_group = double(ch.p.tile) * ch.p.group;
+    const double row_blocks = std::ceil(double(f.max_row) / sh.slices / std::max(1, ch.p.w));
+    sh.hops    = std::max(0.0, std::ceil(row_blocks / per_group) - 1);
+    std::snprintf(buf, sizeof buf, "%dx%d blocks, %d slice%s, %.0f hops", ch.p.h, ch.p.w, ch.p.slices, ch.p.slices > 1 ? "s" : "", sh.hops);
     sh.detail = buf;
     return true;
   }
@@ -460,7 +468,7 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     const double st    = k.k * p.bytes / bw + k.r_ps * n * 1e-9;
     const double ga    = k.g * (p.bytes / bw + p.gather_ms);
     p.gather_bound     = ga > st;
-    p.ms               = c.launch_us * 1e-3 + std::max(st, ga);
+    p.ms               = c.launch_us * 1e-3 + std::max(st, ga) + sh.hops * c.hop_us * 1e-3;
     d.predictions.push_back(p);
   }
   std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.ms < b.ms; });

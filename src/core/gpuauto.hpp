@@ -48,6 +48,10 @@ struct AutoConstants {
   double      l2x_share       = 0.4;   // of the L2 that holds x for the gathers
   double      l2_request_ps   = 5.8;   // per sector request of a gather beyond the coalesced 8 per 32 entries
   double      dram_sector_ps  = 17;    // per 32-byte sector of x gathered from memory
+  // bccoo's adjacent synchronization: a row whose blocks span G work groups (in a slice) passes its
+  // partial sum from group to group, G - 1 hops one after another, each a flag and a sum through
+  // memory (about 0.8 us on the H100: powerlaw_2M's hub of 8 groups; README, -mat_bccoo_group)
+  double      hop_us          = 0.8;
   double      y_scatter_bytes = 16;    // per row, y stored through a permutation
   std::map<std::string, AutoFormatConstants> fmt; // by candidate ("cusparsebsr:3": BSR with 3 x 3 blocks)
   const AutoFormatConstants &of(const std::string &key) const;
@@ -60,7 +64,7 @@ struct AutoConstants {
 AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
-// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, and
+// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, hop_us, and
 // "<candidate>.k|r_ps|g"; keys left out keep c's values. False with a message naming the file, the
 // line and what is wrong (unknown key, a value that is not a positive finite number, an unreadable
 // file); c is then unchanged.

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -164,6 +165,44 @@ TEST(GpuAuto, LongPartShareWeighsItsConstants) {
   }
 }
 
+TEST(GpuAuto, BccooHopsOfARowSpanningWorkGroups) {
+  // bccoo's adjacent synchronization passes a row's partial sum from work group to work group: the
+  // longest row's hops (its groups less one) at hop_us each are part of bccoo's prediction, and only
+  // of bccoo's; a matrix without long rows has none
+  std::vector<index_t> len(60000, 4);
+  len[30000]          = 400000;
+  const auto hub      = matgen::from_lengths("hub", 500000, len, 3);
+  const auto even     = matgen::from_lengths("even", 500000, std::vector<index_t>(60000, 4), 3);
+  const auto vh = hub.values<double>(), ve = even.values<double>();
+  AutoConstants c = gpumat::auto_shipped_constants(), c2 = c;
+  c2.hop_us += 1;
+  auto hops = [](const gpumat::AutoPrediction &p) {
+    const auto at = p.detail.find(" hops");
+    EXPECT_NE(at, std::string::npos) << p.detail;
+    if (at == std::string::npos) return -1.0;
+    const auto from = p.detail.rfind(' ', at - 1) + 1;
+    return std::stod(p.detail.substr(from, at - from));
+  };
+  for (const auto &[M, v] : {std::pair<const matgen::Csr *, const std::vector<double> *>{&hub, &vh}, {&even, &ve}}) {
+    const auto a = gpumat::auto_decide(M->view(*v), AutoHints(), c, gpumat::auto_all_candidates());
+    const auto b = gpumat::auto_decide(M->view(*v), AutoHints(), c2, gpumat::auto_all_candidates());
+    ASSERT_EQ(a.predictions.size(), b.predictions.size());
+    double n = -1;
+    for (const auto &p : a.predictions) {
+      const auto q = std::find_if(b.predictions.begin(), b.predictions.end(), [&](const auto &x) { return x.candidate == p.candidate; });
+      ASSERT_NE(q, b.predictions.end());
+      if (p.candidate != "bccoo") {
+        EXPECT_EQ(p.ms, q->ms) << M->name << " " << p.candidate;
+        continue;
+      }
+      n = hops(p);
+      EXPECT_NEAR(q->ms - p.ms, n * 1e-3, 1e-12) << M->name << ": one more microsecond a hop";
+    }
+    if (M == &hub) EXPECT_GE(n, 1) << "a row of 400,000 entries spans several work groups";
+    else EXPECT_EQ(n, 0) << "rows of 4 entries";
+  }
+}
+
 TEST(GpuAuto, RegularStencilStaysRowOrdered) {
   // a 2D 5-point stencil of 2M rows: no padding in matrix order, so a row-per-thread ELL streams it
   // without a permutation; CSR walkers pay their per-row cost, bccoo's 1 x 1 blocks their flags
@@ -254,6 +293,7 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
     EXPECT_DOUBLE_EQ(f.l2_request_ps, c.l2_request_ps) << file;
     EXPECT_DOUBLE_EQ(f.dram_sector_ps, c.dram_sector_ps) << file;
     EXPECT_DOUBLE_EQ(f.y_scatter_bytes, c.y_scatter_bytes) << file;
+    EXPECT_DOUBLE_EQ(f.hop_us, c.hop_us) << file;
     ASSERT_EQ(f.fmt.size(), c.fmt.size()) << file;
     for (const auto &[k, v] : c.fmt) {
       EXPECT_DOUBLE_EQ(f.fmt[k].k, v.k) << file << " " << k;
