@@ -61,7 +61,8 @@
                                         32, none where the longest row has at most 128 entries and 3 times
                                         the mean; halved down to 32 while sorted padding is above 4.5 %)
       -mat_pjds_occupancy <n>           the GPU product's instance: 4 or 6 resident blocks per multiprocessor
-                                        (0 = by the layout: 6 without a long part, 4 with one)
+                                        (0 = measured: the first 6 products after a build alternate between
+                                        them, timed by CUDA events, and the faster is kept)
       -mat_pjds_lanes <n>               GPU product: lanes summing a chunk of a long row, 4, 8, 16 or 32 (0 = the
                                         long rows' mean length / 8 rounded up to a power of two within 4..32)
       -mat_pjds_passes <n>              GPU product: passes of 8 loads per lane in a chunk, 1..64 (a chunk is

@@ -52,13 +52,13 @@ public:
 
   // The product kernel's instance: compiled for `blocks` resident blocks of 256 threads per SM,
   // 4 (up to 64 registers a thread, more loads of each thread in flight) or 6 (up to 40, more
-  // threads); 0 = by the layout (kernel_occupancy). Returns false (nothing changed) for another value.
+  // threads); 0 = measured (kernel_occupancy). Returns false (nothing changed) for another value.
   bool set_occupancy(int blocks) {
     if (blocks != 0 && blocks != 4 && blocks != 6) return false;
     occupancy_ = blocks;
     return true;
   }
-  int occupancy() const { return occupancy_; } // as set (0: by the layout)
+  int occupancy() const { return occupancy_; } // as set (0: measured)
   // The long part's chunk shape for the next builds (0 = by the long rows, long_shape).
   // Returns false (nothing changed) for an invalid one (long_shape_valid).
   bool set_long_shape(LongShape u) {
@@ -68,11 +68,17 @@ public:
   }
   // The shape as built (lanes and passes 0 before a build, or without long rows).
   const LongShape &long_shape() const { return lr_.shape(); }
-  // The instance the product runs: as set, else 6 without a long part and 4 with one (measured on
-  // the H100, one run: 6 took 15 % less time on the 2D 5-point stencil, 8 % on the 7-point 300^3,
-  // 2-3 % on the 27-point and FEM matrices, and 6-23 % more on econ, web, circuit, power law and
-  // LP, the matrices with long rows).
-  int kernel_occupancy() const { return occupancy_ ? occupancy_ : (lr_.chunks() == 0 ? 6 : 4); }
+  // Products of each instance timed after a build when the occupancy is 0 (InstanceTrial).
+  static constexpr int kTrialProducts = 3;
+  // The instance the products run: as set; else, after a build, the first 2 x kTrialProducts
+  // products alternate between 4 and 6 (each timed by CUDA events) and the faster is kept once they
+  // have finished (trial()); until then, and where it cannot be timed, layout_occupancy(). Neither
+  // wins everywhere (H200, one run each, 6 against 4: 15 % less time on web_40M, 3.5 % on
+  // circuit_5M, 8 % on web_1M; 5.6 % more on econ_20M, 3 % on circuit_16M, 1-2 % on the LP
+  // matrices; on the H100 6 was faster on every matrix without long rows, by 2-15 %).
+  int kernel_occupancy() const { return occupancy_ ? occupancy_ : trial_.decided() ? trial_.chosen() : layout_occupancy(); }
+  int layout_occupancy() const { return lr_.chunks() == 0 ? 6 : 4; }
+  const InstanceTrial &trial() const { return trial_; }
   const PjdsParams  &params() const { return p_; } // as built (sigma rounded, long_row set)
   const std::string &why() const { return why_; }
   index_t            pjds_rows() const { return npj_; }
@@ -114,6 +120,7 @@ private:
   LongRowsDevice<T> lr_;                // the long part (long_rows.cuh)
   unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_
   std::vector<std::pair<const char *, float>> phases_;
+  mutable InstanceTrial trial_; // the products' choice of instance (kernel_occupancy)
 };
 
 } // namespace cuda

@@ -3,6 +3,7 @@
 #include "common.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -130,6 +131,100 @@ void DeviceCsr<T>::release() {
 
 template class DeviceCsr<double>;
 template class DeviceCsr<float>;
+
+void InstanceTrial::clear() {
+  for (cudaEvent_t e : ev_)
+    if (e) cudaEventDestroy(e);
+  ev_.clear();
+  cand_.clear();
+  times_.clear();
+  per_ = issued_ = chosen_ = 0;
+  open_ = false;
+}
+
+void InstanceTrial::start(std::vector<int> candidates, int per, int fallback) {
+  clear();
+  fallback_ = fallback;
+  if (candidates.size() < 2 || candidates.size() > std::size_t(kMax) || per < 1 || per > kMaxPer) {
+    chosen_ = fallback;
+    return;
+  }
+  ev_.assign(2 * candidates.size() * std::size_t(per), nullptr);
+  for (cudaEvent_t &e : ev_)
+    if (cudaEventCreate(&e) != cudaSuccess) { // no timing: the fallback, for good
+      (void)cudaGetLastError();
+      e = nullptr;
+      clear();
+      fallback_ = chosen_ = fallback;
+      return;
+    }
+  cand_ = std::move(candidates);
+  per_  = per;
+}
+
+int InstanceTrial::begin(cudaStream_t s) {
+  open_ = false;
+  if (chosen_) return chosen_;
+  if (cand_.empty()) return fallback_;
+  const int total = int(cand_.size()) * per_;
+  if (issued_ == total) { // all timed: decide once the last has finished, never waiting
+    const cudaError_t q = cudaEventQuery(ev_[std::size_t(2 * total - 1)]);
+    if (q == cudaSuccess) {
+      decide();
+      return chosen_;
+    }
+    if (q != cudaErrorNotReady) { // an event that cannot be read: the fallback, for good
+      (void)cudaGetLastError();
+      chosen_ = fallback_;
+    }
+    return chosen_ ? chosen_ : fallback_;
+  }
+  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &cap) != cudaSuccess || cap != cudaStreamCaptureStatusNone) {
+    (void)cudaGetLastError();
+    return fallback_; // events in a captured graph are not timings of this product
+  }
+  if (cudaEventRecord(ev_[std::size_t(2 * issued_)], s) != cudaSuccess) {
+    (void)cudaGetLastError();
+    chosen_ = fallback_;
+    return chosen_;
+  }
+  open_ = true;
+  return cand_[std::size_t(issued_ % int(cand_.size()))]; // alternating: drifts hit every candidate alike
+}
+
+void InstanceTrial::end(cudaStream_t s) {
+  if (!open_) return;
+  open_ = false;
+  if (cudaEventRecord(ev_[std::size_t(2 * issued_ + 1)], s) != cudaSuccess) {
+    (void)cudaGetLastError();
+    chosen_ = fallback_;
+    return;
+  }
+  ++issued_;
+}
+
+void InstanceTrial::decide() {
+  const std::size_t nc = cand_.size();
+  times_.assign(nc, {0, NAN});
+  for (std::size_t c = 0; c < nc; ++c) times_[c].first = cand_[c];
+  for (int k = 0; k < issued_; ++k) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, ev_[std::size_t(2 * k)], ev_[std::size_t(2 * k + 1)]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    float &t = times_[std::size_t(k) % nc].second;
+    if (std::isnan(t) || ms < t) t = ms;
+  }
+  std::size_t best = nc;
+  for (std::size_t c = 0; c < nc; ++c)
+    if (!std::isnan(times_[c].second) && (best == nc || times_[c].second < times_[best].second)) best = c;
+  chosen_ = best == nc ? fallback_ : cand_[best];
+  for (cudaEvent_t e : ev_)
+    if (e) cudaEventDestroy(e);
+  ev_.clear();
+}
 
 PhaseTimer::PhaseTimer(cudaStream_t s) : s_(s) { mark(nullptr); }
 

@@ -171,6 +171,43 @@ private:
   bool                       ok_ = true;
 };
 
+// The choice between a product kernel's instances (resident blocks per multiprocessor, ...) by the
+// time of the first products of a layout, at no extra cost: products alternate between the
+// candidates until each has run `per` times, each product between two events on its stream; at a
+// later product, once the last of them has finished (cudaEventQuery, never waiting), the candidate
+// with the least time (the minimum of its products: interference only adds) is kept for every
+// product after. The instances must compute the same sums (they differ in speed only). While
+// products are pending (or under stream capture, or where events cannot be made) the products run
+// the fallback instance. One stream at a time; not thread-safe (as the products).
+class InstanceTrial {
+public:
+  InstanceTrial() = default;
+  ~InstanceTrial() { clear(); }
+  InstanceTrial(const InstanceTrial &)            = delete;
+  InstanceTrial &operator=(const InstanceTrial &) = delete;
+  // A new trial among `candidates` (at most kMax), `per` timed products each (1..kMaxPer); nothing
+  // to try (one candidate or none) decides at once for the fallback.
+  void start(std::vector<int> candidates, int per, int fallback);
+  // Before a product on s: the instance it runs. Records its start event when it is a timed one.
+  int begin(cudaStream_t s);
+  // After the product launched by the last begin() on s: its end event.
+  void end(cudaStream_t s);
+  bool decided() const { return chosen_ != 0; }
+  int  chosen() const { return chosen_; } // 0 until decided
+  // Each candidate's least time (ms; NAN for one not timed), after the decision.
+  const std::vector<std::pair<int, float>> &times() const { return times_; }
+  void clear(); // no trial: begin() returns the fallback (0 until start())
+  static constexpr int kMax = 4, kMaxPer = 8;
+
+private:
+  void decide();
+  std::vector<int>                   cand_;
+  std::vector<cudaEvent_t>           ev_; // 2 per timed product
+  std::vector<std::pair<int, float>> times_;
+  int  per_ = 0, issued_ = 0, fallback_ = 0, chosen_ = 0;
+  bool open_ = false; // begin() recorded a start event that end() closes
+};
+
 // The two entry points of a device class's build, written once: from host CSR arrays (uploaded on
 // s and freed stream-ordered after the build, the upload timed as the phase "upload") or from a CSR
 // already on the device; both call build_from(view, clock).

@@ -22,7 +22,7 @@ public:
       {"-mat_pjds_block_rows", "Rows per padded block, b_r: 1..1024 (0 = 32, the warp)", 0, pjds_max_block_rows, user_.block_rows},
       {"-mat_pjds_sigma", "Sorting window in rows: 1 = no sorting (sliced ELL), n = rows sorted by length within windows of n rows (rounded up to a multiple of b_r; the row count or more: all rows, pJDS proper), 0 = the model: the smallest of 1, 4096, 16384, 65536, 262144, 1048576 and all rows whose padding is at most 4.5 % of the nonzeros", 0, PETSC_INT_MAX, (PetscInt)user_.sigma},
       {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean; halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
-      {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = 6 without a long part, 4 with one", 0, 6, occupancy_},
+      {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = measured: the first 6 products after a build alternate between the two, timed by CUDA events, and the faster is kept (until they have finished: 6 without a long part, 4 with one)", 0, 6, occupancy_},
       {"-mat_pjds_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
       {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kLongMaxPasses, shape_.passes},
     };
@@ -36,7 +36,7 @@ public:
     user_.block_rows = (int)values[0];
     user_.sigma      = values[1];
     user_.long_row   = values[2];
-    PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 6, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_occupancy must be 0 (by the layout), 4 or 6 (blocks per multiprocessor), got %" PetscInt_FMT, values[3]);
+    PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 6, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_occupancy must be 0 (measured), 4 or 6 (blocks per multiprocessor), got %" PetscInt_FMT, values[3]);
     occupancy_ = (int)values[3];
     PetscCheck(long_shape_valid({(int)values[4], 0}), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
     shape_ = {(int)values[4], (int)values[5]};
@@ -130,8 +130,8 @@ public:
 #if defined(GPUMAT_WITH_CUDA)
     if (chunks >= 0) {
       const LongShape &sh = dev_.long_shape();
-      PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor\n", (long long)chunks, (long long)sh.entries(), sh.lanes, sh.passes,
-                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' lengths", dev_.kernel_occupancy()));
+      PetscCall(PetscViewerASCIIPrintf(v, ", %lld chunks of %lld entries (%d lanes x 8 loads x %d passes; %s); kernel for %d blocks per multiprocessor (%s)\n", (long long)chunks, (long long)sh.entries(), sh.lanes, sh.passes,
+                                       shape_.lanes || shape_.passes ? "set" : "by the long rows' lengths", dev_.kernel_occupancy(), OccupancyWhy().c_str()));
     } else
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "\n"));
@@ -180,8 +180,27 @@ private:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+#if defined(GPUMAT_WITH_CUDA)
+  // Where the product's instance comes from, for MatView: the option, the trial's times, or the
+  // layout's default while the trial's products are pending.
+  std::string OccupancyWhy() const
+  {
+    if (occupancy_) return "-mat_pjds_occupancy";
+    const auto &t = dev_.trial();
+    if (!t.decided()) return "by the layout until the first products have been timed";
+    if (t.times().empty()) return "by the layout: the products could not be timed";
+    std::string why = "the faster of the first products:";
+    char        b[48];
+    for (const auto &c : t.times()) {
+      snprintf(b, sizeof(b), " %d blocks %.4f ms", c.first, (double)c.second);
+      why += b;
+    }
+    return why;
+  }
+#endif
+
   PjdsParams   user_{};
-  int          occupancy_ = 0; // -mat_pjds_occupancy (0: the CUDA layer's default)
+  int          occupancy_ = 0; // -mat_pjds_occupancy (0: measured by the CUDA layer)
   LongShape shape_{}; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
   PjdsChoice   choice_{};
   double       model_ms_ = 0;

@@ -6,7 +6,9 @@
 // issue's special cases (equal rows, one full row among single entries, fewer rows than a block,
 // empty rows at the end of the sort, hub rows of over a million entries in many chunks, rows at
 // the chunk boundary); refresh equals a rebuild (also in several staging chunks); two products are
-// bitwise equal; the model's choice on a power law; refusals; a fuzz test against the reference.
+// bitwise equal; the model's choice on a power law; refusals; every instance of the product (4, 6
+// resident blocks) gives the same bits, and occupancy 0 keeps the faster of the first products
+// (InstanceTrial); a fuzz test against the reference.
 // Without a CUDA device the program exits 77 (CTest: skipped; main() is in test_rowmap_cuda.cu).
 #include "core/pjds.hpp"
 #include "cuda/pjds.cuh"
@@ -61,11 +63,12 @@ void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const PjdsPa
 }
 
 template <typename T>
-void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, LongShape shape = {}) {
+void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, LongShape shape = {}, int occupancy = 0) {
   const std::vector<T> vals  = M.values<T>();
-  const std::string    where = M.name + " " + describe(p) + " lanes " + std::to_string(shape.lanes) + " passes " + std::to_string(shape.passes);
+  const std::string    where = M.name + " " + describe(p) + " lanes " + std::to_string(shape.lanes) + " passes " + std::to_string(shape.passes) + " occupancy " + std::to_string(occupancy);
   PjdsDevice<T>        D;
   ASSERT_TRUE(D.set_long_shape(shape));
+  ASSERT_TRUE(D.set_occupancy(occupancy));
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
   if (layout) check_layout(M, vals, p, D, where);
   check_device_products(M, vals, D, s, where);
@@ -274,6 +277,87 @@ TEST(PjdsDevice, RefusalsAndEmpty) {
   EXPECT_EQ(D.device_bytes(), 0u);
 }
 
+// Every instance of the product kernel (4, 6 resident blocks; 0 = measured) gives the
+// reference's products, with and without a long part, and the same bits: a row's sum is added in
+// the same order whatever the instance. Other values are refused.
+TEST(PjdsDevice, EveryOccupancy) {
+  const Stream             s;
+  std::vector<matgen::Csr> ms = {matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41), matgen::standard_set_cached(512).front()};
+  for (const matgen::Csr &M : ms) {
+    const auto          v = M.values<double>();
+    const PjdsParams    p = gpumat::pjds_model(M.view(v), PjdsParams{}).p;
+    std::vector<double> first;
+    for (int occ : {0, 4, 6}) {
+      check_matrix<double>(M, p, s, false, {}, occ);
+      PjdsDevice<double> D;
+      ASSERT_TRUE(D.set_occupancy(occ));
+      ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+      if (occ) EXPECT_EQ(D.kernel_occupancy(), occ);
+      std::vector<double> x(std::size_t(M.ncols));
+      for (std::size_t j = 0; j < x.size(); ++j) x[j] = 1.0 + 1e-3 * double(j % 97);
+      const auto y = gpumat_test::device_apply(D, Op::NoTrans, x, std::vector<double>(std::size_t(M.nrows), 0.0), ZMode::None, s);
+      if (first.empty()) first = y;
+      else EXPECT_TRUE(y == first) << M.name << " occupancy " << occ << ": not the bits of the layout's instance";
+    }
+  }
+  PjdsDevice<double> D;
+  for (int bad : {-1, 1, 5, 8, 16}) EXPECT_FALSE(D.set_occupancy(bad)) << bad;
+}
+
+// Occupancy 0: the first 2 x kTrialProducts products alternate between the instances, timed; once
+// they have finished the next product decides (the faster kept), every product with the same bits.
+TEST(PjdsDevice, OccupancyMeasuredByTheFirstProducts) {
+  const Stream        s;
+  const matgen::Csr   M = matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 43);
+  const auto          v = M.values<double>();
+  PjdsDevice<double>  D;
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), gpumat::pjds_model(M.view(v), PjdsParams{}).p, s)) << D.why();
+  EXPECT_FALSE(D.trial().decided());
+  EXPECT_EQ(D.kernel_occupancy(), D.layout_occupancy());
+  std::vector<double> x(std::size_t(M.ncols));
+  for (std::size_t j = 0; j < x.size(); ++j) x[j] = 0.5 + 1e-3 * double(j % 89);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  const auto                first = gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s); // synchronizes
+  for (int k = 1; k < 2 * PjdsDevice<double>::kTrialProducts + 1; ++k) EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s) == first) << "product " << k;
+  ASSERT_TRUE(D.trial().decided());
+  const int chosen = D.kernel_occupancy();
+  EXPECT_TRUE(chosen == 4 || chosen == 6) << chosen;
+  ASSERT_EQ(D.trial().times().size(), 2u);
+  for (const auto &t : D.trial().times()) EXPECT_GT(t.second, 0.0f) << t.first;
+  // a rebuild measures anew; a set occupancy is kept without a trial
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), gpumat::pjds_model(M.view(v), PjdsParams{}).p, s)) << D.why();
+  EXPECT_FALSE(D.trial().decided());
+  ASSERT_TRUE(D.set_occupancy(6));
+  EXPECT_EQ(D.kernel_occupancy(), 6);
+  EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s) == first);
+}
+
+// The trial's bookkeeping alone (no kernels: empty products between the events).
+TEST(InstanceTrial, AlternatesThenDecides) {
+  const Stream                 s;
+  gpumat::cuda::InstanceTrial t;
+  EXPECT_EQ(t.begin(s), 0); // no trial: the fallback, 0 before start
+  t.start({4, 6}, 2, 4);
+  std::vector<int> ran;
+  for (int k = 0; k < 4; ++k) {
+    ran.push_back(t.begin(s));
+    t.end(s);
+  }
+  EXPECT_EQ(ran, (std::vector<int>{4, 6, 4, 6}));
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  const int c = t.begin(s);
+  EXPECT_TRUE(t.decided());
+  EXPECT_TRUE(c == 4 || c == 6);
+  EXPECT_EQ(t.chosen(), c);
+  t.start({6}, 2, 4); // nothing to try
+  EXPECT_TRUE(t.decided());
+  EXPECT_EQ(t.begin(s), 4);
+  t.start({4, 6}, gpumat::cuda::InstanceTrial::kMaxPer + 1, 6); // out of range: the fallback
+  EXPECT_EQ(t.begin(s), 6);
+  t.clear();
+  EXPECT_FALSE(t.decided());
+}
+
 // Fuzz: random patterns (empty rows, a full row, ragged sizes) across b_r, sigma and long_row.
 TEST(PjdsDeviceFuzz, RandomPatterns) {
   const Stream    s;
@@ -288,8 +372,9 @@ TEST(PjdsDeviceFuzz, RandomPatterns) {
     const std::int64_t sig[] = {1, 32, 100, 4096, gpumat::pjds_all_rows};
     const std::int64_t lrs[] = {0, 1, 16, 1000000};
     const LongShape shs[] = {{}, {4, 1}, {8, 2}, {16, 1}, {32, 1}, {32, 4}, {4, 64}};
+    const int           occ[] = {0, 4, 6};
     const PjdsParams    p     = pp(brs[g() % 6], sig[g() % 5], lrs[g() % 4]);
-    check_matrix<double>(M, p, s, true, shs[g() % 7]);
+    check_matrix<double>(M, p, s, true, shs[g() % 7], occ[g() % 3]);
   }
 }
 
