@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what petsc-gpumat needs on a fresh machine and builds it. Sourced by conf/test.sh and
 # conf/main.sh; sets BUILD (the CMake build folder) and exports PETSC_DIR/PKG_CONFIG_PATH.
-#   GPUMAT_CONFIG=cpu|cuda  the PETSc configuration (default: cuda when a GPU answers, else cpu)
+#   GPUMAT_CONFIG=cpu|cuda|cudakk  the PETSc configuration (default: cuda when a GPU answers, else
+#                           cpu; cudakk: cuda with Kokkos and a CUDA hypre, conf/petsc.sh)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case "${GPUMAT_CONFIG:-}" in
-  "" | cpu | cuda) ;;
-  *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu or cuda (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
+  "" | cpu | cuda | cudakk) ;;
+  *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
 esac
 
 if [ -z "${GPUMAT_CONFIG:-}" ]; then
@@ -43,7 +44,17 @@ BUILD=${BUILD:-$top/build-$GPUMAT_CONFIG}
 cuda_args=()
 [ -x /usr/local/cuda/bin/nvcc ] && cuda_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 gpu_tests=OFF
-[ "$GPUMAT_CONFIG" = cuda ] && gpu_tests=ON
+[ "$GPUMAT_CONFIG" != cpu ] && gpu_tests=ON
+# Kokkos's CUDA library calls the driver (libcuda.so.1), which a machine without a GPU lacks: the
+# executables are linked against the toolkit's stub there (-rpath-link only; at run time the GPU
+# machine's driver library is found as usual).
+link_args=()
+if [ "$GPUMAT_CONFIG" = cudakk ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  stub=/usr/local/cuda/lib64/stubs/libcuda.so
+  [ -f "$stub" ] || { echo "conf/setup.sh: no libcuda.so.1 and no CUDA stub at $stub to link the cudakk configuration's executables" >&2; exit 2; }
+  mkdir -p "$BUILD/cuda-stub" && ln -sf "$stub" "$BUILD/cuda-stub/libcuda.so.1"
+  link_args=("-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$BUILD/cuda-stub" "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,$BUILD/cuda-stub")
+fi
 echo "== building petsc-gpumat in $BUILD (PETSc $GPUMAT_CONFIG)" >&2
-cmake -S "$top" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUMAT_GPU_TESTS=$gpu_tests "${cuda_args[@]}" >&2
+cmake -S "$top" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUMAT_GPU_TESTS=$gpu_tests "${cuda_args[@]}" "${link_args[@]}" >&2
 cmake --build "$BUILD" -j "$(nproc)" >&2

@@ -3,6 +3,7 @@ static char help[] = "The main job: one KSP solve of a generated problem with se
                      "  -n <64>                grid points per dimension (stencils) or rows\n"
                      "  -types <list>          matrix types to compare; default aij,csrspec (plus aijcusparse with CUDA)\n"
                      "  -rtol etc.             any KSP/PC option; default CG+Jacobi for SPD kinds, GMRES+Jacobi otherwise\n"
+                     "  -mat_vec_type <type>   the matrix's vector type (MatSetVecType: MatCreateVecs, the KSP's work vectors)\n"
                      "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies on one\n"
                      "                         rank, and no more than the first GPU type's on several (MPI staging)\n"
                      "Exits with an error when a type's iteration count differs from the first type's, or its\n"
@@ -58,6 +59,14 @@ int main(int argc, char **argv)
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
 
     PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, type, &A));
+    { /* PETSc's -mat_vec_type (MatSetFromOptions reads it in a program that calls it): the type of
+         MatCreateVecs' vectors, so of the KSP's work vectors; -mat_vec_type kokkos with -vec_type
+         kokkos keeps every vector of the solve a Kokkos vector */
+      char      vt[64];
+      PetscBool set;
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_vec_type", vt, sizeof(vt), &set));
+      if (set) PetscCall(MatSetVecType(A, vt));
+    }
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecSetFromOptions(x)); /* -vec_type overrides the matrix's default vector type */
     PetscCall(VecSetFromOptions(b));
@@ -96,7 +105,7 @@ int main(int argc, char **argv)
       PetscCall(KSPSolve(ksp, b, x));
       PetscCall(PetscLogStagePop());
       PetscCall(PetscLogStageGetPerfInfo(stage, &info));
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, ""));
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, "")); /* device vectors */
 #if defined(PETSC_HAVE_DEVICE)
       {
         PetscMPIInt size;
@@ -125,7 +134,7 @@ int main(int argc, char **argv)
       size_t    bytes;
       PetscCall(MatGetType(A, &actual));
       PetscCall(PetscStrncpy(r->type, actual, sizeof(r->type)));
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, ""));
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, "")); /* device vectors */
       PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &bytes));
       PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_reference", &reference, NULL));
       PetscCall(PetscStrncpy(r->where, gpu ? "GPU" : ours && reference ? "host, format's reference kernel" : "host, PETSc's SeqAIJ kernels", sizeof(r->where)));

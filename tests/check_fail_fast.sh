@@ -23,7 +23,7 @@ expect() {
 expect 2 "unknown suite name\(s\): nosuchname" bash conf/suite.sh nosuchname
 expect 2 "NP must be positive integers" env NP=x bash conf/suite.sh part1
 expect 2 "REPS_BUILD must be 1..16, not '0'" env REPS_BUILD=0 bash conf/suite.sh part1
-expect 2 "GPUMAT_CONFIG must be cpu or cuda" env GPUMAT_CONFIG=gpu bash conf/setup.sh
+expect 2 "GPUMAT_CONFIG must be cpu, cuda or cudakk" env GPUMAT_CONFIG=gpu bash conf/setup.sh
 expect 2 "configuration must be 'cpu', 'cuda' or 'cudakk'" bash conf/petsc.sh gpu
 expect 2 "--pack needs an archive file name" bash conf/petsc.sh cpu --pack
 expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus

@@ -309,6 +309,7 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
 std::size_t    SeqDeviceBytes(Mat A); // 0 unless A is one of ours
 const char    *SeqStoredAs(Mat A);    // the root name of the format storing A (gpuauto: its choice), null before a build or unless ours
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y); // y = op(A) x (+ z); z may be y
+PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev);          // CUDA, or Kokkos on CUDA: the device products read it
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 

@@ -43,7 +43,7 @@ struct MPIData {
   PetscObjectId    sct_block   = 0; // the off-diagonal block (COO preallocation makes a new one: its state alone may repeat)
   PetscObjectState sct_nzstate = -1;
   PetscInt         sct_nghost  = -1;
-  PetscBool        sct_device  = PETSC_FALSE;
+  PetscBool        sct_device  = PETSC_FALSE, sct_kokkos = PETSC_FALSE;
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
@@ -433,19 +433,20 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   MPIData        *d = Data(A);
   Mat             Ad, Ao;
   const PetscInt *garray;
-  PetscBool       device = PETSC_FALSE;
+  PetscBool       device = PETSC_FALSE, kokkos = PETSC_FALSE;
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
 #if defined(GPUMAT_WITH_CUDA)
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &device, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(IsDeviceVec(like, &device));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &kokkos, VECSEQKOKKOS, VECMPIKOKKOS, ""));
 #endif
   const PetscInt nghost = Ao->cmap->n;
-  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device && d->sct_kokkos == kokkos) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
   PetscCall(VecSetSizes(d->lvec, nghost, nghost));
-  PetscCall(VecSetType(d->lvec, device ? VECSEQCUDA : VECSEQ));
+  PetscCall(VecSetType(d->lvec, device ? (kokkos ? VECSEQKOKKOS : VECSEQCUDA) : VECSEQ)); // the ghosts in the vector's own kind
   IS from, to;
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
@@ -456,6 +457,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
   d->sct_device  = device;
+  d->sct_kokkos  = kokkos;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

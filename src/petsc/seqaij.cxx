@@ -471,8 +471,10 @@ PetscLogDouble ProductFlops(Mat A, Op op, bool add)
   return 2.0 * (PetscLogDouble)d->csr.view().nnz() - (add || op == Op::Trans ? 0.0 : (PetscLogDouble)(A->rmap->n - d->empty_rows));
 }
 
-// Whether products with these vectors run on the device: every vector a CUDA vector not bound to
-// the CPU, the matrix not bound and not forced to the host.
+// Whether products with these vectors run on the device: every vector a device vector not bound
+// to the CPU (CUDA vectors, or Kokkos vectors where PETSc's Kokkos has the CUDA backend: their
+// arrays are CUDA memory on PETSc's stream, reached by the memory-type-aware VecGetArray*AndMemType
+// of DeviceApply), the matrix not bound and not forced to the host.
 PetscErrorCode OnDevice(Mat A, std::initializer_list<Vec> vecs, PetscBool *dev)
 {
   PetscFunctionBegin;
@@ -482,7 +484,7 @@ PetscErrorCode OnDevice(Mat A, std::initializer_list<Vec> vecs, PetscBool *dev)
   for (Vec v : vecs) {
     PetscBool cuda, bound;
     if (!v) continue;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    PetscCall(IsDeviceVec(v, &cuda));
     if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VecBoundToCPU(v, &bound)); // a CUDA vector bound to the CPU keeps its values on the host
     if (bound) PetscFunctionReturn(PETSC_SUCCESS);
@@ -848,6 +850,22 @@ PetscErrorCode Uninstall(Mat A)
 }
 
 } // namespace
+
+// Whether v is a vector whose array the device products read: CUDA, or Kokkos with the CUDA backend.
+PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  *dev = PETSC_FALSE;
+#if defined(GPUMAT_WITH_CUDA)
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, ""));
+  #if defined(PETSC_HAVE_KOKKOS) && defined(PETSC_HAVE_MACRO_KOKKOS_ENABLE_CUDA)
+  if (!*dev) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQKOKKOS, VECMPIKOKKOS, ""));
+  #endif
+#else
+  (void)v;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode SeqValuesHostAccess(Mat A, bool read, bool write)
 {
