@@ -79,6 +79,37 @@ PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+namespace {
+// PETSc's AIJ-to-hypre converter (MatConvert_AIJ_HYPRE, the same function for seq and MPI), as
+// found on the first matrix made ours; null where PETSc has no hypre.
+PetscErrorCode (*aij_to_hypre)(Mat, MatType, MatReuse, Mat *) = nullptr;
+
+// MatConvert_<our type>_hypre_C: PETSc's AIJ converter on our matrix, seen as bound to the CPU for
+// the call. Where hypre runs on the GPU (PETSC_HAVE_HYPRE_DEVICE) that converter decides twice
+// where hypre's matrix lives: by MatGetCurrentMemType (host for our types: their AIJ arrays are on
+// the host; our device storage is our format, not a device CSR) and by A->boundtocpu (false for our
+// types, as for aijcusparse, so that MatCreateVecs gives device vectors). From an unbound matrix of
+// a type other than seqaij/mpiaij it reads the CSR arrays as device memory into a device ParCSR
+// while hypre's memory location was set to the host: on the H200 BoomerAMG then took 66 CG
+// iterations on a 20^3 Laplacian where aij took 6. Bound, both decisions say host: hypre gets the
+// matrix exactly as from aij (its host arrays; BoomerAMG runs where hypre runs host matrices).
+PetscErrorCode ToHypre(Mat A, MatType type, MatReuse reuse, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCheck(aij_to_hypre, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This PETSc has no hypre converter for AIJ matrices");
+#if defined(PETSC_HAVE_DEVICE)
+  const PetscBool bound = A->boundtocpu;
+  A->boundtocpu         = PETSC_TRUE;
+  const PetscErrorCode ierr = aij_to_hypre(A, type, reuse, B);
+  A->boundtocpu         = bound;
+  PetscCall(ierr);
+#else
+  PetscCall(aij_to_hypre(A, type, reuse, B));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *))
 {
   // MatConvert() looks for MatConvert_<from type>_<prefix><to type>_C on both matrices, prefix
@@ -107,10 +138,12 @@ PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, 
   // off-diagonal block's garray) into hypre's ParCSR and its values through a COO delegate
   // (MatSeqAIJGetCSRAndMemType: our AIJ arrays, on the host). Our matrices keep plain AIJ data, so
   // our type takes that same function, found on the matrix itself under AIJ's name: hypre gets the
-  // matrix exactly as from AIJ (none if PETSc has no hypre; removed when we are uninstalled).
-  PetscErrorCode (*aij_to_hypre)(Mat, MatType, MatReuse, Mat *) = nullptr;
-  if (to_us) PetscCall(PetscObjectQueryFunction((PetscObject)A, ("MatConvert_" + lv + "aij_hypre_C").c_str(), &aij_to_hypre));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatConvert_" + self + "_hypre_C").c_str(), aij_to_hypre));
+  // matrix exactly as from AIJ (none if PETSc has no hypre; removed when we are uninstalled),
+  // through ToHypre (above: where hypre runs on the GPU the matrix must look bound to the CPU).
+  PetscErrorCode (*found)(Mat, MatType, MatReuse, Mat *) = nullptr;
+  if (to_us) PetscCall(PetscObjectQueryFunction((PetscObject)A, ("MatConvert_" + lv + "aij_hypre_C").c_str(), &found));
+  if (found) aij_to_hypre = found;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatConvert_" + self + "_hypre_C").c_str(), found ? ToHypre : nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
