@@ -1141,7 +1141,9 @@ int main(int argc, char **argv)
     }
     PetscCall(MatCreateVecs(A, &x, &y));
     PetscCall(VecCopy(x0, x));
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &r->gpu, VECSEQCUDA, VECMPICUDA, ""));
+    /* GPU types: CUDA vectors, or Kokkos vectors (aijkokkos; on CUDA, the Kokkos execution space
+       runs on PETSc's stream, which TimedOp's events bracket) */
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &r->gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, ""));
     if (nranks > 1) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij)); /* mpiaij, mpiaijcusparse, mpiaijcsrspec, ... */
     ops.A = A;
     ops.x = x;
