@@ -1143,7 +1143,7 @@ int main(int argc, char **argv)
     PetscCall(VecCopy(x0, x));
     /* GPU types: CUDA vectors, or Kokkos vectors (aijkokkos; on CUDA, the Kokkos execution space
        runs on PETSc's stream, which TimedOp's events bracket) */
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &r->gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, ""));
+    PetscCall(GenIsDeviceVec(x, &r->gpu));
     if (nranks > 1) PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpiaij)); /* mpiaij, mpiaijcusparse, mpiaijcsrspec, ... */
     ops.A = A;
     ops.x = x;

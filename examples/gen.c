@@ -405,6 +405,13 @@ PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode GenIsDeviceVec(Vec v, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode GenRelDiff(Vec a, Vec b, PetscReal *diff)
 {
   const PetscScalar *pa, *pb;

@@ -61,3 +61,5 @@ PETSC_EXTERN PetscErrorCode GenCount(const char *kind, PetscInt n, PetscInt seed
 /* max|a-b| / max|b| over the local parts, reduced over the communicator; a and b may be of
    different vector types (host and CUDA): compared through host arrays. */
 PETSC_EXTERN PetscErrorCode GenRelDiff(Vec a, Vec b, PetscReal *diff);
+/* Whether v is a device vector (CUDA or Kokkos): the examples' "ran on the GPU". */
+PETSC_EXTERN PetscErrorCode GenIsDeviceVec(Vec v, PetscBool *dev);

@@ -105,7 +105,7 @@ int main(int argc, char **argv)
       PetscCall(KSPSolve(ksp, b, x));
       PetscCall(PetscLogStagePop());
       PetscCall(PetscLogStageGetPerfInfo(stage, &info));
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, "")); /* device vectors */
+      PetscCall(GenIsDeviceVec(x, &gpu));
 #if defined(PETSC_HAVE_DEVICE)
       {
         PetscMPIInt size;
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
       size_t    bytes;
       PetscCall(MatGetType(A, &actual));
       PetscCall(PetscStrncpy(r->type, actual, sizeof(r->type)));
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &gpu, VECSEQCUDA, VECMPICUDA, VECSEQKOKKOS, VECMPIKOKKOS, "")); /* device vectors */
+      PetscCall(GenIsDeviceVec(x, &gpu));
       PetscCall(MatGpuMatGetDeviceBytes(A, &ours, &bytes));
       PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_reference", &reference, NULL));
       PetscCall(PetscStrncpy(r->where, gpu ? "GPU" : ours && reference ? "host, format's reference kernel" : "host, PETSc's SeqAIJ kernels", sizeof(r->where)));

@@ -132,10 +132,14 @@ void DeviceCsr<T>::release() {
 template class DeviceCsr<double>;
 template class DeviceCsr<float>;
 
-void InstanceTrial::clear() {
+void InstanceTrial::free_events() {
   for (cudaEvent_t e : ev_)
     if (e) cudaEventDestroy(e);
   ev_.clear();
+}
+
+void InstanceTrial::clear() {
+  free_events();
   cand_.clear();
   times_.clear();
   per_ = issued_ = chosen_ = 0;
@@ -221,9 +225,7 @@ void InstanceTrial::decide() {
   for (std::size_t c = 0; c < nc; ++c)
     if (!std::isnan(times_[c].second) && (best == nc || times_[c].second < times_[best].second)) best = c;
   chosen_ = best == nc ? fallback_ : cand_[best];
-  for (cudaEvent_t e : ev_)
-    if (e) cudaEventDestroy(e);
-  ev_.clear();
+  free_events();
 }
 
 PhaseTimer::PhaseTimer(cudaStream_t s) : s_(s) { mark(nullptr); }

@@ -201,6 +201,7 @@ public:
 
 private:
   void decide();
+  void free_events();
   std::vector<int>                   cand_;
   std::vector<cudaEvent_t>           ev_; // 2 per timed product
   std::vector<std::pair<int, float>> times_;

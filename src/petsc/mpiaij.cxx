@@ -43,7 +43,7 @@ struct MPIData {
   PetscObjectId    sct_block   = 0; // the off-diagonal block (COO preallocation makes a new one: its state alone may repeat)
   PetscObjectState sct_nzstate = -1;
   PetscInt         sct_nghost  = -1;
-  PetscBool        sct_device  = PETSC_FALSE, sct_kokkos = PETSC_FALSE;
+  VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
@@ -433,20 +433,24 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   MPIData        *d = Data(A);
   Mat             Ad, Ao;
   const PetscInt *garray;
-  PetscBool       device = PETSC_FALSE, kokkos = PETSC_FALSE;
+  VecType         ltype = VECSEQ; // the ghosts in the vector's own kind
+  PetscBool       device = PETSC_FALSE, same;
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-#if defined(GPUMAT_WITH_CUDA)
   PetscCall(IsDeviceVec(like, &device));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &kokkos, VECSEQKOKKOS, VECMPIKOKKOS, ""));
-#endif
+  if (device) {
+    PetscBool kokkos;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &kokkos, VECSEQKOKKOS, VECMPIKOKKOS, ""));
+    ltype = kokkos ? VECSEQKOKKOS : VECSEQCUDA;
+  }
   const PetscInt nghost = Ao->cmap->n;
-  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && d->sct_device == device && d->sct_kokkos == kokkos) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrcmp(d->sct_type, ltype, &same));
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && same) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
   PetscCall(VecSetSizes(d->lvec, nghost, nghost));
-  PetscCall(VecSetType(d->lvec, device ? (kokkos ? VECSEQKOKKOS : VECSEQCUDA) : VECSEQ)); // the ghosts in the vector's own kind
+  PetscCall(VecSetType(d->lvec, ltype));
   IS from, to;
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
@@ -456,8 +460,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
-  d->sct_device  = device;
-  d->sct_kokkos  = kokkos;
+  d->sct_type    = ltype;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
