@@ -84,22 +84,40 @@ namespace {
 // found on the first matrix made ours; null where PETSc has no hypre.
 PetscErrorCode (*aij_to_hypre)(Mat, MatType, MatReuse, Mat *) = nullptr;
 
-// MatConvert_<our type>_hypre_C: PETSc's AIJ converter on our matrix, seen as bound to the CPU for
-// the call. Where hypre runs on the GPU (PETSC_HAVE_HYPRE_DEVICE) that converter decides twice
-// where hypre's matrix lives: by MatGetCurrentMemType (host for our types: their AIJ arrays are on
-// the host; our device storage is our format, not a device CSR) and by A->boundtocpu (false for our
-// types, as for aijcusparse, so that MatCreateVecs gives device vectors). From an unbound matrix of
-// a type other than seqaij/mpiaij it reads the CSR arrays as device memory into a device ParCSR
-// while hypre's memory location was set to the host: on the H200 BoomerAMG then took 66 CG
-// iterations on a 20^3 Laplacian where aij took 6. Bound, both decisions say host: hypre gets the
-// matrix exactly as from aij (its host arrays; BoomerAMG runs where hypre runs host matrices).
+// MatConvert_<our type>_hypre_C: PETSc's AIJ converter (MatConvert_AIJ_HYPRE) on our matrix.
+// Where hypre runs on the GPU (PETSC_HAVE_HYPRE_DEVICE) that converter puts hypre's matrix where
+// MatGetCurrentMemType says the matrix lives: on the host for our types (their AIJ arrays are on
+// the host; our device storage is our format, not a device CSR). But our matrices give CUDA
+// vectors (MatCreateVecs, as aijcusparse's), and PCApply_HYPRE zeroes BoomerAMG's initial guess
+// x (VecSet, on the GPU for a CUDA vector) and then hands hypre x's host array through a
+// write-only access, which copies nothing back: hypre started each application from a stale
+// iterate, and the preconditioner was no longer a fixed linear operator. Measured on an H200
+// (cudakk, hypre 3.1.0 on CUDA): the same hypre matrix as aij's (-pc_hypre_mat_view), CG on a 3^3
+// Laplacian 55 iterations against aij's 3, on 20^3 66 against 6, on 100^3 131 against
+// aijcusparse's 11 (in 45 s against 0.02 s: BoomerAMG on the host). So an unbound matrix of ours
+// goes to hypre as aijcusparse's does, through a temporary aijcusparse copy (the CSR and values
+// uploaded once per conversion, a new copy for each MAT_REUSE_MATRIX): hypre's matrix, its
+// BoomerAMG and its vectors on the GPU, the same iterations as aijcusparse. A matrix bound to the
+// CPU (MatBindToCPU; its vectors are host vectors) goes as aij's: host arrays, host hypre. Without
+// a GPU hypre the converter is used as it is (hypre on the host, host arrays).
 PetscErrorCode ToHypre(Mat A, MatType type, MatReuse reuse, Mat *B)
 {
   PetscFunctionBegin;
   PetscCheck(aij_to_hypre, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This PETSc has no hypre converter for AIJ matrices");
+#if defined(PETSC_HAVE_HYPRE_DEVICE) && defined(GPUMAT_WITH_CUDA)
+  if (!A->boundtocpu) {
+    Mat C, H = reuse == MAT_REUSE_MATRIX ? *B : nullptr;
+    PetscCall(MatConvert(A, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &C));
+    PetscCall(MatConvert(C, type, H ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &H));
+    PetscCall(MatDestroy(&C));
+    if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &H));
+    else *B = H;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
 #if defined(PETSC_HAVE_DEVICE)
   const PetscBool bound = A->boundtocpu;
-  A->boundtocpu         = PETSC_TRUE;
+  A->boundtocpu         = PETSC_TRUE; // host arrays (the converter's copy of the pattern reads them as such)
   const PetscErrorCode ierr = aij_to_hypre(A, type, reuse, B);
   A->boundtocpu         = bound;
   PetscCall(ierr);
@@ -139,7 +157,7 @@ PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, 
   // (MatSeqAIJGetCSRAndMemType: our AIJ arrays, on the host). Our matrices keep plain AIJ data, so
   // our type takes that same function, found on the matrix itself under AIJ's name: hypre gets the
   // matrix exactly as from AIJ (none if PETSc has no hypre; removed when we are uninstalled),
-  // through ToHypre (above: where hypre runs on the GPU the matrix must look bound to the CPU).
+  // through ToHypre (above: where hypre runs on the GPU an unbound matrix goes as aijcusparse's).
   PetscErrorCode (*found)(Mat, MatType, MatReuse, Mat *) = nullptr;
   if (to_us) PetscCall(PetscObjectQueryFunction((PetscObject)A, ("MatConvert_" + lv + "aij_hypre_C").c_str(), &found));
   if (found) aij_to_hypre = found;
