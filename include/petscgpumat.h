@@ -88,6 +88,7 @@
       -mat_gpuauto_trial <k>            time the first k predictions (2..7) and keep the fastest; the choice
                                         goes to the tuning cache (0 = off, the default)
       -mat_gpuauto_trial_products <n>   products timed per candidate in a trial (1..1000, default 10)
+      -mat_gpuauto_small <n>            blocks with fewer nonzeros become csrspec unpredicted (default 2^20; 0 = none)
       -mat_gpuauto_constants <file>     the GPU's constants of the predictions (bench/calibrate.py fits them
                                         to a suite run; default the GPU's shipped ones, conf/gpuauto/h100.txt
                                         or h200.txt);

@@ -435,6 +435,11 @@ bool shape_of(const std::string &c, const AutoHints &h, const AutoSample &s, Sha
 
 } // namespace
 
+std::string auto_small_choice(std::int64_t nnz, std::int64_t small_nnz, const std::vector<std::string> &candidates) {
+  if (nnz >= small_nnz || std::find(candidates.begin(), candidates.end(), "csrspec") == candidates.end()) return "";
+  return "csrspec";
+}
+
 template <typename T>
 AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates) {
   const auto   t0 = std::chrono::steady_clock::now();

@@ -134,6 +134,16 @@ struct AutoDecision {
   double                      decide_ms = 0; // host time the decision took
 };
 
+// A small block (fewer than `small_nnz` nonzeros; 0: none is) becomes csrspec without a prediction
+// where csrspec is a candidate; returns "" otherwise (the prediction decides). Its product is a few
+// microseconds in any format, bound by the launch, while the sample and the candidates' models took
+// 0.5-7 ms on the build machine for GAMG's coarse operators and interpolations (1.6k-220k rows,
+// 3k-730k nonzeros): on an H200 CG + GAMG on a 100^3 Laplacian ran 0.65x aijcusparse with gpuauto,
+// 1.08-1.37x with every fixed type, csrspec the fastest (plain CSR: its build is the upload, its
+// transposed product, GAMG's restriction, on the GPU).
+constexpr std::int64_t kAutoSmallNnz = std::int64_t(1) << 20;
+std::string auto_small_choice(std::int64_t nnz, std::int64_t small_nnz, const std::vector<std::string> &candidates);
+
 // The decision among `candidates` (names of auto_all_candidates; unknown names are ignored).
 template <typename T>
 AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates);

@@ -62,6 +62,10 @@ public:
     PetscCall(PetscOptionsInt("-mat_gpuauto_trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "MATGPUAUTO", k, &k, &set));
     PetscCheck(!set || (k >= 1 && k <= 1000), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_trial_products must be in [1, 1000], got %" PetscInt_FMT, k);
     trial_products_ = (int)k;
+    PetscInt small = small_nnz_;
+    PetscCall(PetscOptionsInt("-mat_gpuauto_small", "Blocks with fewer nonzeros become csrspec without a prediction (where csrspec is a candidate, without -mat_gpuauto_choose or -mat_gpuauto_trial); 0 = every block is predicted", "MATGPUAUTO", small, &small, &set));
+    PetscCheck(!set || small >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_small must be 0 (predict every block) or a count of nonzeros, got %" PetscInt_FMT, small);
+    small_nnz_ = small;
     for (const std::string &n : names_) PetscCall(Candidate(n)->SetFromOptions(PetscOptionsObject));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -73,6 +77,7 @@ public:
     f->forced_         = forced_;
     f->constants_      = constants_;
     f->constants_file_ = constants_file_;
+    f->small_nnz_      = small_nnz_;
     f->trial_          = trial_;
     f->device_constants_ = device_constants_;
     f->trial_products_ = trial_products_;
@@ -104,6 +109,14 @@ public:
     PetscFunctionBegin;
     if (!chosen_) {
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto: not built yet; candidates %s\n", Join(names_).c_str()));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (small_) {
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (a small block: %lld nonzeros, fewer than -mat_gpuauto_small %lld; no prediction)\n", chosen_name_.c_str(), (long long)A.nnz(), (long long)small_nnz_));
+      PetscCall(PetscViewerASCIIPrintf(v, "%s:\n", chosen_name_.c_str()));
+      PetscCall(PetscViewerASCIIPushTab(v));
+      PetscCall(chosen_->ViewInfo(v, A));
+      PetscCall(PetscViewerASCIIPopTab(v));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     const AutoSample &s = decision_.sample;
@@ -311,6 +324,16 @@ private:
   PetscErrorCode Decide(const CsrView<Scalar> &A)
   {
     PetscFunctionBegin;
+    const std::string small = forced_.empty() && !trial_ ? auto_small_choice(std::int64_t(A.nnz()), std::int64_t(small_nnz_), names_) : std::string();
+    small_                  = !small.empty();
+    if (small_) {
+      if (chosen_ && small != chosen_name_) Drop(chosen_name_);
+      decision_ = AutoDecision{};
+      decision_.chosen = small;
+      PetscCall(Become(small));
+      PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s (fewer than -mat_gpuauto_small %lld nonzeros: no prediction)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), small.c_str(), (long long)small_nnz_));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(EnsureConstants());
     AutoHints h;
     h.block_size  = BlockSize();
@@ -342,6 +365,8 @@ private:
   AutoDecision                                    decision_;
   bool                                            device_constants_ = false; // the shipped set of this GPU chosen
   int                                             trial_          = 0; // -mat_gpuauto_trial
+  PetscInt                                        small_nnz_      = kAutoSmallNnz; // -mat_gpuauto_small
+  bool                                            small_          = false; // the last decision was a small block's
   int                                             trial_products_ = 10;
   std::string                                     trial_log_;
   std::string                                     trial_pattern_, trial_choice_; // the last trial's pattern (its key) and choice

@@ -303,3 +303,13 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
   }
   EXPECT_EQ(gpumat::auto_shipped_constants().name, gpumat::auto_shipped_constants("NVIDIA H100 PCIe").name); // other GPUs: the H100's
 }
+
+// A small block becomes csrspec without a prediction, where csrspec is a candidate.
+TEST(GpuAuto, SmallBlockIsCsrspec) {
+  const auto all = gpumat::auto_all_candidates();
+  EXPECT_EQ(gpumat::auto_small_choice(1000, gpumat::kAutoSmallNnz, all), "csrspec");
+  EXPECT_EQ(gpumat::auto_small_choice(gpumat::kAutoSmallNnz - 1, gpumat::kAutoSmallNnz, all), "csrspec");
+  EXPECT_EQ(gpumat::auto_small_choice(gpumat::kAutoSmallNnz, gpumat::kAutoSmallNnz, all), "");
+  EXPECT_EQ(gpumat::auto_small_choice(0, 0, all), ""); // 0: every block predicted
+  EXPECT_EQ(gpumat::auto_small_choice(1000, gpumat::kAutoSmallNnz, {"pjds", "bccoo"}), "");
+}
