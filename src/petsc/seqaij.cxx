@@ -251,6 +251,10 @@ PetscErrorCode DeviceValuesForWrite(Mat A, bool keep, cudaStream_t stream)
 // After a device COO assembly wrote them: the device copy holds the newest values.
 void DeviceValuesWritten(SeqData *d)
 {
+  // the storage no longer holds the newest values, though the object state has not moved (a
+  // device COO assembly writes through no accessor; MatAssemblyEnd raises the state only after an
+  // eager build has run): the next Ensure refreshes, the eager one of MatAssemblyEnd included
+  d->current       = 0;
   d->dv.host_stale = true;
   d->dv.pending    = true; // their state: the one the following MatAssemblyEnd ends with
   d->dv.state      = -1;
@@ -692,10 +696,8 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   }
 #endif
   if (d->opt.eager) {
-    // A final assembly may have brought new values even where the object state did not move
-    // before it: a device COO assembly writes through no accessor, so the state is still the one
-    // the storage was refreshed for. The storage is made current for this assembly in any case.
-    d->current = 0;
+    // (a device COO assembly, which moves no state before this, outdated the storage itself:
+    // DeviceValuesWritten; every other writer raised the state)
     PetscCall(BuildEagerly(A));
     // MatAssemblyEnd() increases the object state once, after this returns (matrix.c): the
     // storage just built holds the values of that state.
