@@ -7,6 +7,8 @@
 #   conf/petsc.sh cuda --pack F  # also write the installed tree to archive F (to carry to the GPU)
 #   conf/petsc.sh cudakk         # cuda plus Kokkos, Kokkos Kernels and a CUDA hypre, from source
 #                                # archives in .carry-src/ (below; README, "Kokkos and GPU hypre")
+#   conf/petsc.sh cudampich      # cuda against MPICH from PyPI with UCX's CUDA transports (below):
+#                                # the GPU-aware MPI candidate of issue 15
 #   eval "$(conf/petsc.sh cpu --env)"   # only print the exports (builds first if needed)
 #
 # The install lands in $PETSC_GPUMAT_CACHE (default ~/.cache/petsc-gpumat) under a name made of
@@ -70,8 +72,32 @@ case "$config" in
            "--download-kokkos-kernels=$src/kokkos-kernels-4.7.00.tar.gz"
            "--download-kokkos-kernels-cmake-arguments=-DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF -DKokkosKernels_ENABLE_COMPONENT_SPARSE=ON"
            "--download-hypre=$src/hypre-3.1.0.tar.gz") ;;
-  *) echo "conf/petsc.sh: configuration must be 'cpu', 'cuda' or 'cudakk', not '$config'" >&2; exit 2 ;;
+  cudampich)
+    # cuda against MPICH 5.0.2 (PyPI's wheel: ch4:ucx,ofi, built without CUDA) whose UCX is replaced
+    # at run time by UCX 1.22 from PyPI's libucx-cu13 (built with CUDA: the cuda_copy, cuda_ipc and
+    # gdr_copy transports, which move device buffers; --env puts it on LD_LIBRARY_PATH, which goes
+    # before libmpi's RUNPATH): an MPI that may pass device buffers, where the GPU machines' OpenMPI
+    # 4.1.6 is not CUDA-aware. Both into $mpi (carried with --pack: the GPU machine has no network).
+    # Not yet tested on a GPU (issue 15).
+    mpi=$cache/mpich-5.0.2-ucx-cu13
+    opts=("${opts[@]/--with-cc=mpicc/--with-cc=$mpi/bin/mpicc}")
+    opts=("${opts[@]/--with-cxx=mpicxx/--with-cxx=$mpi/bin/mpicxx}")
+    opts+=(--with-cuda=1 "--with-cuda-dir=$cuda_dir" --with-cuda-arch=90 "CUDAOPTFLAGS=-O3") ;;
+  *) echo "conf/petsc.sh: configuration must be 'cpu', 'cuda', 'cudakk' or 'cudampich', not '$config'" >&2; exit 2 ;;
 esac
+# the MPI of the cudampich configuration: the two wheels, installed once (the unused parts dropped)
+provide_mpich() {
+  [ -x "$mpi/bin/mpicc" ] && [ -f "$mpi/ucx/libucx/lib/ucx/libuct_cuda.so.0" ] && return 0
+  echo "== installing MPICH 5.0.2 and libucx-cu13 1.22.0 from PyPI into $mpi" >&2
+  rm -rf "$mpi" && mkdir -p "$mpi"
+  python3 -m pip install -q --no-deps --prefix "$mpi" "mpich==5.0.2" >&2
+  python3 -m pip install -q --no-deps --target "$mpi/ucx" "libucx-cu13==1.22.0" >&2
+  rm -f "$mpi"/lib/libmpi_abi.so* "$mpi"/bin/*_abi
+  find "$mpi/ucx" \( -name '*.a' -o -name '*.la' -o -name 'libucx_perftest*' \) -delete
+  rm -rf "$mpi/ucx/libucx/bin" "$mpi/ucx/libucx/include" "$mpi/ucx/libucx/lib/cmake"
+  [ -x "$mpi/bin/mpicc" ] && [ -f "$mpi/ucx/libucx/lib/ucx/libuct_cuda.so.0" ] ||
+    { echo "conf/petsc.sh: MPICH or UCX's CUDA transport is missing from $mpi after the install" >&2; exit 1; }
+}
 
 # PETSc 3.26.1 does not compile against hypre 2.26 as it is: it uses, without version checks,
 # names that hypre 2.26 lacks (HYPRE_INT_MAX in petschypre.h, HYPRE_IJMatrixGetValues2 in mhypre.c,
@@ -94,6 +120,10 @@ prefix=$cache/petsc-$PETSC_VERSION-$config-$hash
 stamp=$prefix/.petsc-gpumat-complete
 
 print_env() {
+  if [ "$config" = cudampich ]; then
+    echo "export PATH=$mpi/bin:\$PATH"
+    echo "export LD_LIBRARY_PATH=$mpi/ucx/libucx/lib:$mpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+  fi
   echo "export PETSC_DIR=$prefix"
   echo "export PETSC_ARCH="
   echo "export PKG_CONFIG_PATH=$prefix/lib/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}"
@@ -111,6 +141,7 @@ if [ ! -f "$stamp" ]; then
     echo "conf/petsc.sh: building the $config configuration needs the CUDA toolkit: no $cuda_dir/bin/nvcc (set CUDA_HOME)" >&2
     exit 2
   fi
+  if [ "$config" = cudampich ]; then provide_mpich; fi
   if [ "$config" = cudakk ]; then
     if [ ! -f "$src/kokkos-4.6.01-cuda13.tar.gz" ] && [ -f "$src/kokkos-4.6.01.tar.gz" ]; then
       tmp=$(mktemp -d)
@@ -166,7 +197,7 @@ fi
 
 if [ -n "$pack" ]; then
   mkdir -p "$(dirname "$pack")"
-  tar -C / -cJf "$pack" "${prefix#/}"
+  if [ "$config" = cudampich ]; then tar -C / -cJf "$pack" "${prefix#/}" "${mpi#/}"; else tar -C / -cJf "$pack" "${prefix#/}"; fi
   echo "== packed $prefix into $pack ($(du -h "$pack" | cut -f1)); unpack with: tar -C / -xJf $pack" >&2
 fi
 

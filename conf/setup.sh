@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what petsc-gpumat needs on a fresh machine and builds it. Sourced by conf/test.sh and
 # conf/main.sh; sets BUILD (the CMake build folder) and exports PETSC_DIR/PKG_CONFIG_PATH.
-#   GPUMAT_CONFIG=cpu|cuda|cudakk  the PETSc configuration (default: cuda when a GPU answers, else
-#                           cpu; cudakk: cuda with Kokkos and a CUDA hypre, conf/petsc.sh)
+#   GPUMAT_CONFIG=cpu|cuda|cudakk|cudampich  the PETSc configuration (default: cuda when a GPU
+#                           answers, else cpu; cudakk: cuda with Kokkos and a CUDA hypre; cudampich:
+#                           cuda against MPICH with UCX's CUDA transports; conf/petsc.sh)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 case "${GPUMAT_CONFIG:-}" in
-  "" | cpu | cuda | cudakk) ;;
-  *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
+  "" | cpu | cuda | cudakk | cudampich) ;;
+  *) echo "conf/setup.sh: GPUMAT_CONFIG must be cpu, cuda, cudakk or cudampich (or unset: cuda when a GPU answers), not '$GPUMAT_CONFIG'" >&2; exit 2 ;;
 esac
 
 if [ -z "${GPUMAT_CONFIG:-}" ]; then

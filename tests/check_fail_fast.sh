@@ -23,8 +23,8 @@ expect() {
 expect 2 "unknown suite name\(s\): nosuchname" bash conf/suite.sh nosuchname
 expect 2 "NP must be positive integers" env NP=x bash conf/suite.sh part1
 expect 2 "REPS_BUILD must be 1..16, not '0'" env REPS_BUILD=0 bash conf/suite.sh part1
-expect 2 "GPUMAT_CONFIG must be cpu, cuda or cudakk" env GPUMAT_CONFIG=gpu bash conf/setup.sh
-expect 2 "configuration must be 'cpu', 'cuda' or 'cudakk'" bash conf/petsc.sh gpu
+expect 2 "GPUMAT_CONFIG must be cpu, cuda, cudakk or cudampich" env GPUMAT_CONFIG=gpu bash conf/setup.sh
+expect 2 "configuration must be 'cpu', 'cuda', 'cudakk' or 'cudampich'" bash conf/petsc.sh gpu
 expect 2 "--pack needs an archive file name" bash conf/petsc.sh cpu --pack
 expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus
 expect 2 "unknown step 'test'" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh test
@@ -43,6 +43,7 @@ if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; the
   expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
   expect 2 "no GPU answers here" bash conf/suite.sh part1
   expect 2 "no GPU answers here" bash conf/scaling.sh strong 8
+  expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/gpuaware.sh
   expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh multigpu
 fi
 expect 2 "PETSC_DIR is not set" env -u PETSC_DIR make -s
