@@ -85,6 +85,10 @@ typedef struct {
   double         pjds_y_sectors, bce_y_sectors; /* the 32-byte sectors of y a warp's 32 rows store (through
                                                    pjds's permutation, bce's row numbers, block by block for
                                                    bce) per warp: 8 coalesced, 32 scattered */
+  double         pjds_x_sectors[4]; /* the 32-byte sectors of x gathered per 32 entries of the pJDS part:
+                                       [0] as laid out (a thread per row: step j of a block loads the
+                                       j-th entries of its rows), [1..3] with 2, 4, 8 lanes per row (a
+                                       load takes g consecutive entries of 32/g rows); 0: no pJDS part */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host

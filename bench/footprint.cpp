@@ -15,6 +15,34 @@
 #include <exception>
 #include <new>
 
+// The sectors of x (4 fp64 values) gathered per 32 entries of pjds's padded part with g lanes per
+// row: a warp's load takes entries c .. c + g - 1 of 32 / g rows of a block (g = 1: the product as
+// it is, the j-th entries of the block's 32 rows); padding entries (beyond a row's length) are not
+// loaded. For the question whether a row per group of lanes would gather x as CSR order does.
+static double pjds_x_sectors(const gpumat::Pjds<double> &P, int g) {
+  std::int64_t   sec = 0, ent = 0;
+  gpumat::index_t buf[32];
+  const int       br = P.p.block_rows, per = 32 / g;
+  for (std::size_t b = 0; b + 1 < P.block_start.size(); ++b) {
+    const std::int64_t i0 = std::int64_t(b) * br, rows = std::min<std::int64_t>(br, P.nrows_pj - i0);
+    if (rows <= 0) break;
+    const std::int64_t bs = P.block_start[b], width = (P.block_start[b + 1] - bs) / rows;
+    for (std::int64_t r0 = 0; r0 < rows; r0 += per)
+      for (std::int64_t c = 0; c < width; c += g) {
+        int m = 0;
+        for (std::int64_t rr = r0; rr < std::min(rows, r0 + per); ++rr) {
+          const std::int64_t len = P.rowlen[std::size_t(i0 + rr)];
+          for (std::int64_t k = c; k < std::min(len, c + g); ++k) buf[m++] = P.col[std::size_t(bs + k * rows + rr)] >> 2;
+        }
+        if (m == 0) continue;
+        std::sort(buf, buf + m);
+        sec += std::unique(buf, buf + m) - buf;
+        ent += m;
+      }
+  }
+  return ent > 0 ? 32.0 * double(sec) / double(ent) : 0.0;
+}
+
 extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val,
                                      const BenchBccooParams *p, BenchFootprint *f, char *err, int errlen) {
   *f = BenchFootprint{};
@@ -57,6 +85,7 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
       if (rows.empty())
         for (gpumat::index_t i = 0; i < P.nrows_pj; ++i) rows.push_back(i);
       f->pjds_y_sectors = double(gpumat::warp_sectors(rows.data(), (std::int64_t)rows.size())) / double((rows.size() + 31) / 32);
+      for (int k = 0; k < 4; ++k) f->pjds_x_sectors[k] = pjds_x_sectors(P, 1 << k);
     }
     const gpumat::EllHyb eh = gpumat::ell_hyb(A); // HYB: K the largest length max(4096, rows / 3) rows reach
     f->hyb_width            = eh.hyb_width, f->hyb_coo = eh.hyb_coo;
