@@ -32,11 +32,9 @@ static double pjds_x_sectors(const gpumat::Pjds<double> &P, int g) {
         int m = 0;
         for (std::int64_t rr = r0; rr < std::min(rows, r0 + per); ++rr) {
           const std::int64_t len = P.rowlen[std::size_t(i0 + rr)];
-          for (std::int64_t k = c; k < std::min(len, c + g); ++k) buf[m++] = P.col[std::size_t(bs + k * rows + rr)] >> 2;
+          for (std::int64_t k = c; k < std::min(len, c + g); ++k) buf[m++] = P.col[std::size_t(bs + k * rows + rr)];
         }
-        if (m == 0) continue;
-        std::sort(buf, buf + m);
-        sec += std::unique(buf, buf + m) - buf;
+        sec += gpumat::warp_sectors(buf, m); // one load: its m <= 32 columns
         ent += m;
       }
   }

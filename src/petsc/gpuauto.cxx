@@ -111,24 +111,20 @@ public:
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto: not built yet; candidates %s\n", Join(names_).c_str()));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    if (small_) {
+    if (small_) // no prediction: nothing sampled
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (a small block: %lld nonzeros, fewer than -mat_gpuauto_small %lld; no prediction)\n", chosen_name_.c_str(), (long long)A.nnz(), (long long)small_nnz_));
-      PetscCall(PetscViewerASCIIPrintf(v, "%s:\n", chosen_name_.c_str()));
-      PetscCall(PetscViewerASCIIPushTab(v));
-      PetscCall(chosen_->ViewInfo(v, A));
-      PetscCall(PetscViewerASCIIPopTab(v));
-      PetscFunctionReturn(PETSC_SUCCESS);
+    else {
+      const AutoSample &s = decision_.sample;
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : "the fastest prediction", decision_.decide_ms,
+                                       (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows (ms per product; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows));
+      for (const AutoPrediction &p : decision_.predictions)
+        PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
+      if (!trial_log_.empty()) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto trial (-mat_gpuauto_trial %d): %s\n", trial_, trial_log_.c_str()));
+      const MatrixFeatures &f = s.f;
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",
+                                       f.mean_row, f.cv_row, (long long)f.max_row, 100 * f.padding_sell, 100 * f.padding_sorted, f.block_fill(2), f.block_fill(3), f.block_fill(4), f.sectors_csr, f.sectors_ell, s.sector_use, s.far_share));
     }
-    const AutoSample &s = decision_.sample;
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : "the fastest prediction", decision_.decide_ms,
-                                     (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows (ms per product; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows));
-    for (const AutoPrediction &p : decision_.predictions)
-      PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
-    if (!trial_log_.empty()) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto trial (-mat_gpuauto_trial %d): %s\n", trial_, trial_log_.c_str()));
-    const MatrixFeatures &f = s.f;
-    PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",
-                                     f.mean_row, f.cv_row, (long long)f.max_row, 100 * f.padding_sell, 100 * f.padding_sorted, f.block_fill(2), f.block_fill(3), f.block_fill(4), f.sectors_csr, f.sectors_ell, s.sector_use, s.far_share));
     PetscCall(PetscViewerASCIIPrintf(v, "%s:\n", chosen_name_.c_str()));
     PetscCall(PetscViewerASCIIPushTab(v));
     PetscCall(chosen_->ViewInfo(v, A));
@@ -326,20 +322,17 @@ private:
     PetscFunctionBegin;
     const std::string small = forced_.empty() && !trial_ ? auto_small_choice(std::int64_t(A.nnz()), std::int64_t(small_nnz_), names_) : std::string();
     small_                  = !small.empty();
-    if (small_) {
-      if (chosen_ && small != chosen_name_) Drop(chosen_name_);
-      decision_ = AutoDecision{};
+    if (small_) { // no prediction: the decision is the small blocks' candidate
+      decision_        = AutoDecision{};
       decision_.chosen = small;
-      PetscCall(Become(small));
-      PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s (fewer than -mat_gpuauto_small %lld nonzeros: no prediction)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), small.c_str(), (long long)small_nnz_));
-      PetscFunctionReturn(PETSC_SUCCESS);
+    } else {
+      PetscCall(EnsureConstants());
+      AutoHints h;
+      h.block_size  = BlockSize();
+      h.longest_row = LongestRow();
+      PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
+      PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     }
-    PetscCall(EnsureConstants());
-    AutoHints h;
-    h.block_size  = BlockSize();
-    h.longest_row = LongestRow();
-    PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
-    PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     const std::string pick = forced_.empty() ? decision_.chosen : forced_;
     // the previous pattern's choice dropped (in trial mode Trial drops what it no longer needs)
     if (chosen_ && pick != chosen_name_ && !(trial_ && forced_.empty())) Drop(chosen_name_);
@@ -350,8 +343,10 @@ private:
       snprintf(b, sizeof b, "%s%s %.4f", all.empty() ? "" : ", ", p.candidate.c_str(), p.ms);
       all += b;
     }
-    PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s%s; predicted ms: %s (decided in %.2f ms)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(), forced_.empty() ? "" : " (-mat_gpuauto_choose)", all.c_str(),
-                        decision_.decide_ms));
+    if (small_) PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s (fewer than -mat_gpuauto_small %lld nonzeros: no prediction)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(), (long long)small_nnz_));
+    else
+      PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s%s; predicted ms: %s (decided in %.2f ms)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(), forced_.empty() ? "" : " (-mat_gpuauto_choose)", all.c_str(),
+                          decision_.decide_ms));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
