@@ -304,9 +304,11 @@ int main(int argc, char **argv)
             pts.push_back(make_point("p2p", std::to_string(i), std::to_string(j), b, (double)b, us, peer[i][j]));
           }
           if (wanted(o, "p2p_bidir") && i < j) { // j -> i on j's stream, joined to i's stream by an event
-            cudaEvent_t go, done;
+            cudaEvent_t go, done; // each on the device of the stream that records it
             CK(cudaEventCreateWithFlags(&go, cudaEventDisableTiming));
+            CK(cudaSetDevice(j));
             CK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+            CK(cudaSetDevice(i));
             us.clear();
             time_device(
               [&] {
