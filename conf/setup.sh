@@ -56,6 +56,10 @@ if [ "$GPUMAT_CONFIG" = cudakk ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda
   mkdir -p "$BUILD/cuda-stub" && ln -sf "$stub" "$BUILD/cuda-stub/libcuda.so.1"
   link_args=("-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$BUILD/cuda-stub" "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,$BUILD/cuda-stub")
 fi
+# cudampich: MPICH's wheel copies device memory on the host in its own shared-memory path, UCX's CUDA
+# transports move it: local ranks through UCX (conf/gpuaware.sh), the GPU tests of the halo's device buffers
+aware_args=()
+[ "$GPUMAT_CONFIG" = cudampich ] && aware_args=("-DGPUMAT_GPU_AWARE_MPI_ENV=MPIR_CVAR_NOLOCAL=1;UCX_WARN_UNUSED_ENV_VARS=n")
 echo "== building petsc-gpumat in $BUILD (PETSc $GPUMAT_CONFIG)" >&2
-cmake -S "$top" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUMAT_GPU_TESTS=$gpu_tests "${cuda_args[@]}" "${link_args[@]}" >&2
+cmake -S "$top" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGPUMAT_GPU_TESTS=$gpu_tests "${cuda_args[@]}" "${link_args[@]}" "${aware_args[@]}" >&2
 cmake --build "$BUILD" -j "$(nproc)" >&2

@@ -7,7 +7,11 @@
 // products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
 // off-diagonal product added in place, so communication overlaps the local product
 // (Kreutzer et al.'s task mode); -mat_gpumat_overlap 0 finishes the scatter first (their vector
-// mode), for measuring what the overlap gains.
+// mode), for measuring what the overlap gains. -mat_gpumat_gpu_aware_mpi sets, for this scatter
+// alone, whether device vectors' ghost values go to MPI in device memory or through host buffers
+// (PETSc's -use_gpu_aware_mpi decides for PETSc's own scatters, aijcusparse's among them): an MPI
+// that moves device buffers in point-to-point messages but fails PETSc's start-up check (a
+// reduction on device memory), as the cudampich configuration's MPICH on UCX, serves our halo.
 //
 // Device COO assembly (CUDA builds): MatSetPreallocationCOO runs MPIAIJ's (the blocks, the host
 // maps), then maps once per pattern every COO entry of this rank onto its block's nonzero, and
@@ -22,6 +26,7 @@
 #include "values.hpp"
 #include <petscdevice.h>
 #include <petscsf.h>
+#include <petsc/private/sfimpl.h> // PetscSF::use_gpu_aware_mpi, per scatter
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -44,11 +49,15 @@ struct MPIData {
   PetscObjectState sct_nzstate = -1;
   PetscInt         sct_nghost  = -1;
   VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
+  PetscBool        sct_aware   = PETSC_FALSE; // the scatter hands device buffers to MPI
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
   // or finished before it (read with the blocks' options at every block conversion)
   PetscBool overlap = PETSC_TRUE;
+  // -mat_gpumat_gpu_aware_mpi: device vectors' ghost values passed to MPI in device memory, or
+  // staged through host buffers; default PETSc's -use_gpu_aware_mpi (read as overlap is)
+  PetscBool gpu_aware = use_gpu_aware_mpi;
 
   // MPIAIJ's COO assembly (composed), ours chained to it
   CooChain coo_parent; // the parent's COO assembly (ours chained to it)
@@ -99,6 +108,7 @@ PetscErrorCode ConvertBlocks(Mat A)
   if (Ad) PetscCall(SeqInstallWithOptions(Ad, Data(A)->info, A));
   if (Ao) PetscCall(SeqInstallWithOptions(Ao, Data(A)->info, A));
   PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_overlap", &Data(A)->overlap, nullptr));
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_gpu_aware_mpi", &Data(A)->gpu_aware, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -443,9 +453,10 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
     PetscCall(PetscObjectTypeCompareAny((PetscObject)like, &kokkos, VECSEQKOKKOS, VECMPIKOKKOS, ""));
     ltype = kokkos ? VECSEQKOKKOS : VECSEQCUDA;
   }
-  const PetscInt nghost = Ao->cmap->n;
+  const PetscInt  nghost = Ao->cmap->n;
+  const PetscBool aware  = device && d->gpu_aware ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscStrcmp(d->sct_type, ltype, &same));
-  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && same) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
@@ -455,8 +466,12 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
   PetscCall(VecScatterCreate(like, from, d->lvec, to, &d->sct));
+  // The SF reads its flag when it makes its first communication link (PetscSFLinkCreate_MPI), so
+  // set before any: device buffers straight to MPI, or PETSc's host staging
+  d->sct->use_gpu_aware_mpi = aware;
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
+  d->sct_aware   = aware;
   d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
@@ -516,6 +531,9 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, halo exchange %s; each rank (diagonal block, then off-diagonal block):\n", d->info->name, d->overlap ? "overlapped with the diagonal block's product" : "finished before the diagonal block's product (-mat_gpumat_overlap 0)"));
+#if defined(GPUMAT_WITH_CUDA)
+  PetscCall(PetscViewerASCIIPrintf(viewer, "ghost values of device vectors: %s\n", d->gpu_aware ? "passed to MPI in device memory (-mat_gpumat_gpu_aware_mpi 1)" : "staged through host buffers (-mat_gpumat_gpu_aware_mpi 0)"));
+#endif
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
   PetscViewer sub;
   PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
