@@ -89,9 +89,16 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "off-diagonal blocks / all) and the ghosts (columns of the off-diagonal block, max over ranks);\n"
                      "per MPIAIJ-based type, the split of a product timed the same way: the diagonal block\n"
                      "(MatMult(Ad)), the off-diagonal block (MatMultAdd(Ao) on the ghosts) and the forward scatter\n"
-                     "of x into the ghosts. The floors and the copy bandwidth are measured by rank 0 alone.\n";
+                     "of x into the ghosts. The floors and the copy bandwidth are measured by rank 0 alone.\n"
+                     "  -gpu_aware_halo    P ranks, CUDA PETSc: every scatter made afterwards hands device buffers to\n"
+                     "                     MPI (PETSc's use_gpu_aware_mpi set after its start-up check, which\n"
+                     "                     -use_gpu_aware_mpi 0 skipped), aijcusparse's halo as ours: for an MPI that moves\n"
+                     "                     device buffers in point-to-point messages but fails that check (a reduction\n"
+                     "                     on device memory), such as the cudampich configuration's MPICH on UCX with\n"
+                     "                     MPIR_CVAR_NOLOCAL=1; the types are then compared on the same path\n";
 
 #include <petscksp.h>
+#include <petsc/private/petscimpl.h> /* use_gpu_aware_mpi (-gpu_aware_halo) */
 #include <petscgpumat.h>
 #include "gen.h"
 #include "mmio.h"
@@ -985,7 +992,7 @@ int main(int argc, char **argv)
   int          fb_on = 1;
   MatInfo      info;
   PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE, grid = PETSC_FALSE;
-  PetscBool    coo = PETSC_FALSE;
+  PetscBool    coo = PETSC_FALSE, gpu_aware_halo = PETSC_FALSE;
   PetscInt     reps_coo = 20;
   char         coo_csv[PETSC_MAX_PATH_LEN] = "";
   Result       res[32];
@@ -1030,6 +1037,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-floor_bccoo", fb_spec, sizeof(fb_spec), NULL));
   PetscCheck(BenchBccooParse(fb_spec, &fb_params, &fb_on, fb_err, (int)sizeof(fb_err)) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s", fb_err);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-layout", layout, sizeof(layout), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu_aware_halo", &gpu_aware_halo, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  if (gpu_aware_halo) { /* every scatter from here on: matrices and vectors are made below */
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA)); /* PETSc's start-up check of the MPI runs now, while use_gpu_aware_mpi is off */
+    use_gpu_aware_mpi = PETSC_TRUE;
+  }
+#endif
   PetscCheck(reps >= 1 && reps_host >= 1 && warmup >= 0 && ksp_its >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps and -reps_host must be >= 1, -warmup and -ksp_its >= 0");
   PetscCheck(!strcmp(layout, "rows") || !strcmp(layout, "nnz"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-layout must be rows or nnz, not %s", layout);
   if (csv[0]) PetscCall(CheckCSVHeader(csv, &csv_header));
@@ -1081,6 +1095,7 @@ int main(int argc, char **argv)
   }
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "device copy bandwidth (read+write): %.0f GB/s%s\n", copy_gbs, nranks > 1 ? " (rank 0 alone)" : ""));
+  if (nranks > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "halo of device vectors: %s\n", use_gpu_aware_mpi ? (gpu_aware_halo ? "device buffers handed to MPI (-gpu_aware_halo)" : "device buffers handed to MPI (-use_gpu_aware_mpi)") : "staged through host buffers (-use_gpu_aware_mpi 0)"));
 #else
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CPU build: host types, timed with the host clock (csrspec, bccoo, pjds and bce run PETSc's SeqAIJ kernels with host vectors); the GPU types (aijcusparse, the cuSPARSE formats, sellcuda, and csrspec, bccoo, pjds and bce on the GPU) need a CUDA PETSc\n"));
 #endif
