@@ -571,8 +571,15 @@ def selftest(out):
 
 
 def scaling_key(name):
-    """(series, mode) of a matrix name: "lap3d_420@vector" -> ("lap3d_420", "vector")."""
+    """(series, mode) of a matrix name: "lap3d_420@vector" -> ("lap3d_420", "vector"). A series
+    run with device buffers in MPI is "<name>@gpuaware" (conf/scaling.sh HALO=device)."""
     return (name[:-len("@vector")], "vector") if name.endswith("@vector") else (name, "task")
+
+
+def scaling_base(series):
+    """The series whose one-rank rows serve this one: "lap3d_420@gpuaware" -> "lap3d_420" (one rank
+    has no halo)."""
+    return series.split("@", 1)[0]
 
 
 class Scaling:
@@ -592,14 +599,16 @@ class Scaling:
     def get(self, series, mode, typ, layout, ranks):
         r = self.rows.get((series, mode, typ, layout, ranks))
         if r is None and ranks == 1:  # one rank: no halo, no layout
-            for md in (mode, "task"):
-                for key, row in self.rows.items():
-                    if key[0] == series and key[1] == md and key[2] == typ and key[4] == 1:
-                        return row
+            for s in dict.fromkeys((series, scaling_base(series))):
+                for md in (mode, "task"):
+                    for key, row in self.rows.items():
+                        if key[0] == s and key[1] == md and key[2] == typ and key[4] == 1:
+                            return row
         return r
 
     def ranks(self, series, layout):
-        return sorted({k[4] for k in self.rows if k[0] == series and (k[3] == layout or k[4] == 1)})
+        base = scaling_base(series)
+        return sorted({k[4] for k in self.rows if (k[0] == series and (k[3] == layout or k[4] == 1)) or (k[0] == base and k[4] == 1)})
 
     def efficiency(self, series, mode, typ, layout, ranks, column="median_ms"):
         """(nnz_P / (P T_P)) / (nnz_1 / T_1), against the type's one-rank row; None without both."""
@@ -740,9 +749,16 @@ def scaling_selftest(out):
         # weak: the matrix grows with P (nnz per rank 56M at 1, 57M at 2), pjds's time 0.1 -> 0.11
         row("weak_lap3d", "pjds", 8000000, 56000000, 0.1, 1, "rows")
         row("weak_lap3d", "pjds", 16000000, 114000000, 0.11, 2, "rows")
+        # device buffers in MPI: a series of its own, served by weak_lap3d's one-rank row
+        row("weak_lap3d@gpuaware", "pjds", 16000000, 114000000, 0.104, 2, "rows")
+        row("weak_lap3d@gpuaware@vector", "pjds", 16000000, 114000000, 0.13, 2, "rows")
         row("single", "pjds", 100, 500, 0.01, 1, "rows")  # no P > 1: no table
     sc = Scaling(read_rows([path]))
-    assert sc.series == ["lap3d_420", "weak_lap3d", "single"], sc.series
+    assert sc.series == ["lap3d_420", "weak_lap3d", "weak_lap3d@gpuaware", "single"], sc.series
+    assert sc.ranks("weak_lap3d@gpuaware", "rows") == [1, 2]
+    aware = sc.efficiency("weak_lap3d@gpuaware", "task", "pjds", "rows", 2)
+    assert abs(aware - (114e6 / (2 * 0.104)) / (56e6 / 0.1)) < 1e-9, aware
+    assert abs(sc.efficiency("weak_lap3d@gpuaware", "vector", "pjds", "rows", 2) - (114e6 / (2 * 0.13)) / (56e6 / 0.1)) < 1e-9
     assert sc.layouts == ["rows", "nnz"]
     assert abs(sc.efficiency("lap3d_420", "task", "csrspec", "rows", 4) - 0.8) < 1e-9
     assert abs(sc.efficiency("lap3d_420", "task", "csrspec", "nnz", 4) - 0.85) < 1e-9   # one rank serves every layout
@@ -759,6 +775,7 @@ def scaling_selftest(out):
     assert "| csrspec | 4 | 0.2500 | 0.800 | 0.5333 | 0.750 | 1.43 | 0.0250 | 0.10 | 0.3000 | 1.20 |" in text, text
     assert "## single" not in text and "## weak_lap3d, layout rows" in text
     assert "| weak_lap3d | rows | 2 | pjds | 0.925 |" in text
+    assert "| weak_lap3d@gpuaware | rows | 2 | pjds | 0.979 |" in text and "## weak_lap3d@gpuaware, layout rows" in text, text
     md = os.path.join(out, "scaling.md")
     main(["--scaling", "strong", path, "--markdown", md])
     with open(md) as f:
@@ -766,7 +783,7 @@ def scaling_selftest(out):
     try:
         import matplotlib  # noqa: F401
         files = plot_scaling(sc, out)
-        assert len(files) == 3 and all(os.path.getsize(f) > 1000 for f in files), files
+        assert len(files) == 4 and all(os.path.getsize(f) > 1000 for f in files), files
         figs = f", {len(files)} figures"
     except ImportError:
         figs = ", figures skipped (no matplotlib)"

@@ -54,7 +54,8 @@ throughput per rank against one rank's: T_1 / (P T_P) in strong scaling, where n
 The output: per matrix the node-level figures, then per (matrix, type, layout, mode) a line per P:
 measured and predicted ms (task and vector mode, host-staged and peer), the halo's predicted time
 against the benchmark's scatter_ms, the diagonal block's against its diag_ms, and E measured and
-predicted (for the run's own mode and halo path: host-staged today)."""
+predicted (for the run's own mode and halo path: host-staged, or the peer halo for a series named
+"<name>@gpuaware", run with device buffers in MPI; its one-rank row is <name>'s)."""
 import argparse
 import contextlib
 import csv
@@ -65,6 +66,7 @@ import sys
 import tempfile
 
 VECTOR_SUFFIX = "@vector"
+GPUAWARE_SUFFIX = "@gpuaware"  # a series run with device buffers in MPI (conf/scaling.sh HALO=device)
 
 
 # ---- the links ---------------------------------------------------------------------------------
@@ -229,11 +231,13 @@ def read_results(paths):
 
 
 def baseline(rows, series, typ):
-    """The one-rank row of a series and type: task mode (one rank has no halo), any layout."""
-    for mode in ("task", "vector"):
-        for (s, md, t, layout, p), r in rows.items():
-            if s == series and md == mode and t == typ and p == 1:
-                return r
+    """The one-rank row of a series and type: task mode (one rank has no halo), any layout; a
+    "<name>@gpuaware" series is served by <name>'s."""
+    for name in dict.fromkeys((series, series.split("@", 1)[0])):
+        for mode in ("task", "vector"):
+            for (s, md, t, layout, p), r in rows.items():
+                if s == name and md == mode and t == typ and p == 1:
+                    return r
     return None
 
 
@@ -288,7 +292,8 @@ def evaluate(rows, m, alpha_mode="fit"):
                       f"T_PCI = {t_pci(n1, m.b_pci) * 1e3:.3f} ms against T_MVM = {t_mvm(n1, nnzr, 1.0 / nnzr, m.b_gpu) * 1e3:.3f} ms "
                       f"(alpha = 1/N_nzr) .. {t_mvm(n1, nnzr, 1.0, m.b_gpu) * 1e3:.3f} ms (alpha = 1).", ""]
         pred1 = predict_rank(m, alpha, n1, 1, nnz1, 0.0, 0.0)
-        lines += [f"### {s}, {t}, layout {layout}, {md} mode{'' if md == 'task' else ' (-mat_gpumat_overlap 0)'}", "",
+        lines += [f"### {s}, {t}, layout {layout}, {md} mode{'' if md == 'task' else ' (-mat_gpumat_overlap 0)'}"
+                  f"{', device buffers in MPI (predicted: the peer halo)' if s.endswith(GPUAWARE_SUFFIX) else ''}", "",
                   f"alpha {alpha:.3f} ({alpha_mode}; 1/N_nzr = {1.0 / nnzr:.3f}); one rank: measured {t1 * 1e3:.4f} ms, "
                   f"(2) gives {pred1['task'] * 1e3:.4f} ms (with L).", "",
                   "| P | nnz max rank | ghosts max | measured ms | predicted ms (this mode) | task / vector (staged) | "
@@ -300,7 +305,8 @@ def evaluate(rows, m, alpha_mode="fit"):
             nnz_p = rp["nnz_max_rank"] if rp["nnz_max_rank"] else rp["nnz"] / p
             pr = predict_rank(m, alpha, rp["rows"], p, nnz_p, rp["offdiag_share"] or 0.0, rp["ghosts_max"] or 0.0)
             tp = rp["median_ms"] * 1e-3
-            mine = pr[md]
+            peer_run = s.endswith(GPUAWARE_SUFFIX)  # device buffers in MPI: the peer halo's prediction
+            mine = pr.get(f"peer_{md}", pr[md]) if peer_run else pr[md]
             # the one-rank reference of the prediction is (2)'s own one-rank time (equal to the
             # measured one when alpha is fitted and L is small)
             e_meas = efficiency(r1, t1, rp, tp)
@@ -309,7 +315,7 @@ def evaluate(rows, m, alpha_mode="fit"):
             peer = (f"{pr['peer_task'] * 1e3:.4f} / {pr['peer_vector'] * 1e3:.4f}" if "peer_task" in pr else "-")
             lines.append(f"| {p} | {nnz_p:.0f} | {fmt(rp['ghosts_max'], '.0f')} | {tp * 1e3:.4f} | {mine * 1e3:.4f} | "
                          f"{pr['task'] * 1e3:.4f} / {pr['vector'] * 1e3:.4f} | {peer} | "
-                         f"{pr['comm'] * 1e3:.4f} / {fmt(rp['scatter_ms'], '.4f')} | {pr['diag'] * 1e3:.4f} / "
+                         f"{pr['peer_comm' if peer_run and 'peer_comm' in pr else 'comm'] * 1e3:.4f} / {fmt(rp['scatter_ms'], '.4f')} | {pr['diag'] * 1e3:.4f} / "
                          f"{fmt(rp['diag_ms'], '.4f')} | {e_meas:.3f} | {e_pred:.3f} |")
         lines.append("")
         results[(s, md, t, layout)] = out
@@ -395,6 +401,13 @@ def selftest():
                 pr = predict_rank(m, alpha, rows_p, p, nnz_p, 0.0 if p == 1 else 0.01, 0 if p == 1 else 20000)
                 w.writerow(["weak_fem3", "pjds", int(rows_p), int(rows_p), int(nnz_p * p), pr["task"] * 1e3, p, "rows",
                             int(nnz_p), int(nnz_p), 0.0 if p == 1 else 0.01, 0 if p == 1 else 20000, "", "", ""])
+            # device buffers in MPI: rows at P > 1 only, made from the peer prediction (lap3d's one rank serves)
+            for p in (2, 4):
+                nnz_p = nnz_ / p * 1.02
+                share, ghosts = 0.02 * p / 2, 40000 * p
+                pr = predict_rank(m, alpha, rows_, p, nnz_p, share, ghosts)
+                w.writerow(["lap3d@gpuaware", "csrspec", int(rows_), int(rows_), int(nnz_), pr["peer_task"] * 1e3, p, "rows",
+                            int(nnz_p * 0.98), int(nnz_p), share, ghosts, "", "", ""])
             w.writerow(["lonely", "csrspec", 100, 100, 500, 0.01, 1, "rows", 500, 500, 0, 0, "", "", ""])  # no P > 1
         rows = read_results([res_path])
         assert ("lap3d", "vector", "csrspec", "rows", 2) in rows and ("lap3d", "task", "csrspec", "rows", 1) in rows
@@ -406,6 +419,11 @@ def selftest():
             for p, meas, pred, e_meas, e_pred, pr in out:
                 assert abs(pred / meas - 1) < 1e-9, (mode, p, pred, meas)   # alpha 0.4 recovered
                 assert abs(e_pred / e_meas - 1) < 1e-9
+        aware = results[("lap3d@gpuaware", "task", "csrspec", "rows")]
+        assert [o[0] for o in aware] == [2, 4], aware
+        for p, meas, pred, e_meas, e_pred, pr in aware:  # predicted with the peer halo, from lap3d's one rank
+            assert abs(pred / meas - 1) < 1e-9 and abs(e_pred / e_meas - 1) < 1e-9, (p, pred, meas)
+        assert "device buffers in MPI (predicted: the peer halo)" in text
         # the vector mode is slower than the task mode by what the overlap hides: min(T_diag, t_mpi)
         pr2 = results[("lap3d", "task", "csrspec", "rows")][0][5]
         t_mpi = m.halo_staged(8.0 * 80000)[1]

@@ -42,9 +42,19 @@
 #              exchange finished before the diagonal block's product: the paper's vector mode),
 #              aijcusparse left out (its MPI product always overlaps); refused unless the MPI type
 #              reads the option and its MatView says "(-mat_gpumat_overlap 0)" (a 2-rank probe first)
+#   HALO       "staged" (default), "device" or "staged device": how the runs at P > 1 exchange the
+#              halo of device vectors. staged: through host buffers (PETSc's -use_gpu_aware_mpi 0, the
+#              only path with the GPU machines' OpenMPI); device: device buffers handed to MPI for
+#              every type, aijcusparse's included (bench_matmult -gpu_aware_halo), for an MPI that
+#              moves them (the cudampich configuration: GPUMAT_CONFIG=cudampich, conf/gpuaware.sh),
+#              run under GPUAWARE_ENV (default "MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n":
+#              local ranks through UCX, whose CUDA transports move device memory) and named
+#              <name>@gpuaware (then @vector without overlap); a 2-rank probe first (test_mpi with
+#              -mat_gpumat_gpu_aware_mpi 1, every product against MPIAIJ): where it fails the device
+#              runs are skipped with a message and the staged ones go on
 #   REPS=100 (timed products), REPS_BUILD=1, KSP_ITS=50 (0: no KSP), ARGS (more benchmark options)
 #   BUDGET_S=480, RUN_TIMEOUT=480 (one run), ALLOW_SHARED=0, MPIEXEC (mpiexec), MPIEXEC_FLAGS
-#   (--bind-to none), SCALING_FILE (bench/scaling.txt), SCALING_CARRY (.carry/scaling)
+#   (--bind-to none; with cudampich's MPICH none), SCALING_FILE (bench/scaling.txt), SCALING_CARRY (.carry/scaling)
 #   GPUMAT_CONFIG=cpu with BUILD=<a CPU build>: the check on host types (aij, csrspec) without links
 #   or model (CTest's conf.scaling_check); otherwise the GPU machine's environment (conf/gpu-env.sh).
 set -uo pipefail
@@ -63,6 +73,10 @@ ngpus_arg=${2:-}
 [ -z "$ngpus_arg" ] || [[ "$ngpus_arg" =~ ^[1-9][0-9]*$ ]] || die "NGPUS must be a positive integer, not '$ngpus_arg'"
 [ $# -le 2 ] || die "too many arguments (usage: bash $me strong|weak [NGPUS])"
 OVERLAP=${OVERLAP:-1 0}
+HALO=${HALO:-staged}
+for h in $HALO; do [[ "$h" = staged || "$h" = device ]] || die "HALO must be staged, device or \"staged device\", not '$HALO'"; done
+[ -n "${HALO// /}" ] || die "HALO must be staged, device or \"staged device\", not empty"
+GPUAWARE_ENV=${GPUAWARE_ENV:-MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n}
 for o in $OVERLAP; do [[ "$o" = 0 || "$o" = 1 ]] || die "OVERLAP must be 1, 0 or \"1 0\", not '$OVERLAP'"; done
 [ -n "${OVERLAP// /}" ] || die "OVERLAP must be 1, 0 or \"1 0\", not empty"
 if [ "$study" = weak ]; then LAYOUTS=${LAYOUTS:-rows}; else LAYOUTS=${LAYOUTS:-rows nnz}; fi
@@ -87,6 +101,7 @@ cpu=0
 [ "${GPUMAT_CONFIG:-}" = cpu ] && cpu=1
 if [ $cpu = 1 ]; then
   [ "$study" = check ] || die "GPUMAT_CONFIG=cpu runs the check only (host types); the studies need the GPU machine"
+  [[ " $HALO " == *" device "* ]] && die "HALO=device needs the GPU machine (device vectors); the CPU check runs HALO=staged"
   TYPES=${TYPES:-aij,csrspec}
 else
   TYPES=${TYPES:-aijcusparse:alg1,aijcusparse:alg2,cusparsecsr,csrspec,bccoo,pjds,bce,gpuauto}
@@ -96,7 +111,7 @@ SCALING_FILE=${SCALING_FILE:-$top/bench/scaling.txt}
 [ -f "$SCALING_FILE" ] || die "SCALING_FILE '$SCALING_FILE' is not a file"
 SCALING_CARRY=${SCALING_CARRY:-$top/.carry/scaling}
 MPIEXEC=${MPIEXEC:-mpiexec}
-MPIEXEC_FLAGS=${MPIEXEC_FLAGS:---bind-to none}
+if [ "${GPUMAT_CONFIG:-}" = cudampich ]; then MPIEXEC_FLAGS=${MPIEXEC_FLAGS-}; else MPIEXEC_FLAGS=${MPIEXEC_FLAGS---bind-to none}; fi
 
 # the study's list: "name spec class" per run series
 declare -a names specs classes
@@ -153,7 +168,7 @@ for f in "scaling-$study.csv" "scaling-$study.done" links.csv; do # resume from 
   if [ ! -s "$OUT/$f" ] && [ -s "$SCALING_CARRY/$f" ]; then cp "$SCALING_CARRY/$f" "$OUT/$f" && echo "== resumed from $SCALING_CARRY/$f"; fi
 done
 touch "$done_file"
-echo "== $(date -u +%T) scaling $study on $(hostname): ranks $RANKS, layouts $LAYOUTS, overlap $OVERLAP, types $TYPES"
+echo "== $(date -u +%T) scaling $study on $(hostname) ($([ $cpu = 1 ] && echo cpu || echo "$GPUMAT_CONFIG")): ranks $RANKS, layouts $LAYOUTS, overlap $OVERLAP, halo $HALO, types $TYPES"
 [ $cpu = 0 ] && { nvidia-smi --query-gpu=index,name,memory.total,pci.bus_id --format=csv,noheader || true; nvidia-smi topo -m 2>/dev/null || true; }
 
 bench=("$BUILD/examples/bench_matmult")
@@ -184,8 +199,25 @@ if [[ " $OVERLAP " == *" 0 "* ]]; then
   echo "== -mat_gpumat_overlap 0 is read and in effect: $(grep -F -m1 '(-mat_gpumat_overlap 0)' <<< "$out" | sed 's/^ *//')"
 fi
 
+# ---- device buffers in MPI: only where a 2-rank probe passes them -----------------------------------
+if [[ " $HALO " == *" device "* ]]; then
+  probe=$(ours_types); probe=${probe%%,*}; probe=${probe%%:*}
+  [ -n "$probe" ] || probe=csrspec
+  echo "== checking device buffers in MPI: 2 ranks, test_mpi -type $probe -mat_gpumat_gpu_aware_mpi 1 under $GPUAWARE_ENV"
+  out=$(env $GPUAWARE_ENV timeout 180 "$MPIEXEC" -n 2 $MPIEXEC_FLAGS "$BUILD/tests/petsc/test_mpi" -type "$probe" -mat_gpumat_gpu_aware_mpi 1 2>&1)
+  rc=$?
+  if [ $rc = 0 ]; then
+    echo "== device halo probe passed: $(tail -1 <<< "$out")"
+  else
+    echo "$out" | tail -8
+    echo "!! device halo probe failed (exit $rc): the HALO=device runs are skipped (this MPI does not move device buffers: GPUMAT_CONFIG=cudampich, conf/gpuaware.sh)"
+    HALO=${HALO//device/}
+    status_probe=1
+  fi
+fi
+
 # ---- the links (GPU machine) ------------------------------------------------------------------------
-status=0
+status=${status_probe:-0}
 if [ $cpu = 0 ] && [ ! -s "$links" ]; then
   if [ "$study" = check ]; then la=(-max 4194304 -reps 3); else la=(); fi
   echo "== $(date -u +%T) link_bandwidth into $links"
@@ -210,22 +242,25 @@ first_layout=${LAYOUTS%% *}
 for i in "${keep[@]}"; do
   for p in $RANKS; do
     if [ "$p" = 1 ]; then # one rank: no halo, no layout; the baseline of every mode
-      plan+=("$i 1 $first_layout 1")
+      plan+=("$i 1 $first_layout 1 staged")
       continue
     fi
-    for layout in $LAYOUTS; do
-      for o in $OVERLAP; do plan+=("$i $p $layout $o"); done
+    for h in $HALO; do
+      for layout in $LAYOUTS; do
+        for o in $OVERLAP; do plan+=("$i $p $layout $o $h"); done
+      done
     done
   done
 done
 echo "== $(date -u +%T) ${#plan[@]} runs planned, $(grep -c . "$done_file") done before"
 for item in "${plan[@]}"; do
-  read -r i p layout o <<< "$item"
+  read -r i p layout o h <<< "$item"
   name=${names[$i]} spec=${specs[$i]} cls=${classes[$i]}
   if [ "$study" = weak ] || [[ "$name" == weak_* ]]; then spec=$(weak_spec "$spec" "$p"); fi
   label=$name
   types=$TYPES
-  if [ "$o" = 0 ]; then label=$name@vector; types=$(ours_types); fi
+  [ "$h" = device ] && label=$label@gpuaware
+  if [ "$o" = 0 ]; then label=$label@vector; types=$(ours_types); fi
   key="$label $p $layout $types"
   if grep -qxF -e "done $key" -e "failed $key" "$done_file"; then continue; fi
   est=$(nnz_estimate "$spec")
@@ -240,11 +275,13 @@ for item in "${plan[@]}"; do
   [ "$p" -gt 1 ] && run=("$MPIEXEC" -n "$p" $MPIEXEC_FLAGS)
   args=(-matrix "$spec" -name "$label" -class "$cls" -layout "$layout" -types "$types" -reps "$REPS" -reps_build "$REPS_BUILD" -ksp_its "$KSP_ITS" -floors 0 -csv "$csv")
   [ "$o" = 0 ] && args+=(-mat_gpumat_overlap 0)
+  runenv=()
+  [ "$h" = device ] && args+=(-gpu_aware_halo) && read -r -a runenv <<< "$GPUAWARE_ENV"
   [ "$study" = check ] && args+=(-reps_host 3 -warmup 2 -reps_refresh 1)
   [ -n "${ARGS:-}" ] && read -r -a extra <<< "$ARGS" && args+=("${extra[@]}")
-  echo "== $(date -u +%T) $label ($spec) on $p rank(s), layout $layout, overlap $o"
+  echo "== $(date -u +%T) $label ($spec) on $p rank(s), layout $layout, overlap $o, halo $h"
   t0=$(date +%s)
-  timeout "$RUN_TIMEOUT" "${run[@]}" "${bench[@]}" "${args[@]}"
+  env "${runenv[@]}" timeout "$RUN_TIMEOUT" "${run[@]}" "${bench[@]}" "${args[@]}"
   rc=$?
   t=$(($(date +%s) - t0))
   [ $t -gt $longest ] && longest=$t

@@ -38,6 +38,9 @@ expect 2 "LAYOUTS must be rows and/or nnz" env LAYOUTS=cols bash conf/scaling.sh
 expect 2 "unknown strong name 'nosuch'" env MATRICES=nosuch bash conf/scaling.sh strong
 expect 2 "unknown weak name 'strong_lap3d_420'" env MATRICES=strong_lap3d_420 bash conf/scaling.sh weak
 expect 2 "GPUMAT_CONFIG=cpu runs the check only" env GPUMAT_CONFIG=cpu bash conf/scaling.sh strong
+expect 2 "HALO must be staged, device or \"staged device\", not 'peer'" env HALO=peer bash conf/scaling.sh weak
+expect 2 "HALO=device needs the GPU machine" env GPUMAT_CONFIG=cpu HALO=device bash conf/scaling.sh check
+expect 2 "GPUMAT_CONFIG must be cuda, cudakk or cudampich on the GPU machine, not 'gpu'" env GPUMAT_CONFIG=gpu OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
 expect 2 "no /nonexistent/.carry/src|no .*petsc-3.26.1.tar.gz" env PETSC_VERSION=3.26.1 bash -c 'cd /tmp && bash "$0"' "$PWD/conf/device-petsc-src.sh"
 if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
   expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
