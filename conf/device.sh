@@ -16,7 +16,8 @@
 #   Table-3 footprint (bench_matmult -ablation -footprint, bccoo alone as the type) on BENCH_MATRICES
 #   (default: lap3d27 160, fem3 90, powerlaw 2M, web 40M, econ 207k; BENCH_REPS, BENCH_ARGS) into
 #   $OUT/ablation.txt; profile: Nsight Compute counters of cuSPARSE, csrspec and the floors on the
-#   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000); mpi: the benchmark on 2 ranks
+#   power-law matrix (PROFILE_MATRIX, default gen:powerlaw:2000000; PROFILE_TYPES the benchmark's types,
+#   PROFILE_KERNELS the counted kernels' regex, PROFILE_DETAIL the kernels of the detail reports); mpi: the benchmark on 2 ranks
 #   sharing the GPU (MPI_MATRICES, default gen:lap3d:128 gen:powerlaw:2000000; layouts rows and nnz)
 #   with the 1-rank run of each matrix before it, into $OUT/bench-mpi.txt, bench-mpi.csv and
 #   bench-mpi.md (plot.py's table of 1 against 2 ranks).
@@ -212,14 +213,14 @@ if [[ " $steps " == *" profile "* ]]; then
   echo "== profile: ncu counters ($(date -u +%T))"
   ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || echo ncu)
   pm=${PROFILE_MATRIX:-gen:powerlaw:2000000}
-  args=(-matrix $pm -types aijcusparse:alg1,csrspec -reps 2 -warmup 1 -ksp_its 0)
+  args=(-matrix $pm -types ${PROFILE_TYPES:-aijcusparse:alg1,csrspec} -reps 2 -warmup 1 -ksp_its 0 -reps_build 1 -reps_refresh 1)
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_op_read_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sector_hit_rate.pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
   timeout 200 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-kernels.csv" 2> "$OUT/ncu-kernels.err"
   echo "kernels seen: exit $?"; cut -d, -f5 "$OUT/ncu-kernels.csv" | sort | uniq -c | sort -rn | head -20
   timeout 300 "$ncu" --clock-control none -k "regex:${PROFILE_KERNELS:-csrmv|spmv|SpMV|Spmv|csrspec_tiles|floor_kernel}" --metrics $metrics --csv "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-metrics.csv" 2> "$OUT/ncu-metrics.err"
   echo "metrics: exit $?"; tail -3 "$OUT/ncu-metrics.err"
   # stall reasons and per-line counters of one launch of each product kernel
-  for k in csrspec_tiles csrmv_v3_kernel; do
+  for k in ${PROFILE_DETAIL:-csrspec_tiles csrmv_v3_kernel}; do
     timeout 200 "$ncu" --clock-control none -k "regex:$k" --launch-skip 2 --launch-count 1 --import-source yes \
       --section SpeedOfLight --section WarpStateStats --section SourceCounters --section Occupancy --section LaunchStats \
       --section MemoryWorkloadAnalysis -f -o "$OUT/ncu-$k" "$BUILD/examples/bench_matmult" "${args[@]}" > "$OUT/ncu-$k.log" 2>&1

@@ -1,38 +1,33 @@
 #!/usr/bin/env bash
 # Issue 15: can the halo exchange pass device buffers? On the GPU machine, with the cudampich PETSc
 # (CUDA PETSc against MPICH 5.0.2 from PyPI whose UCX is libucx-cu13's, with UCX's CUDA transports)
-# and this project built against it. Two ranks share the GPU (cuda_ipc between them), so this runs
-# on the single-GPU machine too. Steps, each recorded in $OUT/gpuaware.txt:
-#   1. the MPI alone: 2 ranks, host buffers;
-#   2. our MPI products with device buffers in MPI (-use_gpu_aware_mpi 1: PETSc's own check of the
-#      MPI first) under each of MPICH's local paths: its shared memory (default) and UCX for local
-#      ranks too (MPIR_CVAR_NOLOCAL=1, so that UCX's cuda_ipc moves the device buffers);
-#   3. where a variant of 2 passed: bench_matmult on 2 ranks, host-staged (-use_gpu_aware_mpi 0)
-#      against device buffers (1), -log_view (the SF's time beside MatMult's) on the 3D Laplacian
-#      and the power-law matrix.
+# and this project built against it (conf/gpu-env.sh, GPUMAT_CONFIG=cudampich). PETSc's start-up
+# check of a GPU-aware MPI (an MPI_Allreduce on device memory, PETSC_COMM_SELF) reads device
+# memory on the host inside MPICH's wheel, which is built without CUDA, so -use_gpu_aware_mpi stays
+# 0 and device buffers are asked for per matrix (-mat_gpumat_gpu_aware_mpi 1: our halo scatter) or
+# per run (bench_matmult -gpu_aware_halo: every scatter, aijcusparse's too). MPICH's own
+# shared-memory path copies with the host too, so local ranks must talk through UCX
+# (MPIR_CVAR_NOLOCAL=1), whose cuda_ipc and cuda_copy transports move device memory. Steps, each
+# recorded in $OUT/gpuaware.txt; ranks one per GPU where the machine has several, else sharing one:
+#   1. the MPI alone: 2 ranks, host buffers (test_mpi, our halo staged); then PETSc's own
+#      -use_gpu_aware_mpi 1, to record whether its start-up check refuses this MPI;
+#   2. test_mpi on 2 ranks with -mat_gpumat_gpu_aware_mpi 1 (every product against MPIAIJ), under
+#      MPICH's shared memory (expected to fail: the wheel copies device memory on the host) and under
+#      UCX for local ranks (MPIR_CVAR_NOLOCAL=1);
+#   3. where a variant of 2 passed: bench_matmult on 2 ranks, host-staged against device buffers
+#      (-gpu_aware_halo), on the 3D Laplacian and the power-law matrix (GPUAWARE_BENCH=0: not).
 # Prepare on the build machine:
 #   bash conf/petsc.sh cudampich --pack .carry/mpi/petsc-cudampich.tar.xz
 #   GPUMAT_CONFIG=cudampich BUILD=$PWD/build-cudampich bash conf/setup.sh
 #   tar -C build-cudampich --exclude='*.o' --exclude='*.a' -cJf .carry/mpi/build-cudampich.tar.xz .
 # then with the device tool, carrying .carry/mpi: bash conf/gpuaware.sh (exit 0 when device buffers
-# went through MPI in at least one variant, 1 when none did, 2 when it could not start).
+# went through MPI in at least one variant, 1 when none did, 2 when it could not start). The
+# variant that passes is what conf/scaling.sh's HALO=device runs use (GPUAWARE_ENV).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/gpuaware-out}
-nvidia-smi -L >/dev/null 2>&1 || { echo "conf/gpuaware.sh: no GPU answers here (nvidia-smi)" >&2; exit 2; }
-kit=$top/.carry/mpi
-[ -f "$kit/petsc-cudampich.tar.xz" ] || ls "${PETSC_GPUMAT_CACHE:-$HOME/.cache/petsc-gpumat}"/petsc-*-cudampich-*/.petsc-gpumat-complete >/dev/null 2>&1 ||
-  { echo "conf/gpuaware.sh: no cudampich PETSc: carry .carry/mpi/petsc-cudampich.tar.xz (conf/petsc.sh cudampich --pack ...)" >&2; exit 2; }
-[ -f "$kit/petsc-cudampich.tar.xz" ] && tar -C / -xJf "$kit/petsc-cudampich.tar.xz"
-BUILD=$top/build-cudampich
-if [ ! -x "$BUILD/tests/petsc/test_mpi" ]; then
-  [ -f "$kit/build-cudampich.tar.xz" ] || { echo "conf/gpuaware.sh: no build-cudampich: carry .carry/mpi/build-cudampich.tar.xz" >&2; exit 2; }
-  mkdir -p "$BUILD" && tar -C "$BUILD" -xJf "$kit/build-cudampich.tar.xz"
-fi
-eval "$(bash "$top/conf/petsc.sh" cudampich --env)" || exit 2
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
-if [ -n "$src" ] && [ "$src" != "$top" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$top" "$src"; fi
-export LIBRARY_PATH=/usr/local/cuda/lib64${LIBRARY_PATH:+:$LIBRARY_PATH}
+export GPUMAT_CONFIG=cudampich
+source "$top/conf/gpu-env.sh" # the cudampich PETSc and build (exits in seconds without them or a GPU)
 mkdir -p "$OUT"
 log=$OUT/gpuaware.txt
 : > "$log"
@@ -50,21 +45,27 @@ run() { # name, env assignments..., --, command...
   return $rc
 }
 mpiexec=$(command -v mpiexec)
-say "mpiexec: $mpiexec; UCX from $(dirname "$(ldd "$BUILD/tests/petsc/test_mpi" | sed -n 's/.*libucp.so.0 => \([^ ]*\).*/\1/p')")"
-run mpi_host -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -use_gpu_aware_mpi 0 || { say "the MPI itself does not run: stop"; exit 2; }
+say "mpiexec: $mpiexec; UCX from $(dirname "$(ldd "$BUILD/tests/petsc/test_mpi" | sed -n 's/.*libucp.so.0 => \([^ ]*\).*/\1/p')"); $(nvidia-smi -L | grep -c '^GPU ') GPU(s)"
+run mpi_host UCX_WARN_UNUSED_ENV_VARS=n -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -mat_gpumat_gpu_aware_mpi 0 || { say "the MPI itself does not run: stop"; exit 2; }
+# PETSc's own start-up check of -use_gpu_aware_mpi 1 (recorded, expected to refuse this MPI)
+run petsc_check UCX_WARN_UNUSED_ENV_VARS=n MPIR_CVAR_NOLOCAL=1 -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -use_gpu_aware_mpi 1
+say "   PETSc's -use_gpu_aware_mpi 1 with this MPI: $(grep -q 'your MPI is not GPU-aware' "$OUT/petsc_check.txt" && echo "refused at start-up (its device-memory reduction)" || echo "not refused")"
 ok=()
-for variant in shm nolocal; do
+for variant in nolocal shm; do
   envs=(UCX_WARN_UNUSED_ENV_VARS=n)
   [ "$variant" = nolocal ] && envs+=(MPIR_CVAR_NOLOCAL=1)
-  if run "device_$variant" "${envs[@]}" -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -use_gpu_aware_mpi 1; then ok+=("$variant"); fi
+  if run "device_$variant" "${envs[@]}" -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -mat_gpumat_gpu_aware_mpi 1; then ok+=("$variant"); fi
 done
 if [ ${#ok[@]} -eq 0 ]; then say "no variant passed device buffers through MPI"; exit 1; fi
 say "device buffers through MPI: ${ok[*]}"
+[ "${GPUAWARE_BENCH:-1}" = 0 ] && exit 0 # the benchmark step left to conf/scaling.sh HALO=device
 envs=(UCX_WARN_UNUSED_ENV_VARS=n)
 [ "${ok[0]}" = nolocal ] && envs+=(MPIR_CVAR_NOLOCAL=1)
 for m in gen:lap3d:128 gen:powerlaw:2000000; do
   for aware in 0 1; do
-    run "bench_${m//:/_}_aware$aware" "${envs[@]}" -- "$mpiexec" -n 2 "$BUILD/examples/bench_matmult" -matrix "$m" -types aijcusparse,csrspec,pjds,bccoo -reps 50 -ksp_its 0 -use_gpu_aware_mpi "$aware" -log_view
+    a=()
+    [ $aware = 1 ] && a=(-gpu_aware_halo)
+    run "bench_${m//:/_}_aware$aware" "${envs[@]}" -- "$mpiexec" -n 2 "$BUILD/examples/bench_matmult" -matrix "$m" -types aijcusparse,csrspec,pjds,bccoo -reps 50 -ksp_its 0 -floors 0 "${a[@]}"
   done
 done
 exit 0

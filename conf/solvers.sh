@@ -32,17 +32,7 @@ for v in $VECS; do [[ "$v" =~ ^(standard|cuda|kokkos)$ ]] || { echo "conf/solver
 OUT=${OUT:-$top/solvers-out}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 case "$cfg" in
-  cuda) source "$top/conf/gpu-env.sh" ;; # the carried CUDA PETSc and build-cuda (exits without a GPU)
-  cudakk)
-    nvidia-smi -L >/dev/null 2>&1 || { echo "conf/solvers.sh: no GPU answers here (nvidia-smi)" >&2; exit 2; }
-    kk=$top/.carry/kk
-    [ -f "$kk/petsc-cudakk.tar.xz" ] && tar -C / -xJf "$kk/petsc-cudakk.tar.xz"
-    BUILD=${BUILD:-$top/build-cudakk}
-    [ -x "$BUILD/examples/solve" ] || { mkdir -p "$BUILD" && tar -C "$BUILD" -xJf "$kk/build-cudakk.tar.xz"; } || exit 2
-    eval "$(bash "$top/conf/petsc.sh" cudakk --env)" || exit 2
-    export PETSC_OPTIONS="-use_gpu_aware_mpi 0 ${PETSC_OPTIONS:-}"
-    src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
-    if [ -n "$src" ] && [ "$src" != "$top" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$top" "$src"; fi ;;
+  cuda | cudakk) source "$top/conf/gpu-env.sh" ;; # the carried PETSc and build of the configuration (exits without a GPU)
   cpu)
     BUILD=${BUILD:-$top/build-cpu}
     eval "$(bash "$top/conf/petsc.sh" cpu --env)" || exit 2 ;;
