@@ -103,6 +103,14 @@
                                         pattern, GPU and precision, in <dir> (default $PETSC_GPUMAT_TUNING_DIR,
                                         else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning)
       -mat_gpumat_tuning_cache_disable  neither read nor write that cache (decide afresh for every new pattern)
+  Options of the MPI types:
+      -mat_gpumat_overlap <bool>        the halo exchange overlapped with the diagonal block's product (default
+                                        on), or finished before it (0: Kreutzer et al.'s vector mode)
+      -mat_gpumat_gpu_aware_mpi <bool>  device vectors' ghost values handed to MPI in device memory by this
+                                        matrix's scatter (1) or staged through host buffers (0); default PETSc's
+                                        -use_gpu_aware_mpi. For an MPI that moves device buffers in point-to-point
+                                        messages but fails PETSc's start-up check (MPICH on UCX with
+                                        MPIR_CVAR_NOLOCAL=1); an MPI that cannot stops on the device pointer
 
   -log_view events: <Format>Build (full build after a new nonzero pattern), <Format>Refresh
   (values only), e.g. CsrspecBuild / CsrspecRefresh, whenever products run through the format.
