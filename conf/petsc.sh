@@ -78,7 +78,9 @@ case "$config" in
     # gdr_copy transports, which move device buffers; --env puts it on LD_LIBRARY_PATH, which goes
     # before libmpi's RUNPATH): an MPI that may pass device buffers, where the GPU machines' OpenMPI
     # 4.1.6 is not CUDA-aware. Both into $mpi (carried with --pack: the GPU machine has no network).
-    # Not yet tested on a GPU (issue 15).
+    # On four H100s (2026-11-27): device buffers pass with local ranks through UCX
+    # (MPIR_CVAR_NOLOCAL=1; MPICH's own shared memory copies them on the host), while PETSc's
+    # -use_gpu_aware_mpi 1 start-up check refuses this MPI (conf/gpuaware.sh, README).
     mpi=$cache/mpich-5.0.2-ucx-cu13
     opts=("${opts[@]/--with-cc=mpicc/--with-cc=$mpi/bin/mpicc}")
     opts=("${opts[@]/--with-cxx=mpicxx/--with-cxx=$mpi/bin/mpicxx}")

@@ -77,6 +77,7 @@ HALO=${HALO:-staged}
 for h in $HALO; do [[ "$h" = staged || "$h" = device ]] || die "HALO must be staged, device or \"staged device\", not '$HALO'"; done
 [ -n "${HALO// /}" ] || die "HALO must be staged, device or \"staged device\", not empty"
 GPUAWARE_ENV=${GPUAWARE_ENV:-MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n}
+read -r -a gpuaware_env <<< "$GPUAWARE_ENV" # the assignments, for env(1)
 for o in $OVERLAP; do [[ "$o" = 0 || "$o" = 1 ]] || die "OVERLAP must be 1, 0 or \"1 0\", not '$OVERLAP'"; done
 [ -n "${OVERLAP// /}" ] || die "OVERLAP must be 1, 0 or \"1 0\", not empty"
 if [ "$study" = weak ]; then LAYOUTS=${LAYOUTS:-rows}; else LAYOUTS=${LAYOUTS:-rows nnz}; fi
@@ -200,11 +201,12 @@ if [[ " $OVERLAP " == *" 0 "* ]]; then
 fi
 
 # ---- device buffers in MPI: only where a 2-rank probe passes them -----------------------------------
+status=0
 if [[ " $HALO " == *" device "* ]]; then
   probe=$(ours_types); probe=${probe%%,*}; probe=${probe%%:*}
   [ -n "$probe" ] || probe=csrspec
   echo "== checking device buffers in MPI: 2 ranks, test_mpi -type $probe -mat_gpumat_gpu_aware_mpi 1 under $GPUAWARE_ENV"
-  out=$(env $GPUAWARE_ENV timeout 180 "$MPIEXEC" -n 2 $MPIEXEC_FLAGS "$BUILD/tests/petsc/test_mpi" -type "$probe" -mat_gpumat_gpu_aware_mpi 1 2>&1)
+  out=$(env "${gpuaware_env[@]}" timeout 180 "$MPIEXEC" -n 2 $MPIEXEC_FLAGS "$BUILD/tests/petsc/test_mpi" -type "$probe" -mat_gpumat_gpu_aware_mpi 1 2>&1)
   rc=$?
   if [ $rc = 0 ]; then
     echo "== device halo probe passed: $(tail -1 <<< "$out")"
@@ -212,12 +214,11 @@ if [[ " $HALO " == *" device "* ]]; then
     echo "$out" | tail -8
     echo "!! device halo probe failed (exit $rc): the HALO=device runs are skipped (this MPI does not move device buffers: GPUMAT_CONFIG=cudampich, conf/gpuaware.sh)"
     HALO=${HALO//device/}
-    status_probe=1
+    status=1
   fi
 fi
 
 # ---- the links (GPU machine) ------------------------------------------------------------------------
-status=${status_probe:-0}
 if [ $cpu = 0 ] && [ ! -s "$links" ]; then
   if [ "$study" = check ]; then la=(-max 4194304 -reps 3); else la=(); fi
   echo "== $(date -u +%T) link_bandwidth into $links"
@@ -276,7 +277,7 @@ for item in "${plan[@]}"; do
   args=(-matrix "$spec" -name "$label" -class "$cls" -layout "$layout" -types "$types" -reps "$REPS" -reps_build "$REPS_BUILD" -ksp_its "$KSP_ITS" -floors 0 -csv "$csv")
   [ "$o" = 0 ] && args+=(-mat_gpumat_overlap 0)
   runenv=()
-  [ "$h" = device ] && args+=(-gpu_aware_halo) && read -r -a runenv <<< "$GPUAWARE_ENV"
+  [ "$h" = device ] && args+=(-gpu_aware_halo) && runenv=("${gpuaware_env[@]}")
   [ "$study" = check ] && args+=(-reps_host 3 -warmup 2 -reps_refresh 1)
   [ -n "${ARGS:-}" ] && read -r -a extra <<< "$ARGS" && args+=("${extra[@]}")
   echo "== $(date -u +%T) $label ($spec) on $p rank(s), layout $layout, overlap $o, halo $h"
