@@ -110,7 +110,16 @@
                                         matrix's scatter (1) or staged through host buffers (0); default PETSc's
                                         -use_gpu_aware_mpi. For an MPI that moves device buffers in point-to-point
                                         messages but fails PETSc's start-up check (MPICH on UCX with
-                                        MPIR_CVAR_NOLOCAL=1); an MPI that cannot stops on the device pointer
+                                        MPIR_CVAR_NOLOCAL=1); refused with an error naming the reason where the
+                                        MPI is known not to (Open MPI without CUDA, MPICH without GPU support
+                                        outside that setting)
+      -mat_gpumat_side_stream <bool>    CUDA builds, CUDA vectors, with the overlap: the diagonal block's
+                                        product on a CUDA stream of the matrix's own, while our pack of the
+                                        ghost values, their exchange (through the host or not) and the
+                                        off-diagonal rows' product run on PETSc's stream (default on); 0:
+                                        PETSc's order on its stream (VecScatterBegin, which returns after its
+                                        pack and host copy, then the diagonal product). Under
+                                        -log_view_gpu_time the diagonal product stays on PETSc's stream
 
   -log_view events: <Format>Build (full build after a new nonzero pattern), <Format>Refresh
   (values only), e.g. CsrspecBuild / CsrspecRefresh, whenever products run through the format.

@@ -309,6 +309,26 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
 std::size_t    SeqDeviceBytes(Mat A); // 0 unless A is one of ours
 const char    *SeqStoredAs(Mat A);    // the root name of the format storing A (gpuauto: its choice), null before a build or unless ours
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y); // y = op(A) x (+ z); z may be y
+#if defined(GPUMAT_WITH_CUDA)
+// The MPI types' diagonal block started before the halo exchange: the product queued on `stream`
+// (the MPI matrix's own) behind the work on PETSc's stream so far (`ready` recorded there and
+// waited for), `done` recorded after it; the caller makes PETSc's stream wait for `done` before y is
+// used. *started is PETSC_FALSE, nothing queued, where the product would not run on the GPU (host
+// vectors, a host path) or PETSc's GPU timers are on (-log_view_gpu_time: they wait for PETSc's
+// stream at every event, so nothing would overlap): the caller then calls SeqApply in order.
+struct SideStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t  ready = nullptr, done = nullptr;
+};
+PetscErrorCode SeqApplyOnSide(Mat A, Op op, Vec x, Vec z, Vec y, const SideStream &side, PetscBool *started);
+// The off-diagonal block's y += A x of a side-stream product in two parts on PETSc's stream, where
+// A is stored as its nonempty rows: Begin queues w = Ac x (into the block's work vector), which
+// runs while the diagonal block's product does; End adds w into y through the row list, once the
+// caller has made PETSc's stream wait for the diagonal product. *split is PETSC_FALSE, nothing
+// queued, where A is stored whole or x is not a device vector: the caller then calls SeqApply.
+PetscErrorCode SeqApplyCompressedBegin(Mat A, Vec x, PetscBool *split);
+PetscErrorCode SeqApplyCompressedEnd(Mat A, Vec y);
+#endif
 PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev);          // CUDA, or Kokkos on CUDA: the device products read it
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);

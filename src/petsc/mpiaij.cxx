@@ -6,8 +6,13 @@
 // (CUDA when the input is) and scatter, built from the public garray (MatMPIAIJGetSeqAIJ). The
 // products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
 // off-diagonal product added in place, so communication overlaps the local product
-// (Kreutzer et al.'s task mode); -mat_gpumat_overlap 0 finishes the scatter first (their vector
-// mode), for measuring what the overlap gains. -mat_gpumat_gpu_aware_mpi sets, for this scatter
+// (Kreutzer et al.'s task mode); with CUDA vectors the diagonal product runs on a stream of the
+// matrix's own while the halo exchange and the off-diagonal product use PETSc's stream
+// (-mat_gpumat_side_stream, ApplyOnSide): PETSc's VecScatterBegin returns only once its pack (and,
+// through the host, its copy) is done, and a pack queued behind the diagonal product waits for
+// the multiprocessors that product holds.
+// -mat_gpumat_overlap 0 finishes the scatter first (their vector mode), for measuring what the
+// overlap gains. -mat_gpumat_gpu_aware_mpi sets, for this scatter
 // alone, whether device vectors' ghost values go to MPI in device memory or through host buffers
 // (PETSc's -use_gpu_aware_mpi decides for PETSc's own scatters, aijcusparse's among them): an MPI
 // that moves device buffers in point-to-point messages but fails PETSc's start-up check (a
@@ -27,6 +32,9 @@
 #include <petscdevice.h>
 #include <petscsf.h>
 #include <petsc/private/sfimpl.h> // PetscSF::use_gpu_aware_mpi, per scatter
+#if defined(OPEN_MPI) && OPEN_MPI
+  #include <mpi-ext.h> // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -50,6 +58,7 @@ struct MPIData {
   PetscInt         sct_nghost  = -1;
   VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
   PetscBool        sct_aware   = PETSC_FALSE; // the scatter hands device buffers to MPI
+  PetscBool        sct_halo    = PETSC_FALSE; // some rank has ghosts (the same on every rank)
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
@@ -58,6 +67,32 @@ struct MPIData {
   // -mat_gpumat_gpu_aware_mpi: device vectors' ghost values passed to MPI in device memory, or
   // staged through host buffers; default PETSc's -use_gpu_aware_mpi (read as overlap is)
   PetscBool gpu_aware = use_gpu_aware_mpi;
+  // -mat_gpumat_side_stream (CUDA builds, device vectors, with the overlap): the diagonal block's
+  // product queued on a stream of this matrix's own before the halo exchange begins, so PETSc's
+  // pack, the copies through the host and MPI all run during it (default); 0: queued on PETSc's
+  // stream once VecScatterBegin has returned (read as overlap is)
+  PetscBool side_stream = PETSC_TRUE;
+#if defined(GPUMAT_WITH_CUDA)
+  SideStream side; // created at its first use
+  // The side-stream product's halo (EnsureHalo), made for the scatter `sct` of the same state: the
+  // owned entries of x each neighbour needs, gathered by our own kernel into one device buffer in
+  // the order the neighbours take them, and an SF from that buffer (contiguous per neighbour) to
+  // the ghosts (contiguous per owner): PETSc then sends from the buffer and receives into the
+  // ghosts as they lie, with no pack or unpack kernel of its own
+  PetscSF                    halo_sf = nullptr;
+  cuda::GatherDevice<Scalar> halo_pack;
+  Scalar                    *halo_buf   = nullptr;
+  bool                       halo_ready = false;
+
+  void ReleaseHalo()
+  {
+    (void)PetscSFDestroy(&halo_sf);
+    halo_pack.release();
+    if (halo_buf) (void)cudaFree(halo_buf);
+    halo_buf   = nullptr;
+    halo_ready = false;
+  }
+#endif
 
   // MPIAIJ's COO assembly (composed), ours chained to it
   CooChain coo_parent; // the parent's COO assembly (ours chained to it)
@@ -76,6 +111,16 @@ struct MPIData {
   cuda::GatherDevice<Scalar> coo_send;
   Scalar                    *coo_sendbuf = nullptr, *coo_recvbuf = nullptr;
 #endif
+
+  ~MPIData()
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (side.ready) (void)cudaEventDestroy(side.ready);
+    if (side.done) (void)cudaEventDestroy(side.done);
+    if (side.stream) (void)cudaStreamDestroy(side.stream); // its work completes first
+    ReleaseHalo();
+#endif
+  }
 
   void ReleaseCOO()
   {
@@ -109,6 +154,7 @@ PetscErrorCode ConvertBlocks(Mat A)
   if (Ao) PetscCall(SeqInstallWithOptions(Ao, Data(A)->info, A));
   PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_overlap", &Data(A)->overlap, nullptr));
   PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_gpu_aware_mpi", &Data(A)->gpu_aware, nullptr));
+  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_gpumat_side_stream", &Data(A)->side_stream, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -436,6 +482,70 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Whether this process's MPI moves device (CUDA) buffers in point-to-point messages; if not, why.
+// - Open MPI: built with CUDA (mpi-ext.h's MPIX_CUDA_AWARE_SUPPORT, as compiled against) and
+//   enabled at run time (MPIX_Query_cuda_support);
+// - MPICH and its derivatives: GPU support built and enabled (MPIX_GPU_query_support); or else its
+//   ch4:ucx device with the ucx netmod and local ranks through UCX as well (MPIR_CVAR_NOLOCAL=1,
+//   read through MPI_T), where UCX recognises device memory: the cudampich configuration. MPICH's
+//   own shared memory and its ofi netmod would copy the device buffer on the host (a SEGV);
+// - another MPI: not known here, taken at its word (as PETSc's -use_gpu_aware_mpi 1 is).
+bool MPIMovesDeviceBuffers(std::string *why)
+{
+#if defined(OPEN_MPI) && OPEN_MPI
+  #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  if (MPIX_Query_cuda_support()) return true;
+  *why = "Open MPI reports no CUDA support at run time (MPIX_Query_cuda_support() is 0)";
+  #else
+  *why = "the Open MPI this library was compiled against has no CUDA support (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT is 0)";
+  #endif
+  return false;
+#elif defined(MPICH_VERSION)
+  int gpu = 0;
+  #if defined(MPIX_GPU_SUPPORT_CUDA)
+  if (MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &gpu) != MPI_SUCCESS) gpu = 0;
+  #endif
+  if (gpu) return true;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int  len = 0, provided = 0, idx = 0, count = 0, nolocal = 0;
+  if (MPI_Get_library_version(version, &len) != MPI_SUCCESS) version[0] = 0;
+  const char *netmod = getenv("MPIR_CVAR_CH4_NETMOD");
+  const bool  ucx    = strstr(version, "ch4:ucx") && (!netmod || !netmod[0] || !strcmp(netmod, "ucx"));
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS) {
+    MPI_T_cvar_handle h;
+    if (MPI_T_cvar_get_index("MPIR_CVAR_NOLOCAL", &idx) == MPI_SUCCESS && MPI_T_cvar_handle_alloc(idx, nullptr, &h, &count) == MPI_SUCCESS) {
+      if (count != 1 || MPI_T_cvar_read(h, &nolocal) != MPI_SUCCESS) nolocal = 0;
+      (void)MPI_T_cvar_handle_free(&h);
+    }
+    (void)MPI_T_finalize();
+  }
+  if (ucx && nolocal) return true;
+  *why = !ucx ? "MPICH without GPU support (MPIX_GPU_query_support) moves device buffers only through its ch4:ucx device's ucx netmod, which this run does not use"
+              : "MPICH without GPU support (MPIX_GPU_query_support) copies device buffers between local ranks on the host through its shared memory: set MPIR_CVAR_NOLOCAL=1 so that UCX moves them (the cudampich configuration's GPUMAT_GPU_AWARE_MPI_ENV)";
+  return false;
+#else
+  (void)why;
+  return true;
+#endif
+}
+
+// -mat_gpumat_gpu_aware_mpi 1 with device vectors: refused on every rank, with the reason, where an
+// MPI cannot take device buffers (it would crash inside MPI). PETSc's own flag set means PETSc's
+// start-up check passed or the user vouched for the MPI.
+PetscErrorCode CheckDeviceBuffersInMPI(MPI_Comm comm)
+{
+  std::string why;
+  PetscMPIInt size, ok, all;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (use_gpu_aware_mpi || size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCXX(ok = MPIMovesDeviceBuffers(&why) ? 1 : 0);
+  PetscCallMPI(MPIU_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mat_gpumat_gpu_aware_mpi 1: this MPI cannot take device buffers: %s. Use -mat_gpumat_gpu_aware_mpi 0 (the halo through host buffers) or a CUDA-aware MPI", why.c_str());
+  PetscCheck(all, comm, PETSC_ERR_SUP_SYS, "-mat_gpumat_gpu_aware_mpi 1: the MPI of another rank cannot take device buffers (its message says why). Use -mat_gpumat_gpu_aware_mpi 0 (the halo through host buffers) or a CUDA-aware MPI");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The ghost vector for products whose column-space vector is `like`, for the off-diagonal block
 // (its object, pattern and ghost count) and the memory of `like`.
 PetscErrorCode EnsureGhosts(Mat A, Vec like)
@@ -457,6 +567,10 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   const PetscBool aware  = device && d->gpu_aware ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscStrcmp(d->sct_type, ltype, &same));
   if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware) PetscFunctionReturn(PETSC_SUCCESS);
+  if (aware) PetscCall(CheckDeviceBuffersInMPI(PetscObjectComm((PetscObject)A)));
+#if defined(GPUMAT_WITH_CUDA)
+  d->ReleaseHalo();
+#endif
   PetscCall(VecScatterDestroy(&d->sct));
   PetscCall(VecDestroy(&d->lvec));
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
@@ -472,6 +586,11 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(ISDestroy(&from));
   PetscCall(ISDestroy(&to));
   d->sct_aware   = aware;
+  {
+    PetscMPIInt mine = nghost > 0, any;
+    PetscCallMPI(MPIU_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    d->sct_halo = any ? PETSC_TRUE : PETSC_FALSE;
+  }
   d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
   d->sct_nghost  = nghost;
@@ -479,7 +598,113 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// y = A x (+ z)
+#if defined(GPUMAT_WITH_CUDA)
+PetscErrorCode EnsureSideStream(MPIData *d)
+{
+  PetscFunctionBegin;
+  if (!d->side.stream) PetscCallCUDA(cudaStreamCreateWithFlags(&d->side.stream, cudaStreamNonBlocking));
+  if (!d->side.ready) PetscCallCUDA(cudaEventCreateWithFlags(&d->side.ready, cudaEventDisableTiming));
+  if (!d->side.done) PetscCallCUDA(cudaEventCreateWithFlags(&d->side.done, cudaEventDisableTiming));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The side-stream product's halo for the current ghosts (MPIData::halo_*), made once per scatter:
+// a basic SF from garray gives each rank the owned entries every neighbour needs (irootloc, per
+// neighbour in the order that neighbour unpacks them into its leaves rmine); each owner tells its
+// neighbours where their part of its buffer starts, and the halo SF maps ghost rmine[j] of the
+// part from owner ranks[k] to that owner's buffer entry start + j.
+PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
+{
+  MPIData           *d = Data(A);
+  Mat                Ao;
+  const PetscInt    *garray, *ioffset, *irootloc, *roffset, *rmine, *rremote;
+  const PetscMPIInt *iranks, *ranks;
+  PetscMPIInt        niranks, nranks, tag;
+  PetscSF            sf0;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  PetscFunctionBegin;
+  if (d->halo_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, nullptr, &Ao, &garray));
+  const PetscInt nghost = Ao->cmap->n;
+  PetscCall(PetscSFCreate(comm, &sf0));
+  PetscCall(PetscSFSetType(sf0, PETSCSFBASIC));
+  PetscCall(PetscSFSetGraphLayout(sf0, A->cmap, nghost, nullptr, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscSFSetUp(sf0));
+  PetscCall(PetscSFGetLeafRanks(sf0, &niranks, &iranks, &ioffset, &irootloc));
+  PetscCall(PetscSFGetRootRanks(sf0, &nranks, &ranks, &roffset, &rmine, &rremote));
+  PetscCheck(roffset[nranks] == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", roffset[nranks], nghost);
+  std::vector<PetscInt>    start(nranks);
+  std::vector<MPI_Request> req((size_t)(nranks + niranks));
+  PetscCall(PetscObjectGetNewTag((PetscObject)A, &tag));
+  for (PetscMPIInt k = 0; k < nranks; k++) PetscCallMPI(MPI_Irecv(&start[k], 1, MPIU_INT, ranks[k], tag, comm, &req[k]));
+  for (PetscMPIInt k = 0; k < niranks; k++) PetscCallMPI(MPI_Isend(&ioffset[k], 1, MPIU_INT, iranks[k], tag, comm, &req[nranks + k]));
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)req.size(), req.data(), MPI_STATUSES_IGNORE));
+  std::vector<PetscInt>    leaf((size_t)nghost);
+  std::vector<PetscSFNode> remote((size_t)nghost);
+  for (PetscMPIInt k = 0; k < nranks; k++)
+    for (PetscInt j = roffset[k]; j < roffset[k + 1]; j++) {
+      leaf[j]         = rmine ? rmine[j] : j;
+      remote[j].rank  = ranks[k];
+      remote[j].index = start[k] + (j - roffset[k]);
+    }
+  const PetscInt           nsend = ioffset[niranks];
+  std::vector<std::int64_t> idx((size_t)nsend);
+  for (PetscInt i = 0; i < nsend; i++) idx[i] = irootloc[i];
+  PetscCall(PetscSFDestroy(&sf0));
+  PetscCall(PetscSFCreate(comm, &d->halo_sf));
+  PetscCall(PetscSFSetType(d->halo_sf, PETSCSFBASIC));
+  PetscCall(PetscSFSetGraph(d->halo_sf, nsend, nghost, leaf.data(), PETSC_COPY_VALUES, remote.data(), PETSC_COPY_VALUES));
+  d->halo_sf->use_gpu_aware_mpi = d->sct_aware; // before its first communication link, as the scatter's
+  PetscCall(PetscSFSetUp(d->halo_sf));
+  PetscCallCUDA(d->halo_pack.upload(idx.data(), nsend, (std::int64_t)A->cmap->n, s));
+  PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->halo_pack.device_bytes()));
+  d->halo_ready = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// y = A x (+ z) with the diagonal block's product on the side stream (CUDA vectors, the overlap):
+// our pack on PETSc's stream, then the diagonal product queued on the side stream behind it, then
+// the halo through the halo SF and the off-diagonal block's own product (of a block stored as its
+// nonempty rows: into its work vector) on PETSc's stream while the diagonal product runs; PETSc's
+// stream then waits for the diagonal product and adds the off-diagonal part into y. Every rank
+// comes here or none (the conditions are the same on all), and the exchange is the same whether
+// or not the diagonal product could go on the side stream (where not: it runs in order).
+PetscErrorCode ApplyOnSide(Mat A, Mat Ad, Mat Ao, Vec x, Vec z, Vec y)
+{
+  MPIData           *d = Data(A);
+  const PetscScalar *xa;
+  PetscScalar       *ga;
+  PetscMemType       mx, mg;
+  cudaStream_t       s;
+  PetscBool          started, split = PETSC_FALSE;
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCall(EnsureSideStream(d));
+  PetscCall(EnsureHalo(A, s));
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+  PetscCheck(PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a CUDA vector gave host memory");
+  PetscCallCUDA(d->halo_pack.apply(xa, d->halo_buf, s)); // before the diagonal product holds the GPU
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  PetscCall(SeqApplyOnSide(Ad, Op::NoTrans, x, z, y, d->side, &started));
+  PetscCall(VecGetArrayWriteAndMemType(d->lvec, &ga, &mg));
+  PetscCall(PetscSFBcastWithMemTypeBegin(d->halo_sf, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->halo_buf, mg, ga, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(d->halo_sf, MPIU_SCALAR, d->halo_buf, ga, MPI_REPLACE));
+  PetscCall(VecRestoreArrayWriteAndMemType(d->lvec, &ga));
+  if (started) {
+    PetscCall(SeqApplyCompressedBegin(Ao, d->lvec, &split));
+    PetscCallCUDA(cudaStreamWaitEvent(s, d->side.done, 0)); // y is the side stream's until now
+  } else PetscCall(SeqApply(Ad, Op::NoTrans, x, z, y));
+  if (split) PetscCall(SeqApplyCompressedEnd(Ao, y));
+  else PetscCall(SeqApply(Ao, Op::NoTrans, d->lvec, y, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+// y = A x (+ z). With the overlap and device vectors the diagonal block's product goes on the side
+// stream (ApplyOnSide, -mat_gpumat_side_stream); otherwise scatter begin, diagonal product, scatter
+// end, off-diagonal product, all on PETSc's stream (PETSc's VecScatterBegin returns once its pack,
+// and through the host its copy, are done and the messages posted).
 PetscErrorCode Apply(Mat A, Vec x, Vec z, Vec y)
 {
   MPIData *d = Data(A);
@@ -487,6 +712,16 @@ PetscErrorCode Apply(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCall(EnsureGhosts(A, x));
+#if defined(GPUMAT_WITH_CUDA)
+  if (d->overlap && d->side_stream && d->sct_halo) { // CUDA vectors (Kokkos ones take the usual way)
+    PetscBool cuda;
+    PetscCall(PetscStrcmp(d->sct_type, VECSEQCUDA, &cuda));
+    if (cuda) {
+      PetscCall(ApplyOnSide(A, Ad, Ao, x, z, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
   PetscCall(VecScatterBegin(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   if (!d->overlap) PetscCall(VecScatterEnd(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(SeqApply(Ad, Op::NoTrans, x, z, y));
@@ -532,6 +767,9 @@ PetscErrorCode View(Mat A, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, halo exchange %s; each rank (diagonal block, then off-diagonal block):\n", d->info->name, d->overlap ? "overlapped with the diagonal block's product" : "finished before the diagonal block's product (-mat_gpumat_overlap 0)"));
 #if defined(GPUMAT_WITH_CUDA)
+  if (d->overlap)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "diagonal block's product of CUDA vectors: %s\n",
+                                     d->side_stream ? "on a stream of its own, while the halo exchange and the off-diagonal block's product run on PETSc's stream (-mat_gpumat_side_stream 1)" : "on PETSc's stream, after the halo exchange has begun (-mat_gpumat_side_stream 0)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "ghost values of device vectors: %s\n", d->gpu_aware ? "passed to MPI in device memory (-mat_gpumat_gpu_aware_mpi 1)" : "staged through host buffers (-mat_gpumat_gpu_aware_mpi 0)"));
 #endif
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));

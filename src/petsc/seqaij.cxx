@@ -29,6 +29,7 @@
 #include "gpumat_impl.hpp"
 #include "values.hpp"
 #include <petscdevice.h>
+#include <petsc/private/logimpl.h> // PetscLogGpuTimeFlag (SeqApplyOnSide)
 #include "core/compressed.hpp"
 #include "core/coo.hpp"
 #include <petsctime.h>
@@ -502,7 +503,10 @@ PetscErrorCode OnDevice(Mat A, std::initializer_list<Vec> vecs, PetscBool *dev)
 }
 
 #if defined(GPUMAT_WITH_CUDA)
-PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y)
+// y = op(A) x (+ z) on the GPU, on PETSc's stream; with `side`, on side->stream behind what PETSc's
+// stream holds so far (side->ready recorded there after the vectors' arrays were taken, so their
+// uploads come first), side->done recorded after the product (SeqApplyOnSide)
+PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y, const SideStream *side = nullptr)
 {
   SeqData           *d = Data(A);
   const PetscScalar *xa, *za = nullptr;
@@ -522,7 +526,11 @@ PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y)
   }
   PetscCheck(PetscMemTypeDevice(mx) && PetscMemTypeDevice(my) && PetscMemTypeDevice(mz), PETSC_COMM_SELF, PETSC_ERR_PLIB, "CUDA vectors gave host memory");
   const CsrView<Scalar> stored = Stored(d);
-  PetscCall(PetscLogGpuTimeBegin());
+  if (side) {
+    PetscCallCUDA(cudaEventRecord(side->ready, stream));
+    PetscCallCUDA(cudaStreamWaitEvent(side->stream, side->ready, 0));
+    stream = side->stream;
+  } else PetscCall(PetscLogGpuTimeBegin()); // PETSc's GPU timers time its own stream
   if (!d->compressed) PetscCall(d->fmt->DeviceApply(op, xa, za, ya, stream));
   else if (op == Op::NoTrans) { // w = Ac x; y = z (or 0); y[rows] += w
     PetscCall(d->fmt->DeviceApply(Op::NoTrans, xa, nullptr, d->dmap.work(), stream));
@@ -532,7 +540,8 @@ PetscErrorCode DeviceApply(Mat A, Op op, Vec x, Vec z, Vec y)
     PetscCall(CheckDevice(d->dmap.gather(xa, d->dmap.work(), stream), "compressed rows", stored));
     PetscCall(d->fmt->DeviceApply(Op::Trans, d->dmap.work(), za, ya, stream));
   }
-  PetscCall(PetscLogGpuTimeEnd());
+  if (side) PetscCallCUDA(cudaEventRecord(side->done, side->stream));
+  else PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   if (z == y) PetscCall(VecRestoreArrayAndMemType(y, &ya));
   else {
@@ -1103,6 +1112,63 @@ const char *SeqStoredAs(Mat A)
   if (!d->built) return nullptr;
   return d->fmt->StoredAs().empty() ? d->info->name : d->fmt->StoredAs().c_str();
 }
+
+#if defined(GPUMAT_WITH_CUDA)
+PetscErrorCode SeqApplyCompressedBegin(Mat A, Vec x, PetscBool *split)
+{
+  SeqData           *d = Data(A);
+  const PetscScalar *xa;
+  PetscMemType       mx;
+  cudaStream_t       stream;
+  PetscBool          dev;
+  PetscFunctionBegin;
+  *split = PETSC_FALSE;
+  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "not a petsc-gpumat matrix");
+  PetscCall(OnDevice(A, {x}, &dev));
+  if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(Ensure(A, kDevice, stream));
+  if (!d->compressed) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+  PetscCheck(PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_PLIB, "CUDA vectors gave host memory");
+  PetscCall(d->fmt->DeviceApply(Op::NoTrans, xa, nullptr, d->dmap.work(), stream));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  *split = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SeqApplyCompressedEnd(Mat A, Vec y)
+{
+  SeqData     *d = Data(A);
+  PetscScalar *ya;
+  PetscMemType my;
+  cudaStream_t stream;
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  PetscCall(VecGetArrayAndMemType(y, &ya, &my));
+  PetscCheck(PetscMemTypeDevice(my), PETSC_COMM_SELF, PETSC_ERR_PLIB, "CUDA vectors gave host memory");
+  PetscCall(CheckDevice(d->dmap.scatter_add(d->dmap.work(), ya, stream), "compressed rows", Stored(d)));
+  PetscCall(VecRestoreArrayAndMemType(y, &ya));
+  PetscCall(PetscLogGpuFlops(ProductFlops(A, Op::NoTrans, true)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SeqApplyOnSide(Mat A, Op op, Vec x, Vec z, Vec y, const SideStream &side, PetscBool *started)
+{
+  SeqData  *d = Data(A);
+  PetscBool dev, active;
+  PetscFunctionBegin;
+  *started = PETSC_FALSE;
+  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "not a petsc-gpumat matrix");
+  PetscCall(OnDevice(A, {x, y, z}, &dev));
+  if (!dev || (op != Op::NoTrans && !d->fmt->HasDeviceTranspose())) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogIsActive(&active)); // PETSc's GPU timers wait for its stream per event:
+  if (active && PetscLogGpuTimeFlag) PetscFunctionReturn(PETSC_SUCCESS); // nothing would overlap
+  PetscCall(DeviceApply(A, op, x, z, y, &side));
+  *started = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y)
 {
