@@ -89,7 +89,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "off-diagonal blocks / all) and the ghosts (columns of the off-diagonal block, max over ranks);\n"
                      "per MPIAIJ-based type, the split of a product timed the same way: the diagonal block\n"
                      "(MatMult(Ad)), the off-diagonal block (MatMultAdd(Ao) on the ghosts) and the forward scatter\n"
-                     "of x into the ghosts. The floors and the copy bandwidth are measured by rank 0 alone.\n"
+                     "of x into the ghosts, and each rank's own median of its diagonal block (a line 'split <type>:\n"
+                     "diagonal block by rank'). The floors and the copy bandwidth are measured by rank 0 alone.\n"
                      "  -gpu_aware_halo    P ranks, CUDA PETSc: every scatter made afterwards hands device buffers to\n"
                      "                     MPI (PETSc's use_gpu_aware_mpi set after its start-up check, which\n"
                      "                     -use_gpu_aware_mpi 0 skipped), aijcusparse's halo as ours: for an MPI that moves\n"
@@ -282,6 +283,9 @@ static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, doub
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define MAX_SPLIT_RANKS 64
+static double own_median; /* TimeReps on P ranks: the last operation's median on this rank alone */
+
 /* nwarm untimed operations, then nrep timed ones (t: room for nrep); on P ranks a rep's time is
    the maximum over the ranks. Median, min and max over the reps. */
 static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max)
@@ -289,6 +293,14 @@ static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, Pet
   PetscFunctionBegin;
   for (PetscInt i = 0; i < nwarm; i++) PetscCall(RunOp(o, op));
   for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedOp(o, op, gpu, &t[i]));
+  if (nranks > 1) { /* this rank's own median, before the maximum over the ranks (own_median) */
+    double *c;
+    PetscCall(PetscMalloc1(nrep, &c));
+    PetscCall(PetscArraycpy(c, t, nrep));
+    qsort(c, (size_t)nrep, sizeof(double), CmpDouble);
+    own_median = c[nrep / 2];
+    PetscCall(PetscFree(c));
+  }
   PetscCall(MaxOverRanks(t, nrep));
   qsort(t, (size_t)nrep, sizeof(double), CmpDouble);
   *median = t[nrep / 2];
@@ -768,6 +780,7 @@ typedef struct {
   PetscInt coo_entries;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
   double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
+  double diag_rank[MAX_SPLIT_RANKS];  /* rank 0: each rank's own median of the diagonal block (the first MAX_SPLIT_RANKS) */
   PetscBool gpu;
 } Result;
 
@@ -1220,6 +1233,13 @@ int main(int argc, char **argv)
       PetscCall(SplitCreate(&ops));
       PetscCall(PetscObjectTypeCompare((PetscObject)ops.xl, VECSEQCUDA, &gpu_blocks));
       PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL));
+      {
+        double *all = NULL;
+        if (myrank == 0) PetscCall(PetscMalloc1(nranks, &all));
+        PetscCallMPI(MPI_Gather(&own_median, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, PETSC_COMM_WORLD));
+        for (PetscMPIInt k = 0; myrank == 0 && k < PetscMin(nranks, MAX_SPLIT_RANKS); k++) r->diag_rank[k] = all[k];
+        PetscCall(PetscFree(all));
+      }
       PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL));
       PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL));
       PetscCall(SplitDestroy(&ops));
@@ -1395,6 +1415,15 @@ int main(int argc, char **argv)
     Result *r = &res[i];
     if (PetscIsNanReal(r->diag)) continue;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "split %s: diag + offd + scatter = %.4f + %.4f + %.4f = %.4f ms, product %.4f ms (parts/product %.2f)\n", r->type, r->diag, r->offd, r->scatter, r->diag + r->offd + r->scatter, r->median, (r->diag + r->offd + r->scatter) / r->median));
+    {
+      char line[16 * MAX_SPLIT_RANKS] = "";
+      for (PetscMPIInt k = 0; k < PetscMin(nranks, MAX_SPLIT_RANKS); k++) {
+        char item[16];
+        PetscCall(PetscSNPrintf(item, sizeof(item), " %.4f", r->diag_rank[k]));
+        PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "split %s: diagonal block by rank (each rank's own median, ms):%s%s\n", r->type, line, nranks > MAX_SPLIT_RANKS ? " ..." : ""));
+    }
   }
   if (f) PetscCall(PetscFClose(PETSC_COMM_WORLD, f));
   PetscCall(PetscFree(t));
