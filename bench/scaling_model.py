@@ -4,7 +4,7 @@ machine's measured links, against bench_matmult's multi-rank measurements (issue
 
     python3 bench/scaling_model.py RESULTS.csv [MORE.csv ...] --links LINKS.csv
                                    [--staging pageable|pinned] [--alpha fit|min|max|VALUE]
-                                   [--launch-us US] [--markdown FILE]
+                                   [--launch-us US] [--ours side|petsc] [--markdown FILE]
     python3 bench/scaling_model.py --selftest
 
 RESULTS: bench_matmult CSVs (-csv) with rows on 1 and on P ranks of the same matrix name (strong
@@ -48,6 +48,12 @@ device copy's time at the smallest size). --staging pinned uses the pinned copie
                                    (PETSc's VecScatterBegin copies to the host before it returns,
                                    so only the MPI part overlaps the diagonal block)
     task mode, peer:               T_P = max(T_diag, t_p2p + 2 L) + T_offd
+    task mode, side stream:        T_P = max(T_diag, T_comm) + T_offd
+                                   (our MPI types with CUDA vectors, -mat_gpumat_side_stream: the
+                                   diagonal product on its own stream while the whole halo, its
+                                   host copies included, moves on PETSc's; --ours petsc predicts
+                                   them in PETSc's order instead, for runs with the option off or
+                                   made before it; aijcusparse and the other PETSc types always so)
 
 Parallel efficiency, measured and predicted: E_P = (nnz_P / (P T_P)) / (nnz_1 / T_1) (the
 throughput per rank against one rank's: T_1 / (P T_P) in strong scaling, where nnz_P = nnz_1).
@@ -181,13 +187,14 @@ def predict_rank(m, alpha, rows, ranks, nnz_p, offdiag_share, ghosts):
     t_offd = (o_p * per_nz + 16.0 * r_o) / m.b_gpu + m.launch if ranks > 1 else 0.0
     out = {"diag": t_diag, "offd": t_offd}
     if ranks == 1:
-        out.update(comm=0.0, task=t_diag, vector=t_diag, peer_comm=0.0, peer_task=t_diag, peer_vector=t_diag)
+        out.update(comm=0.0, task=t_diag, vector=t_diag, side=t_diag, peer_comm=0.0, peer_task=t_diag, peer_vector=t_diag)
         return out
     d2h, mpi, h2d = m.halo_staged(8.0 * ghosts)
     comm = d2h + mpi + h2d + 2 * m.launch
     out["comm"] = comm
     out["vector"] = comm + t_diag + t_offd
     out["task"] = d2h + max(t_diag, mpi) + h2d + 2 * m.launch + t_offd
+    out["side"] = max(t_diag, comm) + t_offd
     peer = m.halo_peer(8.0 * ghosts)
     if peer is not None:
         out["peer_comm"] = peer + 2 * m.launch
@@ -250,7 +257,17 @@ def fmt(v, spec, missing="-"):
     return missing if v is None else format(v, spec)
 
 
-def evaluate(rows, m, alpha_mode="fit"):
+PETSC_ORDER_TYPES = ("aijcusparse", "sellcuda", "aij", "mpiaij", "seqaij", "aijkokkos")
+
+
+def side_stream(typ, ours):
+    """Whether a type's task-mode product is predicted with the side stream: ours (not a PETSc type)
+    when the runs had it (ours == "side")."""
+    root = typ.split(":", 1)[0]
+    return ours == "side" and root not in PETSC_ORDER_TYPES
+
+
+def evaluate(rows, m, alpha_mode="fit", ours="side"):
     """The report's lines (markdown) and the numbers behind them: {(series, mode, type, layout):
     [(P, measured ms, predicted ms of the run's mode, E measured, E predicted, dict), ...]}."""
     lines = ["# Scaling model (Kreutzer et al. 2012, equations 2-4, section 3)", ""]
@@ -292,7 +309,9 @@ def evaluate(rows, m, alpha_mode="fit"):
                       f"T_PCI = {t_pci(n1, m.b_pci) * 1e3:.3f} ms against T_MVM = {t_mvm(n1, nnzr, 1.0 / nnzr, m.b_gpu) * 1e3:.3f} ms "
                       f"(alpha = 1/N_nzr) .. {t_mvm(n1, nnzr, 1.0, m.b_gpu) * 1e3:.3f} ms (alpha = 1).", ""]
         pred1 = predict_rank(m, alpha, n1, 1, nnz1, 0.0, 0.0)
+        side = md == "task" and side_stream(t, ours)
         lines += [f"### {s}, {t}, layout {layout}, {md} mode{'' if md == 'task' else ' (-mat_gpumat_overlap 0)'}"
+                  f"{', side stream' if side else ''}"
                   f"{', device buffers in MPI (predicted: the peer halo)' if s.endswith(GPUAWARE_SUFFIX) else ''}", "",
                   f"alpha {alpha:.3f} ({alpha_mode}; 1/N_nzr = {1.0 / nnzr:.3f}); one rank: measured {t1 * 1e3:.4f} ms, "
                   f"(2) gives {pred1['task'] * 1e3:.4f} ms (with L).", "",
@@ -306,7 +325,7 @@ def evaluate(rows, m, alpha_mode="fit"):
             pr = predict_rank(m, alpha, rp["rows"], p, nnz_p, rp["offdiag_share"] or 0.0, rp["ghosts_max"] or 0.0)
             tp = rp["median_ms"] * 1e-3
             peer_run = s.endswith(GPUAWARE_SUFFIX)  # device buffers in MPI: the peer halo's prediction
-            mine = pr.get(f"peer_{md}", pr[md]) if peer_run else pr[md]
+            mine = pr.get(f"peer_{md}", pr[md]) if peer_run else pr["side" if side else md]
             # the one-rank reference of the prediction is (2)'s own one-rank time (equal to the
             # measured one when alpha is fitted and L is small)
             e_meas = efficiency(r1, t1, rp, tp)
@@ -392,14 +411,14 @@ def selftest():
                     share, ghosts = (0.0, 0) if p == 1 else (0.02 * p / 2, 40000 * p)
                     pr = predict_rank(m, alpha, rows_, p, nnz_p, share, ghosts)
                     truth[(mode, p)] = pr
-                    t = pr[mode]
+                    t = pr["side" if mode == "task" else mode]  # csrspec: ours, the side stream
                     w.writerow([name, "csrspec", int(rows_), int(rows_), int(nnz_), t * 1e3, p, "rows", int(nnz_p * 0.98),
                                 int(nnz_p), share, ghosts, pr["diag"] * 1e3, pr["offd"] * 1e3, pr["comm"] * 1e3])
             # a weak-scaling series: the matrix grows with P, each rank keeps 10M nonzeros
             for p in (1, 2):
                 nnz_p, rows_p = 10e6, 1.4e6 * p
                 pr = predict_rank(m, alpha, rows_p, p, nnz_p, 0.0 if p == 1 else 0.01, 0 if p == 1 else 20000)
-                w.writerow(["weak_fem3", "pjds", int(rows_p), int(rows_p), int(nnz_p * p), pr["task"] * 1e3, p, "rows",
+                w.writerow(["weak_fem3", "pjds", int(rows_p), int(rows_p), int(nnz_p * p), pr["side"] * 1e3, p, "rows",
                             int(nnz_p), int(nnz_p), 0.0 if p == 1 else 0.01, 0 if p == 1 else 20000, "", "", ""])
             # device buffers in MPI: rows at P > 1 only, made from the peer prediction (lap3d's one rank serves)
             for p in (2, 4):
@@ -429,6 +448,13 @@ def selftest():
         t_mpi = m.halo_staged(8.0 * 80000)[1]
         assert abs(pr2["vector"] - pr2["task"] - min(pr2["diag"], t_mpi)) < 1e-15
         assert pr2["peer_task"] < pr2["task"], "peer copies at 200 GB/s beat host staging at 20 GB/s"
+        # the side stream hides the whole halo behind the diagonal block, PETSc's order only its MPI part
+        assert abs(pr2["side"] - (max(pr2["diag"], pr2["comm"]) + pr2["offd"])) < 1e-15 and pr2["side"] <= pr2["task"]
+        assert "lap3d, csrspec, layout rows, task mode, side stream" in text
+        _, petsc = evaluate(rows, m, "fit", "petsc")  # --ours petsc: the same rows predicted in PETSc's order
+        for p, meas, pred, e_meas, e_pred, pr in petsc[("lap3d", "task", "csrspec", "rows")]:
+            assert abs(pred - pr["task"] * 1e3) < 1e-12 and pred >= meas  # equal where the halo outlasts the block
+        assert not side_stream("aijcusparse:alg1", "side") and side_stream("bccoo", "side") and not side_stream("bccoo", "petsc")
         assert "alpha 0.400 (fit" in text
         # weak scaling: same nonzeros per rank; E = (nnz_P / (P T_P)) / (nnz_1 / T_1)
         weak = results[("weak_fem3", "task", "pjds", "rows")]
@@ -456,6 +482,9 @@ def main(argv=None):
                    help="the host buffers of the staged halo (PETSc's: pageable)")
     p.add_argument("--alpha", default="fit", help="fit (default), min (1/N_nzr), max (1) or a number")
     p.add_argument("--launch-us", type=float, help="a kernel's fixed cost in us (default: the device copy's at the smallest size)")
+    p.add_argument("--ours", choices=("side", "petsc"), default="side",
+                   help="the order of our MPI types' product in the runs: side (-mat_gpumat_side_stream 1, the default) "
+                        "or petsc (the option off, or runs made before it)")
     p.add_argument("--markdown", help="write the report to this file too")
     p.add_argument("--selftest", action="store_true", help="synthetic inputs with known answers")
     args = p.parse_args(argv)
@@ -470,7 +499,7 @@ def main(argv=None):
         except ValueError:
             p.error(f"--alpha must be fit, min, max or a number, not '{args.alpha}'")
     m = Machine(Links(args.links), args.staging, args.launch_us)
-    lines, _ = evaluate(read_results(args.csv), m, args.alpha)
+    lines, _ = evaluate(read_results(args.csv), m, args.alpha, args.ours)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if args.markdown:

@@ -304,7 +304,9 @@ if [ -s "$csv" ]; then
   if ls "$figs"/*.png > /dev/null 2>&1; then tar -C "$figs" -czf "$OUT/scaling-$study-figures.tar.gz" . ; fi
   rm -rf "$figs"
   if [ -s "$links" ]; then
-    { echo; python3 "$top/bench/scaling_model.py" "$csv" --links "$links"; } >> "$md" || { echo "!! scaling_model.py failed"; status=1; }
+    ours=side # our types' order in these runs: ARGS with -mat_gpumat_side_stream 0 (or false/no) gives PETSc's
+    [[ " ${ARGS:-} " =~ [[:space:]]-mat_gpumat_side_stream[[:space:]]+(0|false|no|FALSE|NO)[[:space:]] ]] && ours=petsc
+    { echo; python3 "$top/bench/scaling_model.py" "$csv" --links "$links" --ours $ours; } >> "$md" || { echo "!! scaling_model.py failed"; status=1; }
   else
     echo "== no links.csv: the model is left out of $md"
   fi
