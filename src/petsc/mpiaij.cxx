@@ -58,7 +58,7 @@ struct MPIData {
   PetscInt         sct_nghost  = -1;
   VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
   PetscBool        sct_aware   = PETSC_FALSE; // the scatter hands device buffers to MPI
-  PetscBool        sct_halo    = PETSC_FALSE; // some rank has ghosts (the same on every rank)
+  PetscBool        sct_side    = PETSC_FALSE; // CUDA ghosts and some rank has ghosts: the side-stream path may apply (the same on every rank)
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
@@ -67,10 +67,9 @@ struct MPIData {
   // -mat_gpumat_gpu_aware_mpi: device vectors' ghost values passed to MPI in device memory, or
   // staged through host buffers; default PETSc's -use_gpu_aware_mpi (read as overlap is)
   PetscBool gpu_aware = use_gpu_aware_mpi;
-  // -mat_gpumat_side_stream (CUDA builds, device vectors, with the overlap): the diagonal block's
-  // product queued on a stream of this matrix's own before the halo exchange begins, so PETSc's
-  // pack, the copies through the host and MPI all run during it (default); 0: queued on PETSc's
-  // stream once VecScatterBegin has returned (read as overlap is)
+  // -mat_gpumat_side_stream (CUDA builds, CUDA vectors, with the overlap): the diagonal block's
+  // product on a stream of this matrix's own while our pack, the halo exchange and the off-diagonal
+  // rows run on PETSc's (ApplyOnSide; default); 0: PETSc's order on its stream (read as overlap is)
   PetscBool side_stream = PETSC_TRUE;
 #if defined(GPUMAT_WITH_CUDA)
   SideStream side; // created at its first use
@@ -81,16 +80,14 @@ struct MPIData {
   // ghosts as they lie, with no pack or unpack kernel of its own
   PetscSF                    halo_sf = nullptr;
   cuda::GatherDevice<Scalar> halo_pack;
-  Scalar                    *halo_buf   = nullptr;
-  bool                       halo_ready = false;
+  Scalar                    *halo_buf = nullptr; // allocated last: the halo is complete
 
   void ReleaseHalo()
   {
     (void)PetscSFDestroy(&halo_sf);
     halo_pack.release();
     if (halo_buf) (void)cudaFree(halo_buf);
-    halo_buf   = nullptr;
-    halo_ready = false;
+    halo_buf = nullptr;
   }
 #endif
 
@@ -588,8 +585,10 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   d->sct_aware   = aware;
   {
     PetscMPIInt mine = nghost > 0, any;
+    PetscBool   cuda; // Kokkos ghosts take PETSc's order
     PetscCallMPI(MPIU_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    d->sct_halo = any ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscStrcmp(ltype, VECSEQCUDA, &cuda));
+    d->sct_side = any && cuda ? PETSC_TRUE : PETSC_FALSE;
   }
   d->sct_block   = ((PetscObject)Ao)->id;
   d->sct_nzstate = Ao->nonzerostate;
@@ -623,7 +622,8 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscSF            sf0;
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   PetscFunctionBegin;
-  if (d->halo_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->halo_buf) PetscFunctionReturn(PETSC_SUCCESS);
+  d->ReleaseHalo(); // what a failed earlier attempt left
   PetscCall(MatMPIAIJGetSeqAIJ(A, nullptr, &Ao, &garray));
   const PetscInt nghost = Ao->cmap->n;
   PetscCall(PetscSFCreate(comm, &sf0));
@@ -659,7 +659,6 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscCallCUDA(d->halo_pack.upload(idx.data(), nsend, (std::int64_t)A->cmap->n, s));
   PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->halo_pack.device_bytes()));
-  d->halo_ready = true;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -713,13 +712,9 @@ PetscErrorCode Apply(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCall(EnsureGhosts(A, x));
 #if defined(GPUMAT_WITH_CUDA)
-  if (d->overlap && d->side_stream && d->sct_halo) { // CUDA vectors (Kokkos ones take the usual way)
-    PetscBool cuda;
-    PetscCall(PetscStrcmp(d->sct_type, VECSEQCUDA, &cuda));
-    if (cuda) {
-      PetscCall(ApplyOnSide(A, Ad, Ao, x, z, y));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  if (d->overlap && d->side_stream && d->sct_side) {
+    PetscCall(ApplyOnSide(A, Ad, Ao, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   PetscCall(VecScatterBegin(d->sct, x, d->lvec, INSERT_VALUES, SCATTER_FORWARD));

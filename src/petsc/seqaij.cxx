@@ -1113,6 +1113,18 @@ const char *SeqStoredAs(Mat A)
   return d->fmt->StoredAs().empty() ? d->info->name : d->fmt->StoredAs().c_str();
 }
 
+// Whether y = op(A) x (+ z) runs on the GPU: device vectors (OnDevice) and, transposed, a format
+// with a device transpose; otherwise the host (the parent's product or the host reference).
+PetscErrorCode DevicePath(Mat A, Op op, Vec x, Vec z, Vec y, PetscBool *dev)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "not a petsc-gpumat matrix");
+  PetscCall(OnDevice(A, {x, y, z}, dev));
+  if (*dev && op != Op::NoTrans && !d->fmt->HasDeviceTranspose()) *dev = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(GPUMAT_WITH_CUDA)
 PetscErrorCode SeqApplyCompressedBegin(Mat A, Vec x, PetscBool *split)
 {
@@ -1155,13 +1167,11 @@ PetscErrorCode SeqApplyCompressedEnd(Mat A, Vec y)
 
 PetscErrorCode SeqApplyOnSide(Mat A, Op op, Vec x, Vec z, Vec y, const SideStream &side, PetscBool *started)
 {
-  SeqData  *d = Data(A);
   PetscBool dev, active;
   PetscFunctionBegin;
   *started = PETSC_FALSE;
-  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "not a petsc-gpumat matrix");
-  PetscCall(OnDevice(A, {x, y, z}, &dev));
-  if (!dev || (op != Op::NoTrans && !d->fmt->HasDeviceTranspose())) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DevicePath(A, op, x, z, y, &dev));
+  if (!dev) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogIsActive(&active)); // PETSc's GPU timers wait for its stream per event:
   if (active && PetscLogGpuTimeFlag) PetscFunctionReturn(PETSC_SUCCESS); // nothing would overlap
   PetscCall(DeviceApply(A, op, x, z, y, &side));
@@ -1175,10 +1185,9 @@ PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y)
   SeqData  *d = Data(A);
   PetscBool dev;
   PetscFunctionBegin;
-  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "not a petsc-gpumat matrix");
-  PetscCall(OnDevice(A, {x, y, z}, &dev));
+  PetscCall(DevicePath(A, op, x, z, y, &dev));
 #if defined(GPUMAT_WITH_CUDA)
-  if (dev && (op == Op::NoTrans || d->fmt->HasDeviceTranspose())) {
+  if (dev) {
     PetscCall(DeviceApply(A, op, x, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
