@@ -50,11 +50,15 @@ struct MPIData {
   struct _MatOps    parent; // the parent's (MPIAIJ's) operations
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]) = nullptr;
 
-  // our ghost vector and scatter, for one (off-diagonal nonzero state, ghost count, memory kind)
+  // our ghost vector and scatter, for one (off-diagonal block, nonzero state, ghost count, memory
+  // kind). Making them is collective, so every key must change on all ranks at once: the block's
+  // object (a new one on every rank: COO preallocation, MPIAIJ's disassembly) and the MPI matrix's
+  // nonzero state (MPIAIJ sums the blocks' over the ranks at assembly), not the off-diagonal
+  // block's own, which a new nonzero at a column its rank already has raises on that rank alone
   Vec              lvec = nullptr;
   VecScatter       sct  = nullptr;
   PetscObjectId    sct_block   = 0; // the off-diagonal block (COO preallocation makes a new one: its state alone may repeat)
-  PetscObjectState sct_nzstate = -1;
+  PetscObjectState sct_nzstate = -1; // the MPI matrix's
   PetscInt         sct_nghost  = -1;
   VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
   PetscBool        sct_aware   = PETSC_FALSE; // the scatter hands device buffers to MPI
@@ -563,7 +567,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   const PetscInt  nghost = Ao->cmap->n;
   const PetscBool aware  = device && d->gpu_aware ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscStrcmp(d->sct_type, ltype, &same));
-  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == Ao->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == A->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware) PetscFunctionReturn(PETSC_SUCCESS);
   if (aware) PetscCall(CheckDeviceBuffersInMPI(PetscObjectComm((PetscObject)A)));
 #if defined(GPUMAT_WITH_CUDA)
   d->ReleaseHalo();
@@ -591,7 +595,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
     d->sct_side = any && cuda ? PETSC_TRUE : PETSC_FALSE;
   }
   d->sct_block   = ((PetscObject)Ao)->id;
-  d->sct_nzstate = Ao->nonzerostate;
+  d->sct_nzstate = A->nonzerostate;
   d->sct_nghost  = nghost;
   d->sct_type    = ltype;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -18,7 +18,8 @@
 // MatMultTransposeAdd, MatMultHermitianTranspose, MatMultHermitianTransposeAdd; the Add ones with
 // a separate z and in place) against MPIAIJ; outputs are poisoned first, inputs must be left
 // untouched. Once, a DMDA matrix (-dm_mat_type route) re-assembled with new values three times,
-// as a Newton solve does.
+// as a Newton solve does. Once, a new nonzero in one rank's off-diagonal block at a column it
+// already has (RunNewNonzeroOnOneRank).
 //   -type <csrspec>   -tol <1e-12>   -vec_type <type> (default: the matrix's)
 // Other options (-mat_gpumat_*, -mat_csrspec_*) reach the matrices through the options database.
 #include "vec_check.hpp"
@@ -546,6 +547,48 @@ PetscErrorCode RunDMDA(const char *root)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// A new nonzero in one rank's off-diagonal block at a column that rank already has a ghost for
+// (MPIAIJ neither disassembles nor tells the other ranks; only the MPI matrix's nonzero state,
+// summed over the ranks at assembly, changes everywhere): every rank must rebuild the same
+// collective objects, or the next product hangs.
+PetscErrorCode RunNewNonzeroOnOneRank(const char *root)
+{
+  const std::string r(root);
+  Mat               A, B;
+  PetscMPIInt       rank, size;
+  PetscInt          rstart, rend;
+  PetscFunctionBegin;
+  PetscCall(RankSize(&rank, &size));
+  const PetscInt N = 12 * size;
+  for (Mat *M : {&A, &B}) {
+    PetscCall(MatCreate(PETSC_COMM_WORLD, M));
+    PetscCall(MatSetSizes(*M, PETSC_DECIDE, PETSC_DECIDE, N, N));
+    PetscCall(MatSetType(*M, M == &A ? MATAIJ : root));
+    PetscCall(MatSeqAIJSetPreallocation(*M, 4, nullptr));
+    PetscCall(MatMPIAIJSetPreallocation(*M, 4, nullptr, 2, nullptr));
+    PetscCall(MatSetOption(*M, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); // assembly squeezed the spare room out
+    PetscCall(MatGetOwnershipRange(*M, &rstart, &rend));
+    for (PetscInt i = rstart; i < rend; i++)
+      for (PetscInt j = PetscMax(i - 1, 0); j <= PetscMin(i + 1, N - 1); j++) PetscCall(MatSetValue(*M, i, j, i == j ? 4.0 : -1.0 - 0.01 * (i % 7), INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(*M, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*M, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(ExpectOurs(B, r, "tridiagonal"));
+  PetscCall(Products(B, A, "tridiagonal"));
+  for (Mat M : {A, B}) {
+    // rank 0's row rend-2 gains column rend, whose ghost row rend-1 already brings (one rank: a
+    // new nonzero of the diagonal block)
+    if (rank == 0 && rend - 2 >= rstart) PetscCall(MatSetValue(M, rend - 2, size > 1 ? rend : PetscMin(rend - 1, rend - 2 + 2), 0.5, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(ExpectOurs(B, r, "tridiagonal plus a nonzero on rank 0"));
+  PetscCall(Products(B, A, "tridiagonal plus a new nonzero in rank 0's off-diagonal block at a column it already has"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -563,6 +606,7 @@ int main(int argc, char **argv)
     PetscCall(PetscInfo(nullptr, "case %s: %" PetscInt_FMT " checks\n", c.name.c_str(), checks - before));
   }
   PetscCall(RunDMDA(root));
+  PetscCall(RunNewNonzeroOnOneRank(root));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_mpi: %s agrees with mpiaij in all %" PetscInt_FMT " checks\n", root, checks));
   PetscCall(PetscFinalize());
   return 0;
