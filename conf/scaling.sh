@@ -47,7 +47,8 @@
 #              only path with the GPU machines' OpenMPI); device: device buffers handed to MPI for
 #              every type, aijcusparse's included (bench_matmult -gpu_aware_halo), for an MPI that
 #              moves them (the cudampich configuration: GPUMAT_CONFIG=cudampich, conf/gpuaware.sh),
-#              run under GPUAWARE_ENV (default "MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n":
+#              run under GPUAWARE_ENV (default: the build's GPUMAT_GPU_AWARE_MPI_ENV, which
+#              conf/setup.sh sets for cudampich to "MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n":
 #              local ranks through UCX, whose CUDA transports move device memory) and named
 #              <name>@gpuaware (then @vector without overlap); a 2-rank probe first (test_mpi with
 #              -mat_gpumat_gpu_aware_mpi 1, every product against MPIAIJ): where it fails the device
@@ -76,8 +77,6 @@ OVERLAP=${OVERLAP:-1 0}
 HALO=${HALO:-staged}
 for h in $HALO; do [[ "$h" = staged || "$h" = device ]] || die "HALO must be staged, device or \"staged device\", not '$HALO'"; done
 [ -n "${HALO// /}" ] || die "HALO must be staged, device or \"staged device\", not empty"
-GPUAWARE_ENV=${GPUAWARE_ENV:-MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n}
-read -r -a gpuaware_env <<< "$GPUAWARE_ENV" # the assignments, for env(1)
 for o in $OVERLAP; do [[ "$o" = 0 || "$o" = 1 ]] || die "OVERLAP must be 1, 0 or \"1 0\", not '$OVERLAP'"; done
 [ -n "${OVERLAP// /}" ] || die "OVERLAP must be 1, 0 or \"1 0\", not empty"
 if [ "$study" = weak ]; then LAYOUTS=${LAYOUTS:-rows}; else LAYOUTS=${LAYOUTS:-rows nnz}; fi
@@ -145,6 +144,9 @@ else
   source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
   visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 fi
+# the environment of device buffers in MPI: the build's, as conf/setup.sh configured it for its tests
+GPUAWARE_ENV=${GPUAWARE_ENV:-$(sed -n 's/^GPUMAT_GPU_AWARE_MPI_ENV:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null | tr ';' ' ')}
+read -r -a gpuaware_env <<< "$GPUAWARE_ENV" # the assignments, for env(1)
 OUT=${OUT:-$top/scaling-out}
 mkdir -p "$OUT"
 log=$OUT/scaling-$study.log
