@@ -612,10 +612,10 @@ PetscErrorCode EnsureSideStream(MPIData *d)
 }
 
 // The side-stream product's halo for the current ghosts (MPIData::halo_*), made once per scatter:
-// a basic SF from garray gives each rank the owned entries every neighbour needs (irootloc, per
-// neighbour in the order that neighbour unpacks them into its leaves rmine); each owner tells its
-// neighbours where their part of its buffer starts, and the halo SF maps ghost rmine[j] of the
-// part from owner ranks[k] to that owner's buffer entry start + j.
+// our scatter (or a basic SF of its graph) gives each rank the owned entries every neighbour needs
+// (irootloc, per neighbour in the order that neighbour unpacks them into its leaves rmine); each
+// owner tells its neighbours where their part of its buffer starts, and the halo SF maps ghost
+// rmine[j] of the part from owner ranks[k] to that owner's buffer entry start + j.
 PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
 {
   MPIData           *d = Data(A);
@@ -623,19 +623,28 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   const PetscInt    *garray, *ioffset, *irootloc, *roffset, *rmine, *rremote;
   const PetscMPIInt *iranks, *ranks;
   PetscMPIInt        niranks, nranks, tag;
-  PetscSF            sf0;
+  PetscSF            sf0 = nullptr;
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   PetscFunctionBegin;
   if (d->halo_buf) PetscFunctionReturn(PETSC_SUCCESS);
   d->ReleaseHalo(); // what a failed earlier attempt left
   PetscCall(MatMPIAIJGetSeqAIJ(A, nullptr, &Ao, &garray));
   const PetscInt nghost = Ao->cmap->n;
-  PetscCall(PetscSFCreate(comm, &sf0));
-  PetscCall(PetscSFSetType(sf0, PETSCSFBASIC));
-  PetscCall(PetscSFSetGraphLayout(sf0, A->cmap, nghost, nullptr, PETSC_COPY_VALUES, garray));
-  PetscCall(PetscSFSetUp(sf0));
-  PetscCall(PetscSFGetLeafRanks(sf0, &niranks, &iranks, &ioffset, &irootloc));
-  PetscCall(PetscSFGetRootRanks(sf0, &nranks, &ranks, &roffset, &rmine, &rremote));
+  // Who needs what: our scatter has that graph (garray to the ghosts in order) set up already, so
+  // its ranks serve where its type gives them and it moves single entries (with millions of ghosts
+  // an SF's set-up takes seconds); otherwise a basic SF of the same graph. Both conditions are the
+  // same on every rank (the SF type and the scatter's block size are agreed), as the set-up is
+  // collective.
+  PetscSF src = d->sct;
+  if (!(src && src->vscat.bs == 1 && src->ops->GetLeafRanks)) {
+    PetscCall(PetscSFCreate(comm, &sf0));
+    PetscCall(PetscSFSetType(sf0, PETSCSFBASIC));
+    PetscCall(PetscSFSetGraphLayout(sf0, A->cmap, nghost, nullptr, PETSC_COPY_VALUES, garray));
+    PetscCall(PetscSFSetUp(sf0));
+    src = sf0;
+  }
+  PetscCall(PetscSFGetLeafRanks(src, &niranks, &iranks, &ioffset, &irootloc));
+  PetscCall(PetscSFGetRootRanks(src, &nranks, &ranks, &roffset, &rmine, &rremote));
   PetscCheck(roffset[nranks] == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", roffset[nranks], nghost);
   std::vector<PetscInt>    start(nranks);
   std::vector<MPI_Request> req((size_t)(nranks + niranks));
