@@ -284,21 +284,21 @@ static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, doub
 }
 
 #define MAX_SPLIT_RANKS 64
-static double own_median; /* TimeReps on P ranks: the last operation's median on this rank alone */
 
 /* nwarm untimed operations, then nrep timed ones (t: room for nrep); on P ranks a rep's time is
-   the maximum over the ranks. Median, min and max over the reps. */
-static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max)
+   the maximum over the ranks. Median, min and max over the reps; own (if not NULL): this rank's
+   own median, before the maximum over the ranks. */
+static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max, double *own)
 {
   PetscFunctionBegin;
   for (PetscInt i = 0; i < nwarm; i++) PetscCall(RunOp(o, op));
   for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedOp(o, op, gpu, &t[i]));
-  if (nranks > 1) { /* this rank's own median, before the maximum over the ranks (own_median) */
+  if (own) {
     double *c;
     PetscCall(PetscMalloc1(nrep, &c));
     PetscCall(PetscArraycpy(c, t, nrep));
     qsort(c, (size_t)nrep, sizeof(double), CmpDouble);
-    own_median = c[nrep / 2];
+    *own = c[nrep / 2];
     PetscCall(PetscFree(c));
   }
   PetscCall(MaxOverRanks(t, nrep));
@@ -1217,7 +1217,7 @@ int main(int argc, char **argv)
       PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
     }
     const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
-    PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max));
+    PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max, NULL));
     if (IsBccoo(type)) PetscCall(TunerLines(A, r->tuner, sizeof(r->tuner)));
     /* agreement with the first type's product, through host arrays */
     if (!yref) {
@@ -1232,16 +1232,16 @@ int main(int argc, char **argv)
       PetscBool gpu_blocks; /* the blocks' vectors are CUDA vectors: timed with events */
       PetscCall(SplitCreate(&ops));
       PetscCall(PetscObjectTypeCompare((PetscObject)ops.xl, VECSEQCUDA, &gpu_blocks));
-      PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL));
       {
-        double *all = NULL;
+        double *all = NULL, own_median;
+        PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL, &own_median));
         if (myrank == 0) PetscCall(PetscMalloc1(nranks, &all));
         PetscCallMPI(MPI_Gather(&own_median, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, PETSC_COMM_WORLD));
         for (PetscMPIInt k = 0; myrank == 0 && k < PetscMin(nranks, MAX_SPLIT_RANKS); k++) r->diag_rank[k] = all[k];
         PetscCall(PetscFree(all));
       }
-      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL));
-      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL, NULL));
       PetscCall(SplitDestroy(&ops));
     }
     { /* value refresh: every value rewritten on the host, then a product (a Newton step's
