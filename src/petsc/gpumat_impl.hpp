@@ -223,6 +223,12 @@ struct TypeNames {
   PetscLogEvent build = 0, refresh = 0;
 };
 const TypeNames &Names(const FormatInfo *f);
+// Events of the MPI machinery, one for all formats: GpumatScatter (our ghost scatter made, EnsureGhosts)
+// and GpumatHalo (the side stream's halo made, EnsureHalo); both once per nonzero pattern.
+struct MPIEvents {
+  PetscLogEvent scatter = 0, halo = 0;
+};
+const MPIEvents &MPIEventIds();
 
 // One table of overridden operations: each slot an offset into struct _MatOps and our function.
 // Install saves the parent's whole table and writes ours into the slots. Reinstall, after a parent

@@ -63,6 +63,7 @@ struct MPIData {
   VecType          sct_type    = VECSEQ; // the ghosts' vector type (the kind of the vectors multiplied)
   PetscBool        sct_aware   = PETSC_FALSE; // the scatter hands device buffers to MPI
   PetscBool        sct_side    = PETSC_FALSE; // CUDA ghosts and some rank has ghosts: the side-stream path may apply (the same on every rank)
+  bool             sct_parent  = false;       // sct is MPIAIJ's own (MatGetMultPetscSF), referenced, not made by us
 
   bool ignore_remote = false; // MAT_IGNORE_OFF_PROC_ENTRIES set through MatSetOption
   // -mat_gpumat_overlap: the halo exchange overlapped with the diagonal block's product (default),
@@ -77,21 +78,35 @@ struct MPIData {
   PetscBool side_stream = PETSC_TRUE;
 #if defined(GPUMAT_WITH_CUDA)
   SideStream side; // created at its first use
-  // The side-stream product's halo (EnsureHalo), made for the scatter `sct` of the same state: the
-  // owned entries of x each neighbour needs, gathered by our own kernel into one device buffer in
-  // the order the neighbours take them, and an SF from that buffer (contiguous per neighbour) to
-  // the ghosts (contiguous per owner): PETSc then sends from the buffer and receives into the
-  // ghosts as they lie, with no pack or unpack kernel of its own
-  PetscSF                    halo_sf = nullptr;
-  cuda::GatherDevice<Scalar> halo_pack;
-  Scalar                    *halo_buf = nullptr; // allocated last: the halo is complete
+  // The side-stream product's halo (EnsureHalo), made for the scatter `sct` of the same state, from
+  // its graph (no set-up of another PetscSF: with millions of ghosts one takes seconds): the owned
+  // entries of x each neighbour needs, gathered by our own kernel into one device buffer in the
+  // order that neighbour takes them (contiguous per neighbour), sent in one message per neighbour
+  // and received in one per owner straight into the ghosts where they lie in the scatter's receive
+  // order (MPIAIJ's: garray is sorted), else into a buffer our second kernel spreads into the
+  // ghosts; no pack or unpack kernel of PETSc's. Device buffers go to MPI as the scatter's do
+  // (sct_aware), else through pinned host buffers of our own
+  std::vector<PetscMPIInt>   halo_to, halo_from;     // ranks sent to, received from
+  std::vector<PetscMPIInt>   halo_scount, halo_rcount; // entries per message
+  std::vector<PetscInt>      halo_soff, halo_roff;   // where each message starts in the send buffer, the receive order
+  std::vector<MPI_Request>   halo_req;
+  PetscMPIInt                halo_tag = 0;
+  PetscInt                   halo_nsend = 0, halo_nrecv = 0;
+  cuda::GatherDevice<Scalar> halo_pack;               // x -> halo_buf
+  cuda::GatherDevice<Scalar> halo_unpack;             // halo_rbuf -> ghosts, where the receive order is not the ghosts' (else empty)
+  Scalar                    *halo_rbuf  = nullptr;    // device, with halo_unpack
+  Scalar                    *halo_hsend = nullptr, *halo_hrecv = nullptr; // pinned host buffers: the halo through the host
+  Scalar                    *halo_buf   = nullptr;    // allocated last: the halo is complete
 
   void ReleaseHalo()
   {
-    (void)PetscSFDestroy(&halo_sf);
     halo_pack.release();
-    if (halo_buf) (void)cudaFree(halo_buf);
-    halo_buf = nullptr;
+    halo_unpack.release();
+    for (Scalar **p : {&halo_buf, &halo_rbuf})
+      if (*p) (void)cudaFree(*p);
+    for (Scalar **p : {&halo_hsend, &halo_hrecv})
+      if (*p) (void)cudaFreeHost(*p);
+    halo_buf = halo_rbuf = halo_hsend = halo_hrecv = nullptr;
   }
 #endif
 
@@ -566,8 +581,21 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   }
   const PetscInt  nghost = Ao->cmap->n;
   const PetscBool aware  = device && d->gpu_aware ? PETSC_TRUE : PETSC_FALSE;
+  // MPIAIJ's own scatter (MatGetMultPetscSF: garray to its ghost vector, the graph ours would have)
+  // serves where it moves the memory as asked: host vectors, or its device-buffer flag (PETSc's
+  // -use_gpu_aware_mpi when it was made, the same on every rank) equal to ours. Then no scatter of
+  // ours is set up: with millions of ghosts that takes seconds. Otherwise (-mat_gpumat_gpu_aware_mpi
+  // other than PETSc's) ours, of the same graph
+  PetscSF mv = nullptr;
+  PetscCall(MatGetMultPetscSF(A, &mv));
+  if (mv) {
+    PetscInt nleaves;
+    PetscCall(PetscSFGetGraph(mv, nullptr, &nleaves, nullptr, nullptr));
+    if (nleaves != nghost || (device && mv->use_gpu_aware_mpi != aware)) mv = nullptr;
+  }
   PetscCall(PetscStrcmp(d->sct_type, ltype, &same));
-  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == A->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->sct && d->sct_block == ((PetscObject)Ao)->id && d->sct_nzstate == A->nonzerostate && d->sct_nghost == nghost && same && d->sct_aware == aware && d->sct_parent == (mv != nullptr) && (!mv || mv == d->sct)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(MPIEventIds().scatter, A, 0, 0, 0));
   if (aware) PetscCall(CheckDeviceBuffersInMPI(PetscObjectComm((PetscObject)A)));
 #if defined(GPUMAT_WITH_CUDA)
   d->ReleaseHalo();
@@ -577,15 +605,21 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(VecCreate(PETSC_COMM_SELF, &d->lvec));
   PetscCall(VecSetSizes(d->lvec, nghost, nghost));
   PetscCall(VecSetType(d->lvec, ltype));
-  IS from, to;
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
-  PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
-  PetscCall(VecScatterCreate(like, from, d->lvec, to, &d->sct));
-  // The SF reads its flag when it makes its first communication link (PetscSFLinkCreate_MPI), so
-  // set before any: device buffers straight to MPI, or PETSc's host staging
-  d->sct->use_gpu_aware_mpi = aware;
-  PetscCall(ISDestroy(&from));
-  PetscCall(ISDestroy(&to));
+  if (mv) {
+    PetscCall(PetscObjectReference((PetscObject)mv)); // held: MPIAIJ makes a new one (never this address) when it disassembles
+    d->sct = mv;
+  } else {
+    IS from, to;
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
+    PetscCall(VecScatterCreate(like, from, d->lvec, to, &d->sct));
+    // The SF reads its flag when it makes its first communication link (PetscSFLinkCreate_MPI), so
+    // set before any: device buffers straight to MPI, or PETSc's host staging
+    d->sct->use_gpu_aware_mpi = aware;
+    PetscCall(ISDestroy(&from));
+    PetscCall(ISDestroy(&to));
+  }
+  d->sct_parent  = mv != nullptr;
   d->sct_aware   = aware;
   {
     PetscMPIInt mine = nghost > 0, any;
@@ -598,6 +632,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   d->sct_nzstate = A->nonzerostate;
   d->sct_nghost  = nghost;
   d->sct_type    = ltype;
+  PetscCall(PetscLogEventEnd(MPIEventIds().scatter, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -611,30 +646,27 @@ PetscErrorCode EnsureSideStream(MPIData *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The side-stream product's halo for the current ghosts (MPIData::halo_*), made once per scatter:
-// our scatter (or a basic SF of its graph) gives each rank the owned entries every neighbour needs
-// (irootloc, per neighbour in the order that neighbour unpacks them into its leaves rmine); each
-// owner tells its neighbours where their part of its buffer starts, and the halo SF maps ghost
-// rmine[j] of the part from owner ranks[k] to that owner's buffer entry start + j.
+// The side-stream product's halo for the current ghosts (MPIData::halo_*), made once per scatter
+// from its graph: who needs which owned entries (the scatter's leaf ranks: per neighbour, in the
+// order that neighbour receives them) and where each received entry goes (its root ranks, rmine).
 PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
 {
   MPIData           *d = Data(A);
   Mat                Ao;
   const PetscInt    *garray, *ioffset, *irootloc, *roffset, *rmine, *rremote;
   const PetscMPIInt *iranks, *ranks;
-  PetscMPIInt        niranks, nranks, tag;
+  PetscMPIInt        niranks, nranks;
   PetscSF            sf0 = nullptr;
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
   PetscFunctionBegin;
   if (d->halo_buf) PetscFunctionReturn(PETSC_SUCCESS);
   d->ReleaseHalo(); // what a failed earlier attempt left
+  PetscCall(PetscLogEventBegin(MPIEventIds().halo, A, 0, 0, 0));
   PetscCall(MatMPIAIJGetSeqAIJ(A, nullptr, &Ao, &garray));
   const PetscInt nghost = Ao->cmap->n;
-  // Who needs what: our scatter has that graph (garray to the ghosts in order) set up already, so
-  // its ranks serve where its type gives them and it moves single entries (with millions of ghosts
-  // an SF's set-up takes seconds); otherwise a basic SF of the same graph. Both conditions are the
-  // same on every rank (the SF type and the scatter's block size are agreed), as the set-up is
-  // collective.
+  // The scatter's ranks where its type gives them and it moves single entries (MPIAIJ's, or ours:
+  // set up already); otherwise a basic SF of the same graph. Both conditions are the same on every
+  // rank (the SF type and the scatter's block size are agreed), as the set-up is collective.
   PetscSF src = d->sct;
   if (!(src && src->vscat.bs == 1 && src->ops->GetLeafRanks)) {
     PetscCall(PetscSFCreate(comm, &sf0));
@@ -646,32 +678,62 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscCall(PetscSFGetLeafRanks(src, &niranks, &iranks, &ioffset, &irootloc));
   PetscCall(PetscSFGetRootRanks(src, &nranks, &ranks, &roffset, &rmine, &rremote));
   PetscCheck(roffset[nranks] == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", roffset[nranks], nghost);
-  std::vector<PetscInt>    start(nranks);
-  std::vector<MPI_Request> req((size_t)(nranks + niranks));
-  PetscCall(PetscObjectGetNewTag((PetscObject)A, &tag));
-  for (PetscMPIInt k = 0; k < nranks; k++) PetscCallMPI(MPI_Irecv(&start[k], 1, MPIU_INT, ranks[k], tag, comm, &req[k]));
-  for (PetscMPIInt k = 0; k < niranks; k++) PetscCallMPI(MPI_Isend(&ioffset[k], 1, MPIU_INT, iranks[k], tag, comm, &req[nranks + k]));
-  PetscCallMPI(MPI_Waitall((PetscMPIInt)req.size(), req.data(), MPI_STATUSES_IGNORE));
-  std::vector<PetscInt>    leaf((size_t)nghost);
-  std::vector<PetscSFNode> remote((size_t)nghost);
-  for (PetscMPIInt k = 0; k < nranks; k++)
-    for (PetscInt j = roffset[k]; j < roffset[k + 1]; j++) {
-      leaf[j]         = rmine ? rmine[j] : j;
-      remote[j].rank  = ranks[k];
-      remote[j].index = start[k] + (j - roffset[k]);
-    }
-  const PetscInt           nsend = ioffset[niranks];
-  std::vector<std::int64_t> idx((size_t)nsend);
-  for (PetscInt i = 0; i < nsend; i++) idx[i] = irootloc[i];
+  d->halo_nsend = ioffset[niranks];
+  d->halo_nrecv = nghost;
+  d->halo_to.assign(iranks, iranks + niranks);
+  d->halo_from.assign(ranks, ranks + nranks);
+  d->halo_soff.assign(ioffset, ioffset + niranks + 1);
+  d->halo_roff.assign(roffset, roffset + nranks + 1);
+  d->halo_scount.resize((size_t)niranks);
+  d->halo_rcount.resize((size_t)nranks);
+  for (PetscMPIInt k = 0; k < niranks; k++) PetscCall(PetscMPIIntCast(ioffset[k + 1] - ioffset[k], &d->halo_scount[k]));
+  for (PetscMPIInt k = 0; k < nranks; k++) PetscCall(PetscMPIIntCast(roffset[k + 1] - roffset[k], &d->halo_rcount[k]));
+  d->halo_req.resize((size_t)(niranks + nranks));
+  bool in_place = true; // the j-th entry received is ghost j
+  for (PetscInt j = 0; rmine && j < nghost && in_place; j++) in_place = rmine[j] == j;
+  std::vector<std::int64_t> idx((size_t)d->halo_nsend);
+  for (PetscInt i = 0; i < d->halo_nsend; i++) idx[i] = irootloc[i];
+  PetscCallCUDA(d->halo_pack.upload(idx.data(), d->halo_nsend, (std::int64_t)A->cmap->n, s));
+  if (!in_place) { // ghost rmine[j] = received j: ghost i takes received inv[i]
+    idx.assign((size_t)nghost, 0);
+    for (PetscInt j = 0; j < nghost; j++) idx[rmine[j]] = j;
+    PetscCallCUDA(d->halo_unpack.upload(idx.data(), nghost, nghost, s));
+    PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_rbuf), (size_t)PetscMax(nghost, 1) * sizeof(Scalar)));
+  }
   PetscCall(PetscSFDestroy(&sf0));
-  PetscCall(PetscSFCreate(comm, &d->halo_sf));
-  PetscCall(PetscSFSetType(d->halo_sf, PETSCSFBASIC));
-  PetscCall(PetscSFSetGraph(d->halo_sf, nsend, nghost, leaf.data(), PETSC_COPY_VALUES, remote.data(), PETSC_COPY_VALUES));
-  d->halo_sf->use_gpu_aware_mpi = d->sct_aware; // before its first communication link, as the scatter's
-  PetscCall(PetscSFSetUp(d->halo_sf));
-  PetscCallCUDA(d->halo_pack.upload(idx.data(), nsend, (std::int64_t)A->cmap->n, s));
-  PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)d->halo_pack.device_bytes()));
+  if (!d->sct_aware) {
+    PetscCallCUDA(cudaMallocHost(reinterpret_cast<void **>(&d->halo_hsend), (size_t)PetscMax(d->halo_nsend, 1) * sizeof(Scalar)));
+    PetscCallCUDA(cudaMallocHost(reinterpret_cast<void **>(&d->halo_hrecv), (size_t)PetscMax(nghost, 1) * sizeof(Scalar)));
+  }
+  PetscCall(PetscObjectGetNewTag((PetscObject)A, &d->halo_tag)); // the same on every rank: A's tags are taken collectively
+  PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(d->halo_nsend, 1) * sizeof(Scalar)));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(d->halo_pack.device_bytes() + d->halo_unpack.device_bytes())));
+  PetscCall(PetscLogEventEnd(MPIEventIds().halo, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The ghosts ga (device memory) from the neighbours' halo buffers, each already packed on stream s:
+// receives posted, the pack (and through the host its copy) waited for, sends, all waited for,
+// then through the host the copy into place, and where the receive order is not the ghosts' the
+// spread, queued on s.
+PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s)
+{
+  MPIData       *d    = Data(A);
+  MPI_Comm       comm = PetscObjectComm((PetscObject)A);
+  const size_t   nto = d->halo_to.size(), nfrom = d->halo_from.size();
+  Scalar        *rbuf = d->halo_hrecv ? d->halo_hrecv : d->halo_rbuf ? d->halo_rbuf : ga;
+  const Scalar  *sbuf = d->halo_hsend ? d->halo_hsend : d->halo_buf;
+  PetscFunctionBegin;
+  for (size_t k = 0; k < nfrom; k++) PetscCallMPI(MPI_Irecv(rbuf + d->halo_roff[k], d->halo_rcount[k], MPIU_SCALAR, d->halo_from[k], d->halo_tag, comm, &d->halo_req[k]));
+  if (d->halo_hsend && d->halo_nsend) PetscCallCUDA(cudaMemcpyAsync(d->halo_hsend, d->halo_buf, (size_t)d->halo_nsend * sizeof(Scalar), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s)); // the pack (the diagonal product runs on the side stream meanwhile)
+  for (size_t k = 0; k < nto; k++) PetscCallMPI(MPI_Isend(sbuf + d->halo_soff[k], d->halo_scount[k], MPIU_SCALAR, d->halo_to[k], d->halo_tag, comm, &d->halo_req[nfrom + k]));
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(nto + nfrom), d->halo_req.data(), MPI_STATUSES_IGNORE));
+  Scalar *dst = d->halo_rbuf ? d->halo_rbuf : ga;
+  if (d->halo_hrecv && d->halo_nrecv) PetscCallCUDA(cudaMemcpyAsync(dst, d->halo_hrecv, (size_t)d->halo_nrecv * sizeof(Scalar), cudaMemcpyHostToDevice, s));
+  if (d->halo_rbuf) PetscCallCUDA(d->halo_unpack.apply(d->halo_rbuf, ga, s));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(d->halo_hrecv ? d->halo_nrecv * sizeof(Scalar) : 0)));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)(d->halo_hsend ? d->halo_nsend * sizeof(Scalar) : 0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -700,8 +762,8 @@ PetscErrorCode ApplyOnSide(Mat A, Mat Ad, Mat Ao, Vec x, Vec z, Vec y)
   PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   PetscCall(SeqApplyOnSide(Ad, Op::NoTrans, x, z, y, d->side, &started));
   PetscCall(VecGetArrayWriteAndMemType(d->lvec, &ga, &mg));
-  PetscCall(PetscSFBcastWithMemTypeBegin(d->halo_sf, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->halo_buf, mg, ga, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(d->halo_sf, MPIU_SCALAR, d->halo_buf, ga, MPI_REPLACE));
+  PetscCheck(PetscMemTypeDevice(mg), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a CUDA ghost vector gave host memory");
+  PetscCall(HaloExchange(A, ga, s));
   PetscCall(VecRestoreArrayWriteAndMemType(d->lvec, &ga));
   if (started) {
     PetscCall(SeqApplyCompressedBegin(Ao, d->lvec, &split));

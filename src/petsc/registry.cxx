@@ -60,6 +60,12 @@ PetscErrorCode CreateMPI(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+MPIEvents &MPIEventStore()
+{
+  static MPIEvents ev;
+  return ev;
+}
+
 constexpr std::size_t kMaxFormats = 8;
 
 template <std::size_t... I>
@@ -81,12 +87,16 @@ PetscErrorCode RegisterAll(std::index_sequence<I...>)
     PetscCall(PetscLogEventRegister((ev + "Build").c_str(), MAT_CLASSID, &n.build));
     PetscCall(PetscLogEventRegister((ev + "Refresh").c_str(), MAT_CLASSID, &n.refresh));
   }
+  PetscCall(PetscLogEventRegister("GpumatScatter", MAT_CLASSID, &MPIEventStore().scatter));
+  PetscCall(PetscLogEventRegister("GpumatHalo", MAT_CLASSID, &MPIEventStore().halo));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 } // namespace
 
 const TypeNames &Names(const FormatInfo *f) { return AllNames()[IndexOf(f)]; }
+
+const MPIEvents &MPIEventIds() { return MPIEventStore(); }
 
 const FormatInfo *FindFormat(const char *mattype)
 {

@@ -19,12 +19,13 @@
 // a separate z and in place) against MPIAIJ; outputs are poisoned first, inputs must be left
 // untouched. Once, a DMDA matrix (-dm_mat_type route) re-assembled with new values three times,
 // as a Newton solve does. Once, a new nonzero in one rank's off-diagonal block at a column it
-// already has (RunNewNonzeroOnOneRank).
+// already has (RunNewNonzeroOnOneRank). Once, the PetscSF set-ups of the first products (RunSetUps).
 //   -type <csrspec>   -tol <1e-12>   -vec_type <type> (default: the matrix's)
 // Other options (-mat_gpumat_*, -mat_csrspec_*) reach the matrices through the options database.
 #include "vec_check.hpp"
 #include <petscgpumat.h>
 #include <petscdmda.h>
+#include <petsc/private/petscimpl.h> // use_gpu_aware_mpi: PETSc's choice, MPIAIJ's scatter's
 #include <functional>
 #include <string>
 #include <vector>
@@ -589,6 +590,54 @@ PetscErrorCode RunNewNonzeroOnOneRank(const char *root)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Our products set up no PetscSF of their own: the ghosts come through MPIAIJ's scatter
+// (MatGetMultPetscSF) and, for CUDA vectors on the side stream, through messages planned from its
+// graph. Only a device-buffer choice other than PETSc's (-mat_gpumat_gpu_aware_mpi against
+// -use_gpu_aware_mpi, device vectors, several ranks) makes a scatter of ours: one set-up. With
+// millions of ghosts each set-up takes seconds.
+PetscErrorCode RunSetUps(const char *root)
+{
+  const std::string  r(root);
+  Mat                A, B;
+  Vec                x, y;
+  PetscLogEvent      ev;
+  PetscEventPerfInfo before, after;
+  PetscBool          active, aware = use_gpu_aware_mpi;
+  PetscMemType       mt;
+  const PetscScalar *xa;
+  PetscMPIInt        rank, size;
+  PetscFunctionBegin;
+  PetscCall(RankSize(&rank, &size));
+  PetscCall(PetscLogIsActive(&active));
+  if (!active) PetscCall(PetscLogDefaultBegin());
+  PetscCall(PetscLogEventGetId("SFSetUp", &ev));
+  PetscCall(Build(Cases()[0], MATAIJ, false, Route::Prealloc, &A));
+  PetscCall(MatConvert(A, root, MAT_INITIAL_MATRIX, &B));
+  PetscCall(ExpectOurs(B, r, "set-up count"));
+  PetscCall(MatCreateVecs(B, &x, &y));
+  if (has_vectype)
+    for (Vec v : {x, y}) PetscCall(VecSetType(v, vectype));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-mat_gpumat_gpu_aware_mpi", &aware, nullptr));
+  const PetscInt expect = size > 1 && PetscMemTypeDevice(mt) && aware != use_gpu_aware_mpi ? 1 : 0;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &before));
+    PetscCall(MatMult(B, x, y));
+    PetscCall(MatMultTranspose(B, y, x));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &after));
+    const PetscInt made = after.count - before.count, want = k ? 0 : expect;
+    PetscCheck(made == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the %s products set up %" PetscInt_FMT " PetscSF, expected %" PetscInt_FMT " (device vectors: %d, -mat_gpumat_gpu_aware_mpi %d, PETSc's %d)", root, k ? "second" : "first", made, want, (int)PetscMemTypeDevice(mt), (int)aware, (int)use_gpu_aware_mpi);
+    checks++;
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -607,6 +656,7 @@ int main(int argc, char **argv)
   }
   PetscCall(RunDMDA(root));
   PetscCall(RunNewNonzeroOnOneRank(root));
+  PetscCall(RunSetUps(root));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_mpi: %s agrees with mpiaij in all %" PetscInt_FMT " checks\n", root, checks));
   PetscCall(PetscFinalize());
   return 0;
