@@ -3,8 +3,10 @@
 // PETSc's Mat_MPIAIJ (and so its ghost vector lvec) is private, and its COO and hash assembly
 // paths recreate the blocks as plain seqaij with a host lvec. So this type converts the blocks in
 // place after every final assembly, whatever path assembled them, and keeps its own ghost vector
-// (CUDA when the input is) and scatter, built from the public garray (MatMPIAIJGetSeqAIJ). The
-// products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
+// (CUDA when the input is). The ghosts come through MPIAIJ's own scatter (MatGetMultPetscSF), set
+// up once at assembly as aijcusparse's is, unless -mat_gpumat_gpu_aware_mpi asks for another way of
+// moving device buffers than PETSc's: then through a scatter of ours of the same graph (the public
+// garray, MatMPIAIJGetSeqAIJ). The products follow MatMult_MPIAIJ: start the scatter, local product, finish the scatter,
 // off-diagonal product added in place, so communication overlaps the local product
 // (Kreutzer et al.'s task mode); with CUDA vectors the diagonal product runs on a stream of the
 // matrix's own while the halo exchange and the off-diagonal product use PETSc's stream
