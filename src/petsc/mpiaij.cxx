@@ -715,7 +715,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
 }
 
 // The ghosts ga (device memory) from the neighbours' halo buffers, each already packed on stream s:
-// receives posted, the pack (and through the host its copy) waited for, sends, all waited for,
+// the pack (and through the host its copy) waited for, receives and sends posted, all waited for,
 // then through the host the copy into place, and where the receive order is not the ghosts' the
 // spread, queued on s.
 PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s)
@@ -726,9 +726,11 @@ PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s)
   Scalar        *rbuf = d->halo_hrecv ? d->halo_hrecv : d->halo_rbuf ? d->halo_rbuf : ga;
   const Scalar  *sbuf = d->halo_hsend ? d->halo_hsend : d->halo_buf;
   PetscFunctionBegin;
-  for (size_t k = 0; k < nfrom; k++) PetscCallMPI(MPI_Irecv(rbuf + d->halo_roff[k], d->halo_rcount[k], MPIU_SCALAR, d->halo_from[k], d->halo_tag, comm, &d->halo_req[k]));
   if (d->halo_hsend && d->halo_nsend) PetscCallCUDA(cudaMemcpyAsync(d->halo_hsend, d->halo_buf, (size_t)d->halo_nsend * sizeof(Scalar), cudaMemcpyDeviceToHost, s));
-  PetscCallCUDA(cudaStreamSynchronize(s)); // the pack (the diagonal product runs on the side stream meanwhile)
+  // The pack done, and whatever s still runs that reads the ghosts (the last product's off-diagonal
+  // block) before MPI may write them; the diagonal product runs on the side stream meanwhile
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  for (size_t k = 0; k < nfrom; k++) PetscCallMPI(MPI_Irecv(rbuf + d->halo_roff[k], d->halo_rcount[k], MPIU_SCALAR, d->halo_from[k], d->halo_tag, comm, &d->halo_req[k]));
   for (size_t k = 0; k < nto; k++) PetscCallMPI(MPI_Isend(sbuf + d->halo_soff[k], d->halo_scount[k], MPIU_SCALAR, d->halo_to[k], d->halo_tag, comm, &d->halo_req[nfrom + k]));
   PetscCallMPI(MPI_Waitall((PetscMPIInt)(nto + nfrom), d->halo_req.data(), MPI_STATUSES_IGNORE));
   Scalar *dst = d->halo_rbuf ? d->halo_rbuf : ga;
