@@ -311,7 +311,9 @@ static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, Pet
 
 /* The parts of a product by the MPIAIJ-based o->A: its blocks, local vectors of the blocks' vector
    types (CUDA for GPU types), and the forward scatter of o->x into a sequential ghost vector built
-   from garray, as src/petsc/mpiaij.cxx does. xl holds x's local values, the ghosts x's ghosts. */
+   from garray: PETSc's scatter of the graph of MPIAIJ's own, which aijcusparse's products and ours
+   without the side stream use (ours with the side stream send their own messages:
+   src/petsc/mpiaij.cxx). xl holds x's local values, the ghosts x's ghosts. */
 static PetscErrorCode SplitCreate(BenchOps *o)
 {
   const PetscInt    *garray;
