@@ -99,6 +99,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     MPIR_CVAR_NOLOCAL=1; the types are then compared on the same path\n";
 
 #include <petscksp.h>
+#include <petscsf.h> /* PetscSFGetGraph: the split's scatter is MPIAIJ's */
 #include <petsc/private/petscimpl.h> /* use_gpu_aware_mpi (-gpu_aware_halo) */
 #include <petscgpumat.h>
 #include "gen.h"
@@ -310,27 +311,24 @@ static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, Pet
 }
 
 /* The parts of a product by the MPIAIJ-based o->A: its blocks, local vectors of the blocks' vector
-   types (CUDA for GPU types), and the forward scatter of o->x into a sequential ghost vector built
-   from garray: PETSc's scatter of the graph of MPIAIJ's own, which aijcusparse's products and ours
-   without the side stream use (ours with the side stream send their own messages:
+   types (CUDA for GPU types), and the forward scatter of o->x into a sequential ghost vector
+   (garray's order): MPIAIJ's own scatter (MatGetMultPetscSF, set up at assembly), which
+   aijcusparse's products use and ours where they do not send their own messages (the side stream:
    src/petsc/mpiaij.cxx). xl holds x's local values, the ghosts x's ghosts. */
 static PetscErrorCode SplitCreate(BenchOps *o)
 {
-  const PetscInt    *garray;
   const PetscScalar *xa;
   PetscScalar       *la;
-  PetscInt           nghost, n;
-  IS                 from, to;
+  PetscInt           nghost, nleaves, n;
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(o->A, &o->Ad, &o->Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(o->A, &o->Ad, &o->Ao, NULL));
   PetscCall(MatCreateVecs(o->Ad, &o->xl, &o->yl));
   PetscCall(MatCreateVecs(o->Ao, &o->gh, NULL));
   PetscCall(VecGetLocalSize(o->gh, &nghost));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nghost, garray, PETSC_COPY_VALUES, &from));
-  PetscCall(ISCreateStride(PETSC_COMM_SELF, nghost, 0, 1, &to));
-  PetscCall(VecScatterCreate(o->x, from, o->gh, to, &o->sct));
-  PetscCall(ISDestroy(&from));
-  PetscCall(ISDestroy(&to));
+  PetscCall(MatGetMultPetscSF(o->A, &o->sct));
+  PetscCall(PetscSFGetGraph(o->sct, NULL, &nleaves, NULL, NULL));
+  PetscCheck(nleaves == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MPIAIJ's scatter has %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", nleaves, nghost);
+  PetscCall(PetscObjectReference((PetscObject)o->sct)); /* SplitDestroy's VecScatterDestroy drops it */
   PetscCall(VecGetLocalSize(o->xl, &n)); /* x's local values, through host arrays */
   PetscCall(VecGetArrayRead(o->x, &xa));
   PetscCall(VecGetArrayWrite(o->xl, &la));

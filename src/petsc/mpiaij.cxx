@@ -655,7 +655,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
 {
   MPIData           *d = Data(A);
   Mat                Ao;
-  const PetscInt    *garray, *ioffset, *irootloc, *roffset, *rmine, *rremote;
+  const PetscInt    *garray, *ioffset, *irootloc, *roffset, *rmine;
   const PetscMPIInt *iranks, *ranks;
   PetscMPIInt        niranks, nranks;
   PetscSF            sf0 = nullptr;
@@ -678,7 +678,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
     src = sf0;
   }
   PetscCall(PetscSFGetLeafRanks(src, &niranks, &iranks, &ioffset, &irootloc));
-  PetscCall(PetscSFGetRootRanks(src, &nranks, &ranks, &roffset, &rmine, &rremote));
+  PetscCall(PetscSFGetRootRanks(src, &nranks, &ranks, &roffset, &rmine, nullptr));
   PetscCheck(roffset[nranks] == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", roffset[nranks], nghost);
   d->halo_nsend = ioffset[niranks];
   d->halo_nrecv = nghost;
