@@ -223,8 +223,9 @@ struct TypeNames {
   PetscLogEvent build = 0, refresh = 0;
 };
 const TypeNames &Names(const FormatInfo *f);
-// Events of the MPI machinery, one for all formats: GpumatScatter (our ghost scatter made, EnsureGhosts)
-// and GpumatHalo (the side stream's halo made, EnsureHalo); both once per nonzero pattern.
+// Events of the MPI machinery, one for all formats: GpumatScatter (the ghost vector and its scatter,
+// MPIAIJ's or ours, chosen: EnsureGhosts) and GpumatHalo (the side stream's halo planned:
+// EnsureHalo); both once per nonzero pattern.
 struct MPIEvents {
   PetscLogEvent scatter = 0, halo = 0;
 };

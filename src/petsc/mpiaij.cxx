@@ -89,11 +89,10 @@ struct MPIData {
   // ghosts; no pack or unpack kernel of PETSc's. Device buffers go to MPI as the scatter's do
   // (sct_aware), else through pinned host buffers of our own
   std::vector<PetscMPIInt>   halo_to, halo_from;     // ranks sent to, received from
-  std::vector<PetscMPIInt>   halo_scount, halo_rcount; // entries per message
-  std::vector<PetscInt>      halo_soff, halo_roff;   // where each message starts in the send buffer, the receive order
+  std::vector<PetscMPIInt>   halo_scount, halo_rcount; // entries per message (MPI's int, checked once)
+  std::vector<PetscInt>      halo_soff, halo_roff;   // where each message starts in the send buffer, the receive order (last: the totals)
   std::vector<MPI_Request>   halo_req;
   PetscMPIInt                halo_tag = 0;
-  PetscInt                   halo_nsend = 0, halo_nrecv = 0;
   cuda::GatherDevice<Scalar> halo_pack;               // x -> halo_buf
   cuda::GatherDevice<Scalar> halo_unpack;             // halo_rbuf -> ghosts, where the receive order is not the ghosts' (else empty)
   Scalar                    *halo_rbuf  = nullptr;    // device, with halo_unpack
@@ -680,8 +679,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscCall(PetscSFGetLeafRanks(src, &niranks, &iranks, &ioffset, &irootloc));
   PetscCall(PetscSFGetRootRanks(src, &nranks, &ranks, &roffset, &rmine, nullptr));
   PetscCheck(roffset[nranks] == nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: %" PetscInt_FMT " leaves for %" PetscInt_FMT " ghosts", roffset[nranks], nghost);
-  d->halo_nsend = ioffset[niranks];
-  d->halo_nrecv = nghost;
+  const PetscInt nsend = ioffset[niranks];
   d->halo_to.assign(iranks, iranks + niranks);
   d->halo_from.assign(ranks, ranks + nranks);
   d->halo_soff.assign(ioffset, ioffset + niranks + 1);
@@ -693,9 +691,9 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   d->halo_req.resize((size_t)(niranks + nranks));
   bool in_place = true; // the j-th entry received is ghost j
   for (PetscInt j = 0; rmine && j < nghost && in_place; j++) in_place = rmine[j] == j;
-  std::vector<std::int64_t> idx((size_t)d->halo_nsend);
-  for (PetscInt i = 0; i < d->halo_nsend; i++) idx[i] = irootloc[i];
-  PetscCallCUDA(d->halo_pack.upload(idx.data(), d->halo_nsend, (std::int64_t)A->cmap->n, s));
+  std::vector<std::int64_t> idx((size_t)nsend);
+  for (PetscInt i = 0; i < nsend; i++) idx[i] = irootloc[i];
+  PetscCallCUDA(d->halo_pack.upload(idx.data(), nsend, (std::int64_t)A->cmap->n, s));
   if (!in_place) { // ghost rmine[j] = received j: ghost i takes received inv[i]
     idx.assign((size_t)nghost, 0);
     for (PetscInt j = 0; j < nghost; j++) idx[rmine[j]] = j;
@@ -704,11 +702,11 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   }
   PetscCall(PetscSFDestroy(&sf0));
   if (!d->sct_aware) {
-    PetscCallCUDA(cudaMallocHost(reinterpret_cast<void **>(&d->halo_hsend), (size_t)PetscMax(d->halo_nsend, 1) * sizeof(Scalar)));
+    PetscCallCUDA(cudaMallocHost(reinterpret_cast<void **>(&d->halo_hsend), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
     PetscCallCUDA(cudaMallocHost(reinterpret_cast<void **>(&d->halo_hrecv), (size_t)PetscMax(nghost, 1) * sizeof(Scalar)));
   }
   PetscCall(PetscObjectGetNewTag((PetscObject)A, &d->halo_tag)); // the same on every rank: A's tags are taken collectively
-  PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(d->halo_nsend, 1) * sizeof(Scalar)));
+  PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&d->halo_buf), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(d->halo_pack.device_bytes() + d->halo_unpack.device_bytes())));
   PetscCall(PetscLogEventEnd(MPIEventIds().halo, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -725,8 +723,12 @@ PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s)
   const size_t   nto = d->halo_to.size(), nfrom = d->halo_from.size();
   Scalar        *rbuf = d->halo_hrecv ? d->halo_hrecv : d->halo_rbuf ? d->halo_rbuf : ga;
   const Scalar  *sbuf = d->halo_hsend ? d->halo_hsend : d->halo_buf;
+  const size_t   send_bytes = (size_t)d->halo_soff.back() * sizeof(Scalar), recv_bytes = (size_t)d->halo_roff.back() * sizeof(Scalar);
   PetscFunctionBegin;
-  if (d->halo_hsend && d->halo_nsend) PetscCallCUDA(cudaMemcpyAsync(d->halo_hsend, d->halo_buf, (size_t)d->halo_nsend * sizeof(Scalar), cudaMemcpyDeviceToHost, s));
+  if (d->halo_hsend && send_bytes) {
+    PetscCallCUDA(cudaMemcpyAsync(d->halo_hsend, d->halo_buf, send_bytes, cudaMemcpyDeviceToHost, s));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)send_bytes));
+  }
   // The pack done, and whatever s still runs that reads the ghosts (the last product's off-diagonal
   // block) before MPI may write them; the diagonal product runs on the side stream meanwhile
   PetscCallCUDA(cudaStreamSynchronize(s));
@@ -734,10 +736,11 @@ PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s)
   for (size_t k = 0; k < nto; k++) PetscCallMPI(MPI_Isend(sbuf + d->halo_soff[k], d->halo_scount[k], MPIU_SCALAR, d->halo_to[k], d->halo_tag, comm, &d->halo_req[nfrom + k]));
   PetscCallMPI(MPI_Waitall((PetscMPIInt)(nto + nfrom), d->halo_req.data(), MPI_STATUSES_IGNORE));
   Scalar *dst = d->halo_rbuf ? d->halo_rbuf : ga;
-  if (d->halo_hrecv && d->halo_nrecv) PetscCallCUDA(cudaMemcpyAsync(dst, d->halo_hrecv, (size_t)d->halo_nrecv * sizeof(Scalar), cudaMemcpyHostToDevice, s));
+  if (d->halo_hrecv && recv_bytes) {
+    PetscCallCUDA(cudaMemcpyAsync(dst, d->halo_hrecv, recv_bytes, cudaMemcpyHostToDevice, s));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)recv_bytes));
+  }
   if (d->halo_rbuf) PetscCallCUDA(d->halo_unpack.apply(d->halo_rbuf, ga, s));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(d->halo_hrecv ? d->halo_nrecv * sizeof(Scalar) : 0)));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)(d->halo_hsend ? d->halo_nsend * sizeof(Scalar) : 0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
