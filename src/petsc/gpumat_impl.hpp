@@ -1,17 +1,7 @@
-// The AIJ-subclass machinery shared by every format (seq and MPI), and the interface a format
-// adapter implements. Adding a format: src/core/<f>.{hpp,cpp}, src/cuda/<f>.{cuh,cu}, one adapter
-// src/petsc/<f>.cxx implementing gpumat::Format, and one line in src/formats.def.
-//
-// What the machinery does for every format (seqaij.cxx, mpiaij.cxx):
-// - one table of overridden operations per level (seq, MPI) that install and uninstall both walk,
-//   the parent's operations kept for chaining and as fallbacks;
-// - one state per block: the nonzero state the format's storage was built for, and the object
-//   state of the values it holds, with a mask of the sides (host, device) that hold them;
-// - compressed rows (src/core/compressed.hpp) when a block's rows are mostly empty;
-// - host vectors run PETSc's own SeqAIJ kernels (the format's host reference kernel on request);
-// - events <Format>Build / <Format>Refresh, MatView statistics, options, converters;
-// - the disk cache of tuning decisions (src/core/tuning_cache.hpp): its directory from the options,
-//   the device identity, PETSc messages for hits, misses and damaged entries (common.cxx).
+// What a format adapter implements (gpumat::Format, one class per format in src/petsc/<f>.cxx)
+// and what adapters use besides: the registry's lookup, CUDA errors as PETSc errors, the disk cache
+// of tuning decisions. The machinery that runs every format (the AIJ subclasses, seq and MPI) is
+// declared in machinery.hpp; docs/design.md draws the whole.
 #pragma once
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>
@@ -20,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 #include "core/csr.hpp"
 #include "core/tuning_cache.hpp"
@@ -103,6 +94,9 @@ public:
   // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
   // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
+  // The same facts machine-readable (MatGpuMatGetProperty): key -> value text, numbers in plain decimal.
+  using Properties = std::vector<std::pair<std::string, std::string>>;
+  virtual void Describe(Properties &out, const CsrView<Scalar> &A) const {}
 
 private:
   int         block_size_  = 1;
@@ -217,81 +211,6 @@ struct FormatInfo {
 const std::vector<FormatInfo> &Formats();
 const FormatInfo             *FindFormat(const char *mattype); // by root, aij<root>, seqaij<root>, mpiaij<root>
 
-// Type names and events of one registered format.
-struct TypeNames {
-  std::string   root, aij, seq, mpi;
-  PetscLogEvent build = 0, refresh = 0;
-};
-const TypeNames &Names(const FormatInfo *f);
-// Events of the MPI machinery, one for all formats: GpumatScatter (the ghost vector and its scatter,
-// MPIAIJ's or ours, chosen: EnsureGhosts) and GpumatHalo (the side stream's halo planned:
-// EnsureHalo); both once per nonzero pattern.
-struct MPIEvents {
-  PetscLogEvent scatter = 0, halo = 0;
-};
-const MPIEvents &MPIEventIds();
-
-// One table of overridden operations: each slot an offset into struct _MatOps and our function.
-// Install saves the parent's whole table and writes ours into the slots. Reinstall, after a parent
-// operation that may choose its own operations again (SeqAIJ's assembly picks its inode
-// products), takes the operations as they were before that call: every slot the call changed
-// becomes the parent's new choice and ours again; slots others changed earlier (PETSc's
-// submatrices chain their destroy to ours) stay theirs. Uninstall gives back the slots that still
-// hold ours.
-using AnyOp = void (*)(void);
-struct OpSlot {
-  std::size_t offset;
-  AnyOp       ours;
-};
-#define GPUMAT_OP(member, fn) \
-  gpumat::OpSlot { offsetof(struct _MatOps, member), reinterpret_cast<gpumat::AnyOp>(static_cast<decltype(_MatOps::member)>(fn)) }
-struct OpTable {
-  const OpSlot *slots;
-  std::size_t   n;
-};
-// An operation of the parent that reads the AIJ value arrays itself, not through the accessors
-// (so device COO values would go unseen): Sync(A) brings the newest values to the host, then the
-// parent's operation runs, found in the level's kept table Parent(A) at Offset. Each level names
-// its Sync and Parent (seq: its block; MPI: both blocks); the table slot is
-// GPUMAT_HOST_READER(Sync, Parent, member).
-template <PetscErrorCode (*Sync)(Mat), const struct _MatOps &(*Parent)(Mat), std::size_t Offset, typename F>
-struct HostReader;
-template <PetscErrorCode (*Sync)(Mat), const struct _MatOps &(*Parent)(Mat), std::size_t Offset, typename... Args>
-struct HostReader<Sync, Parent, Offset, PetscErrorCode (*)(Mat, Args...)> {
-  static PetscErrorCode Op(Mat A, Args... args)
-  {
-    PetscErrorCode (*parent)(Mat, Args...);
-    PetscFunctionBegin;
-    std::memcpy(&parent, reinterpret_cast<const char *>(&Parent(A)) + Offset, sizeof(parent));
-    PetscCheck(parent, PETSC_COMM_SELF, PETSC_ERR_SUP, "operation not supported by the parent type");
-    PetscCall(Sync(A));
-    PetscCall(parent(A, args...));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-};
-#define GPUMAT_HOST_READER(sync, parent, member) \
-  GPUMAT_OP(member, (gpumat::HostReader<sync, parent, offsetof(struct _MatOps, member), decltype(_MatOps::member)>::Op))
-void InstallOps(Mat A, OpTable t, struct _MatOps *parent);
-void ReinstallOps(Mat A, OpTable t, const struct _MatOps &before, struct _MatOps *parent);
-void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
-
-// The composed MatConvert_<from>_<to>_C functions under which users reach a format (to_us) and it
-// reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
-PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
-
-// The COO assembly of the parent (SeqAIJ's or MPIAIJ's, composed as MatSetPreallocationCOO_C and
-// MatSetValuesCOO_C) and ours chained to it, one level's pair of functions.
-struct CooChain {
-  PetscErrorCode (*preallocation)(Mat, PetscCount, PetscInt[], PetscInt[]) = nullptr;
-  PetscErrorCode (*setvalues)(Mat, const PetscScalar[], InsertMode)        = nullptr;
-};
-// on: keeps the parent's pair in *parent and composes ours; off: gives the parent's back.
-PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours);
-// The COO entries as given (MatSetPreallocationCOO's coo_i, coo_j, host or device memory) copied to
-// the host into *ci, *cj, and the arrays to hand the parent's preallocation, which may reorder them
-// and reads them on the host: the caller's own host arrays, or host copies (*si, *sj) of device ones.
-PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[], std::vector<PetscInt> *ci, std::vector<PetscInt> *cj, std::vector<PetscInt> *si, std::vector<PetscInt> *sj, PetscInt **pi, PetscInt **pj);
-
 // The disk cache of tuning decisions (src/core/tuning_cache.hpp), for formats that tune.
 // The identity of the GPU products run on, part of every key: "<name> cc<major>.<minor> <n>sm" of
 // the current CUDA device (name, compute capability, multiprocessors: a MIG slice or a part with
@@ -308,52 +227,4 @@ PetscErrorCode TuningCacheLookup(PetscObject obj, const std::string &dir, const 
 // system, ...) is no error: PetscInfo, plus a WARNING the first time for a directory in this process.
 PetscErrorCode TuningCacheStore(PetscObject obj, const std::string &dir, const TuningKey &key, const TuningValues &values);
 
-// seqaij.cxx / mpiaij.cxx
-PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);                                // make an (un)assembled SeqAIJ one of ours, in place
-PetscErrorCode MPIInstall(Mat A, const FormatInfo *f);                                // same for MPIAIJ (converts assembled blocks)
-PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_source); // options read with its prefix
-PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject);
-std::size_t    SeqDeviceBytes(Mat A); // 0 unless A is one of ours
-const char    *SeqStoredAs(Mat A);    // the root name of the format storing A (gpuauto: its choice), null before a build or unless ours
-PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y); // y = op(A) x (+ z); z may be y
-#if defined(GPUMAT_WITH_CUDA)
-// The MPI types' diagonal block started before the halo exchange: the product queued on `stream`
-// (the MPI matrix's own) behind the work on PETSc's stream so far (`ready` recorded there and
-// waited for), `done` recorded after it; the caller makes PETSc's stream wait for `done` before y is
-// used. *started is PETSC_FALSE, nothing queued, where the product would not run on the GPU (host
-// vectors, a host path) or PETSc's GPU timers are on (-log_view_gpu_time: they wait for PETSc's
-// stream at every event, so nothing would overlap): the caller then calls SeqApply in order.
-struct SideStream {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t  ready = nullptr, done = nullptr;
-};
-PetscErrorCode SeqApplyOnSide(Mat A, Op op, Vec x, Vec z, Vec y, const SideStream &side, PetscBool *started);
-// The off-diagonal block's y += A x of a side-stream product in two parts on PETSc's stream, where
-// A is stored as its nonempty rows: Begin queues w = Ac x (into the block's work vector), which
-// runs while the diagonal block's product does; End adds w into y through the row list, once the
-// caller has made PETSc's stream wait for the diagonal product. *split is PETSC_FALSE, nothing
-// queued, where A is stored whole or x is not a device vector: the caller then calls SeqApply.
-PetscErrorCode SeqApplyCompressedBegin(Mat A, Vec x, PetscBool *split);
-PetscErrorCode SeqApplyCompressedEnd(Mat A, Vec y);
-#endif
-PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev);          // CUDA, or Kokkos on CUDA: the device products read it
-PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
-PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
-
-// Host CSR of a SeqAIJ matrix with 32-bit indices (a view of PETSc's arrays when PetscInt is 32
-// bits, a checked copy otherwise, made when `pattern_changed`).
-class HostCsr {
-public:
-  PetscErrorCode          Get(Mat A, bool pattern_changed);
-  const CsrView<Scalar> &view() const { return view_; }
-
-private:
-  CsrView<Scalar>      view_{};
-  std::vector<index_t> i_, j_;
-};
-
 } // namespace gpumat
-
-// Not declared in PETSc's public headers, but exported.
-PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);

@@ -1,5 +1,5 @@
 // The list of formats, their PETSc type names and events, and the registration entry points.
-#include "gpumat_impl.hpp"
+#include "machinery.hpp"
 #include <cctype>
 #include <utility>
 
@@ -135,39 +135,75 @@ PetscErrorCode PetscDLLibraryRegister_petscgpumat(void)
   return PetscGpuMatInitialize();
 }
 
-PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes)
+namespace {
+// The sequential block of A a query is about (null where A has no such block, or is not ours).
+PetscErrorCode QueriedBlock(Mat A, MatGpuMatBlock block, Mat *B)
 {
-  const gpumat::FormatInfo *f;
-  PetscBool                 mpi;
+  PetscBool mpi;
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  f     = gpumat::FindFormat(((PetscObject)A)->type_name);
-  *ours = f ? PETSC_TRUE : PETSC_FALSE;
-  *bytes = 0;
-  if (!f) PetscFunctionReturn(PETSC_SUCCESS);
+  *B = nullptr;
+  if (!gpumat::FindFormat(((PetscObject)A)->type_name)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &mpi));
   if (mpi) {
     Mat Ad, Ao;
+    if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
-    *bytes = gpumat::SeqDeviceBytes(Ad) + gpumat::SeqDeviceBytes(Ao);
-  } else *bytes = gpumat::SeqDeviceBytes(A);
+    *B = block == MAT_GPUMAT_OFFDIAGONAL_BLOCK ? Ao : Ad;
+  } else if (block == MAT_GPUMAT_DIAGONAL_BLOCK) *B = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PetscErrorCode MatGpuMatGetInfo(Mat A, MatGpuMatBlock block, MatGpuMatInfo *info)
+{
+  Mat       B;
+  PetscBool mpi;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(info, 3);
+  PetscCheck(block == MAT_GPUMAT_DIAGONAL_BLOCK || block == MAT_GPUMAT_OFFDIAGONAL_BLOCK, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "block must be MAT_GPUMAT_DIAGONAL_BLOCK or MAT_GPUMAT_OFFDIAGONAL_BLOCK, got %d", (int)block);
+  PetscCall(QueriedBlock(A, block, &B));
+  PetscCall(gpumat::SeqGetInfo(B, info));
+  if (!gpumat::FindFormat(((PetscObject)A)->type_name)) PetscFunctionReturn(PETSC_SUCCESS);
+  info->ours = PETSC_TRUE;
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &mpi));
+  if (mpi) PetscCall(gpumat::MPIGetInfo(A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatGetProperty(Mat A, MatGpuMatBlock block, const char *key, const char **value)
+{
+  Mat B;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(key, 3);
+  PetscAssertPointer(value, 4);
+  *value = nullptr;
+  PetscCall(QueriedBlock(A, block, &B));
+  if (B) PetscCall(gpumat::SeqGetProperty(B, key, value));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes)
+{
+  MatGpuMatInfo d, o;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscCall(MatGpuMatGetInfo(A, MAT_GPUMAT_DIAGONAL_BLOCK, &d));
+  PetscCall(MatGpuMatGetInfo(A, MAT_GPUMAT_OFFDIAGONAL_BLOCK, &o));
+  *ours  = d.ours;
+  *bytes = d.device_bytes + o.device_bytes;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatGpuMatGetStoredAs(Mat A, const char **diag, const char **offdiag)
 {
-  PetscBool mpi;
+  MatGpuMatInfo d, o;
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  if (diag) *diag = nullptr;
-  if (offdiag) *offdiag = nullptr;
-  if (!gpumat::FindFormat(((PetscObject)A)->type_name)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, "mpi", &mpi));
-  if (mpi) {
-    Mat Ad, Ao;
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
-    if (diag) *diag = gpumat::SeqStoredAs(Ad);
-    if (offdiag) *offdiag = gpumat::SeqStoredAs(Ao);
-  } else if (diag) *diag = gpumat::SeqStoredAs(A);
+  PetscCall(MatGpuMatGetInfo(A, MAT_GPUMAT_DIAGONAL_BLOCK, &d));
+  PetscCall(MatGpuMatGetInfo(A, MAT_GPUMAT_OFFDIAGONAL_BLOCK, &o));
+  if (diag) *diag = d.format;
+  if (offdiag) *offdiag = o.format;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -10,8 +10,7 @@
 // match, no hooks, and device COO values take the host path (copied to the host, SeqAIJ's
 // MatSetValuesCOO).
 #pragma once
-#include "gpumat_impl.hpp"
-#include "core/coo.hpp"
+#include "machinery.hpp"
 
 namespace gpumat {
 
@@ -22,29 +21,10 @@ void UnhookValueAccess(Mat A);
 // The AIJ value array of a hooked block, read without the hooks (null when not hooked).
 PetscScalar *HookedHostValues(Mat A);
 
-// Defined by the machinery (seqaij.cxx), called by the hooks: a host reader (read) or writer
+// Defined by the seq type (seqaij.cxx), called by the hooks: a host reader (read) or writer
 // (write) of A's AIJ values is about to use them; a call made by the machinery itself to read
 // the pattern (SeqValuesInternal) copies nothing back.
 PetscErrorCode SeqValuesHostAccess(Mat A, bool read, bool write);
 bool           SeqValuesInternal(Mat A);
-
-// COO assembly of one sequential block of ours through the machinery's maps (seqaij.cxx), for the
-// MPI type (mpiaij.cxx), which maps its COO array onto its two blocks once per pattern:
-// the maps of the block's current pattern: `local` over every nonzero (entries of the COO array),
-// `remote` over the nonzeros that entries received from other ranks hit;
-PetscErrorCode SeqCooSetMaps(Mat A, PetscCount n, CooMap &&local, CooMap &&remote);
-// -mat_gpumat_coo_host_reference: host arrays through the maps too, on the host (SeqCooHostAdd:
-// the host reference of SeqCooDeviceAdd, into the AIJ array);
-bool           SeqCooHostReference(Mat A);
-PetscErrorCode SeqCooHostAdd(Mat A, const Scalar *src, bool remote, InsertMode mode);
-#if defined(GPUMAT_WITH_CUDA)
-// whether a device assembly can run (maps for the current pattern, hooked accessors);
-PetscErrorCode SeqCooDeviceReady(Mat A, bool *ready);
-// sums device entries src into the device copy of the values: the local map with `mode`, or the
-// remote one (added; after the local one);
-PetscErrorCode SeqCooDeviceAdd(Mat A, const Scalar *src, bool remote, InsertMode mode, cudaStream_t s);
-// and marks the device copy as the newest values (the host's copied back on demand).
-PetscErrorCode SeqCooDeviceDone(Mat A);
-#endif
 
 } // namespace gpumat

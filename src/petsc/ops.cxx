@@ -1,10 +1,9 @@
-// Pieces of the machinery the seq and MPI levels share: the operation tables, the converters,
-// CUDA errors as PETSc errors, the Format defaults, the host CSR view, the tuning cache's PETSc side.
-#include "gpumat_impl.hpp"
+// What the seq and MPI levels share in PETSc's object model: the operation tables, the composed
+// functions (converters, hypre's among them; the COO chain), CUDA errors as PETSc errors and the
+// Format defaults of builds without CUDA.
+#include "machinery.hpp"
 #include <petscdevice.h>
-#include <algorithm>
 #include <cstring>
-#include <set>
 
 namespace gpumat {
 
@@ -49,32 +48,6 @@ PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours
   } else if (parent->preallocation) {
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetPreallocationCOO_C", parent->preallocation));
     PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSetValuesCOO_C", parent->setvalues));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode CooEntriesOnHost(PetscCount n, PetscInt coo_i[], PetscInt coo_j[], std::vector<PetscInt> *ci, std::vector<PetscInt> *cj, std::vector<PetscInt> *si, std::vector<PetscInt> *sj, PetscInt **pi, PetscInt **pj)
-{
-  PetscMemType mt = PETSC_MEMTYPE_HOST;
-  PetscFunctionBegin;
-  *pi = coo_i, *pj = coo_j;
-  PetscCallCXX(ci->resize((size_t)n));
-  PetscCallCXX(cj->resize((size_t)n));
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscGetMemType(coo_i, &mt));
-  if (PetscMemTypeDevice(mt)) {
-#if defined(GPUMAT_WITH_CUDA)
-    PetscCallCUDA(cudaMemcpy(ci->data(), coo_i, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaMemcpy(cj->data(), coo_j, (size_t)n * sizeof(PetscInt), cudaMemcpyDeviceToHost));
-#else
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "device COO arrays in a build without CUDA");
-#endif
-    PetscCallCXX(*si = *ci);
-    PetscCallCXX(*sj = *cj);
-    *pi = si->data(), *pj = sj->data();
-  } else {
-    std::copy(coo_i, coo_i + n, ci->begin());
-    std::copy(coo_j, coo_j + n, cj->begin());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -188,117 +161,5 @@ PetscErrorCode Format::DeviceBuild(const CsrView<Scalar> &, cudaStream_t) { retu
 PetscErrorCode Format::DeviceRefresh(const CsrView<Scalar> &, Mem, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceApply(Op, const Scalar *, const Scalar *, Scalar *, cudaStream_t) { return NoCuda(); }
 PetscErrorCode Format::DeviceDiagonal(const index_t *, Scalar *, cudaStream_t) { return NoCuda(); }
-
-PetscErrorCode HostCsr::Get(Mat A, bool pattern_changed)
-{
-  const PetscInt *ai, *aj;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
-  PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the AIJ arrays on the host");
-  view_.nrows = (index_t)A->rmap->n;
-  view_.ncols = (index_t)A->cmap->n;
-  view_.val   = aa;
-#if defined(PETSC_USE_64BIT_INDICES)
-  if (pattern_changed || !view_.rowptr) { // the 32-bit copies change with the pattern only
-    const PetscInt nnz = ai[A->rmap->n];
-    PetscCheck(A->rmap->n < PETSC_INT32_MAX && A->cmap->n < PETSC_INT32_MAX && nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
-               "petsc-gpumat formats use 32-bit indices: this block has %" PetscInt_FMT " rows, %" PetscInt_FMT " columns and %" PetscInt_FMT " nonzeros; use more MPI ranks", A->rmap->n, A->cmap->n, nnz);
-    i_.assign(ai, ai + A->rmap->n + 1);
-    j_.assign(aj, aj + nnz);
-    view_.rowptr = i_.data();
-    view_.colidx = j_.data();
-  }
-#else
-  (void)pattern_changed;
-  view_.rowptr = ai;
-  view_.colidx = aj;
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode TuningDeviceIdentity(std::string *id)
-{
-  PetscFunctionBegin;
-#if defined(GPUMAT_WITH_CUDA)
-  int            dev;
-  cudaDeviceProp p;
-  char           buf[sizeof(p.name) + 64];
-  PetscCallCUDA(cudaGetDevice(&dev));
-  PetscCallCUDA(cudaGetDeviceProperties(&p, dev));
-  p.name[sizeof(p.name) - 1] = 0;
-  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s cc%d.%d %dsm", p.name, p.major, p.minor, p.multiProcessorCount));
-  PetscCallCXX(*id = buf);
-#else
-  PetscCallCXX(*id = "host");
-#endif
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode TuningKeyFor(const CsrView<Scalar> &A, const char *format, int schema, TuningKey *key)
-{
-  std::string device;
-  PetscFunctionBegin;
-  PetscCall(TuningDeviceIdentity(&device));
-  PetscCallCXX(*key = TuningKey::For(A, device, format, schema));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-namespace {
-PetscErrorCode CheckKey(const TuningKey &key)
-{
-  std::string bad;
-  PetscFunctionBegin;
-  PetscCallCXX(bad = key.check());
-  PetscCheck(bad.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "tuning cache key of %s: %s", key.format.c_str(), bad.c_str());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-} // namespace
-
-PetscErrorCode TuningCacheLookup(PetscObject obj, const std::string &dir, const TuningKey &key, std::optional<TuningValues> *values)
-{
-  PetscFunctionBegin;
-  values->reset();
-  PetscCall(CheckKey(key));
-  if (dir.empty()) {
-    PetscCall(PetscInfo(obj, "%s: tuning cache off\n", key.format.c_str()));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  TuningLookup r = TuningCache(dir).Lookup(key); // never throws
-  switch (r.status) {
-  case TuningStatus::Hit:
-    PetscCall(PetscInfo(obj, "%s: tuning cache hit %s\n", key.format.c_str(), r.path.c_str()));
-    PetscCallCXX(*values = std::move(r.values));
-    break;
-  case TuningStatus::Miss:
-    PetscCall(PetscInfo(obj, "%s: tuning cache miss (%s)\n", key.format.c_str(), r.message.c_str()));
-    break;
-  case TuningStatus::Invalid:
-    PetscCall(PetscInfo(obj, "%s: %s\n", key.format.c_str(), r.message.c_str()));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat %s: %s; ignored, deciding afresh (the file will be replaced)\n", key.format.c_str(), r.message.c_str()));
-    break;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode TuningCacheStore(PetscObject obj, const std::string &dir, const TuningKey &key, const TuningValues &values)
-{
-  static std::set<std::string> warned; // directories whose store failure was shown
-  PetscFunctionBegin;
-  PetscCall(CheckKey(key));
-  if (dir.empty()) PetscFunctionReturn(PETSC_SUCCESS);
-  const TuningStored r = TuningCache(dir).Store(key, values); // never throws
-  if (r.ok) {
-    PetscCall(PetscInfo(obj, "%s: tuning cache stored %s\n", key.format.c_str(), r.path.c_str()));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscInfo(obj, "%s: %s\n", key.format.c_str(), r.message.c_str()));
-  bool first;
-  PetscCallCXX(first = warned.insert(dir).second);
-  if (first)
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat %s: %s; tuning decisions are not cached (-mat_gpumat_tuning_cache <dir> chooses another directory, -mat_gpumat_tuning_cache_disable turns the cache off)\n", key.format.c_str(), r.message.c_str()));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 } // namespace gpumat
