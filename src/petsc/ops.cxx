@@ -60,19 +60,16 @@ PetscErrorCode (*aij_to_hypre)(Mat, MatType, MatReuse, Mat *) = nullptr;
 // MatConvert_<our type>_hypre_C: PETSc's AIJ converter (MatConvert_AIJ_HYPRE) on our matrix.
 // Where hypre runs on the GPU (PETSC_HAVE_HYPRE_DEVICE) that converter puts hypre's matrix where
 // MatGetCurrentMemType says the matrix lives: on the host for our types (their AIJ arrays are on
-// the host; our device storage is our format, not a device CSR). But our matrices give CUDA
-// vectors (MatCreateVecs, as aijcusparse's), and PCApply_HYPRE zeroes BoomerAMG's initial guess
-// x (VecSet, on the GPU for a CUDA vector) and then hands hypre x's host array through a
-// write-only access, which copies nothing back: hypre started each application from a stale
-// iterate, and the preconditioner was no longer a fixed linear operator. Measured on an H200
-// (cudakk, hypre 3.1.0 on CUDA): the same hypre matrix as aij's (-pc_hypre_mat_view), CG on a 3^3
-// Laplacian 55 iterations against aij's 3, on 20^3 66 against 6, on 100^3 131 against
-// aijcusparse's 11 (in 45 s against 0.02 s: BoomerAMG on the host). So an unbound matrix of ours
-// goes to hypre as aijcusparse's does, through a temporary aijcusparse copy (the CSR and values
-// uploaded once per conversion, a new copy for each MAT_REUSE_MATRIX): hypre's matrix, its
-// BoomerAMG and its vectors on the GPU, the same iterations as aijcusparse. A matrix bound to the
-// CPU (MatBindToCPU; its vectors are host vectors) goes as aij's: host arrays, host hypre. Without
-// a GPU hypre the converter is used as it is (hypre on the host, host arrays).
+// the host; our device storage is our format, not a device CSR). But our matrices give CUDA vectors
+// (MatCreateVecs, as aijcusparse's), and PCApply_HYPRE zeroes BoomerAMG's initial guess on the GPU,
+// then hands hypre the vector's host array through a write-only access that copies nothing back:
+// host hypre would start each application from a stale iterate (no fixed linear operator; the
+// iteration counts in docs/results/h200-2026-11-26c-kokkos). So an unbound matrix of ours goes to a
+// GPU hypre as aijcusparse's does, through a temporary aijcusparse copy (the CSR and values uploaded
+// once per conversion, a new copy for each MAT_REUSE_MATRIX): hypre's matrix, its BoomerAMG and its
+// vectors on the GPU, the iterations of aijcusparse. A matrix bound to the CPU (MatBindToCPU; its
+// vectors are host vectors) goes as aij's: host arrays, host hypre. Without a GPU hypre the
+// converter is used as it is (hypre on the host, host arrays).
 PetscErrorCode ToHypre(Mat A, MatType type, MatReuse reuse, Mat *B)
 {
   PetscFunctionBegin;
