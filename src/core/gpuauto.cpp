@@ -158,7 +158,7 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
     return false;
   }
   o.precision(6);
-  o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\n";
+  o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\nhop_us " << c.hop_us << "\n";
   for (const auto &[k, f] : c.fmt) o << k << ".k " << f.k << "\n" << k << ".r_ps " << f.r_ps << "\n" << k << ".g " << f.g << "\n";
   if (!o) {
     err = "writing '" + path + "' failed";
