@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 
 namespace gpumat {
 
@@ -39,11 +38,11 @@ FormatRecord::FormatRecord(std::string root) : name(std::move(root)) {
     if (name == r.root) title = r.title;
 }
 
-const OptionRecord &FormatRecord::option(std::string_view key) const {
+const OptionRecord *FormatRecord::option(std::string_view key) const {
   const std::string full = "-mat_" + name + "_" + std::string(key);
   for (const OptionRecord &o : options)
-    if (o.name == full) return o;
-  throw std::out_of_range("the record of " + name + " has no option " + full);
+    if (o.name == full) return &o;
+  return nullptr;
 }
 
 OptionRecord &FormatRecord::add(OptionKind kind, const std::string &key, std::string help, std::string default_text) {

@@ -94,8 +94,8 @@ struct FormatRecord {
   std::vector<OptionRecord> options;       // in the order -help shows them
   FormatCapabilities        caps;
   AutoRecord                gpuauto;
-  // The option "-mat_<name>_<key>"; throws std::out_of_range when the record has none (a bug).
-  const OptionRecord &option(std::string_view key) const;
+  // The option "-mat_<name>_<key>"; null when the record has none.
+  const OptionRecord *option(std::string_view key) const;
   // A new option of this format: name "-mat_<name>_<key>", manual page "MAT<NAME>".
   OptionRecord &add(OptionKind kind, const std::string &key, std::string help, std::string default_text);
 };
