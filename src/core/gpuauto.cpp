@@ -192,8 +192,8 @@ std::int64_t count_distinct(const std::vector<index_t> &v) {
 
 template <typename T>
 AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
-  AutoSample         s;
-  s.value_bytes           = int(sizeof(T));
+  AutoSample s;
+  s.value_bytes = int(sizeof(T));
   const index_t      n    = A.nrows;
   const std::int64_t nnz  = n ? std::int64_t(A.rowptr[n]) - A.rowptr[0] : 0;
   const double       mean = n ? double(nnz) / double(n) : 0;
