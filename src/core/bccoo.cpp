@@ -7,9 +7,12 @@
 // slices: each slice's segment sums are added into y). Against CSR's 12 B per nonzero: a full 3x3
 // block stores 9 nonzeros in 72 + 2.1 B = 8.2 B per nonzero, a 1x1 block in 10.1 B per nonzero.
 #include "bccoo.hpp"
+#include "bccoo_tune.hpp"
+#include "format_record.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -520,5 +523,96 @@ BccooChoice bccoo_model_sampled(const CsrView<T> &S, const std::vector<index_t> 
 GPUMAT_BCCOO_INSTANTIATE(double)
 GPUMAT_BCCOO_INSTANTIATE(float)
 #undef GPUMAT_BCCOO_INSTANTIATE
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+namespace {
+
+// gpuauto's byte model: bccoo's own model (bccoo_model_sampled) on the sampled rows in the
+// matrix's columns, in the matrix's precision
+template <typename T>
+bool bccoo_auto_shape_of(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
+  const MatrixFeatures &f = s.f;
+  const double          n = f.nrows, z = double(f.nnz);
+  char                  buf[160];
+  CsrView<T>            B; // the sampled rows in the matrix's columns (auto_sample)
+  B.nrows = index_t(s.bccoo_rowptr.size() - 1), B.ncols = f.ncols, B.rowptr = s.bccoo_rowptr.data(), B.colidx = s.bccoo_col.data();
+  const BccooChoice ch   = bccoo_model_sampled(B, s.bccoo_wstart, f.nrows, f.ncols, f.nnz, BccooParams{}, BccooHints(h.block_size, f.max_row));
+  const BccooShape *best = nullptr;
+  for (const auto &x : ch.shapes)
+    if (x.h == ch.p.h && x.w == ch.p.w) {
+      best = &x;
+      break;
+    }
+  if (!best && !ch.shapes.empty()) best = &ch.shapes.front();
+  const double sampled = best ? best->fill * double(best->blocks) * best->h * best->w : 0;
+  // the shapes' bytes count 16-bit columns; 32-bit ones (1 x 1 blocks) take 2 B more a block
+  const double cols32 = ch.p.compress_col == 0 && best ? 2.0 * double(best->blocks) : 0.0;
+  sh.bytes            = best && sampled > 0 ? (best->bytes + cols32) / sampled * z : 12 * z;
+  sh.slices           = std::max(1, ch.p.slices);
+  sh.bytes += sh.slices > 1 ? 16 * n * sh.slices : 0;
+  sh.excess = z / 32 * std::max(0.0, f.sectors_csr / std::max(1, ch.p.w) - 8);
+  // the longest row in one slice (its entries spread over the columns) covers that many blocks of
+  // width w, tile blocks a thread and group threads a work group: one hop from each of its groups
+  // to the next
+  const double per_group  = double(ch.p.tile) * ch.p.group;
+  const double row_blocks = std::ceil(double(f.max_row) / sh.slices / std::max(1, ch.p.w));
+  sh.hops                 = std::max(0.0, std::ceil(row_blocks / per_group) - 1);
+  std::snprintf(buf, sizeof buf, "%dx%d blocks, %d slice%s, %.0f hops", ch.p.h, ch.p.w, ch.p.slices, ch.p.slices > 1 ? "s" : "", sh.hops);
+  sh.detail = buf;
+  return true;
+}
+
+bool bccoo_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
+  return s.value_bytes == int(sizeof(float)) ? bccoo_auto_shape_of<float>(h, s, sh) : bccoo_auto_shape_of<double>(h, s, sh);
+}
+
+} // namespace
+
+const FormatRecord &bccoo_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("bccoo");
+    r.caps.device_transpose = true;
+    r.caps.block_size_hint  = true;
+    struct {
+      const char *key, *help;
+      int         hi, step;
+    } opts[] = {
+      {"block_height", "Block height h: 1..4 (0 = chosen by the model: the block shape with the fewest bytes)", 4, 1},
+      {"block_width", "Block width w: 1, 2 or 4 (0 = chosen by the model)", 4, 1},
+      {"slices", "Vertical slices (BCCOO+): 1..32 (0 = the model: the count with the fewest bytes per product by its byte model of the blocks, partial sums and far gathers of x against the GPU's L2 and L1, if it saves 5 %; else 1)", 32, 1},
+      {"tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 16 or 8 below 2.5M blocks; 1 x 1 blocks 24, 40 for segments of 64 blocks or more; larger blocks 32 for block rows of 20 blocks or more, else 16)", 128, 8},
+      {"group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 256; 128 or 64 when fewer than 64k or 32k threads; 512 for 1 x 1 segments of 48 blocks or more or a row longer than 6 groups of 256; 128 with tiles of 32 of larger blocks)", 512, 32},
+      {"strategy", "Segment sums to y through the group's result cache in shared memory (2) or straight from the threads (1), the paper's strategies 2 and 1 (0 = the model: 2)", 2, 1},
+    };
+    for (const auto &o : opts) {
+      OptionRecord &x = r.add(OptionKind::Int, o.key, o.help, "0");
+      x.lo = 0, x.hi = o.hi, x.step = o.step;
+      x.range_error = "{name}: {help}; got {value}";
+    }
+    r.options[1].allowed = {{0, 2}, {4, 4}}; // block_width
+    {
+      OptionRecord &o = r.add(OptionKind::Enum, "compress_columns", "16-bit column differences: auto (the model: 32-bit for 1 x 1 blocks and below 2.5M blocks, 16-bit for larger blocks unless a tenth would escape), yes, no", "auto");
+      o.choices = {"auto", "yes", "no"}, o.enum_type = "BccooCompress", o.enum_prefix = "BCCOO_COMPRESS_";
+    }
+    r.add(OptionKind::Bool, "tune", "Choose the parameters left to the model by timing candidates on the GPU at the device build (the paper's auto-tuner, pruned; cached on disk); CPU builds use the model's", "false");
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "tune_reps", "Timed products per candidate of -mat_bccoo_tune (their median counts): 1..1000", std::to_string(kBccooTuneDefaultReps));
+      o.lo = 1, o.hi = kBccooTuneMaxReps;
+      o.range_error = "{name}: timed products per candidate of the tuner must be in [{lo}, {hi}]; got {value}";
+    }
+    r.gpuauto.model = bccoo_auto_shape;
+    // g 0.94, not the 0.92 its ratios on the gather-bound matrices alone gave: on a tie with
+    // cuSPARSE CSR (powerlaw_2M: bccoo predicted 2 % ahead, measured 4.4 % behind, twice) the
+    // choice goes to CSR; no suite choice where bccoo was more than 5 % ahead changes
+    // (bench/calibrate.py --replay on docs/results/h100-2026-11-25d-suite)
+    r.gpuauto.constants = {{"bccoo", {1.10, 0.0, 0.94}}};
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

@@ -1,9 +1,11 @@
 // bce: distribution function, merging, optimal partition, reordering, host builder, refresh and
 // reference products (bce.hpp).
 #include "bce.hpp"
+#include "format_record.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -306,5 +308,67 @@ void bce_apply(const Bce<T> &B, Op op, const T *x, const T *z, T *y) {
   template void bce_apply<T>(const Bce<T> &, Op, const T *, const T *, T *);
 GPUMAT_BCE_INSTANTIATE(double)
 GPUMAT_BCE_INSTANTIATE(float)
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+namespace {
+
+// gpuauto's byte model: rows grouped by length (the optimal partition pads next to nothing), y
+// through the permutation, the long part summed by warps
+bool bce_auto_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
+  const MatrixFeatures &f = s.f;
+  const double          n = f.nrows, z = double(f.nnz);
+  char                  buf[160];
+  sh.permuted   = true;
+  sh.bytes      = 12 * z * (1 + 0.0005) + 8 * n;
+  sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
+  sh.long_share = s.long_share;
+  std::snprintf(buf, sizeof buf, "rows grouped by length, long part %.1f %%", 100 * s.long_share);
+  sh.detail = buf;
+  return true;
+}
+
+} // namespace
+
+const FormatRecord &bce_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("bce");
+    r.caps.device_transpose = true;
+    r.caps.long_part        = true;
+    struct {
+      const char  *key, *help, *def;
+      std::int64_t lo, hi;
+    } opts[] = {
+      {"long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean)", "0", 0, kOptionIntMax},
+      {"group_cost", "The time model's cost of a group, bytes per entry of its width (-1 = 64: two 32-byte sectors per step of its partly filled last warp; 0 = a group per row length)", "-1", -1, std::int64_t(1) << 30},
+      {"max_sets", "Row-length sets left after merging, before the optimal partition: 2..4096 (0 = 1025)", "0", 0, kBceMaxSetsLimit},
+      {"window", "Rows per window of the reordering: the rows of a window and a group form a block (0 = 65536; the row count or more: one window, the paper's global grouping)", "0", 0, kOptionIntMax},
+      {"lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", "0", 0, 32},
+      {"passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (0 = the longest long row / (8 lanes) rounded up within 1..4)", "0", 0, kLongMaxPasses},
+    };
+    for (const auto &o : opts) {
+      OptionRecord &x = r.add(OptionKind::Int, o.key, o.help, o.def);
+      x.lo = double(o.lo), x.hi = double(o.hi);
+    }
+    {
+      OptionRecord &o = r.options[2]; // max_sets
+      o.allowed       = {{0, 0}, {2, kBceMaxSetsLimit}};
+      o.allowed_error = "{name} must be 0 (the default, " + std::to_string(kBceMaxSets) + ") or in [2, " + std::to_string(kBceMaxSetsLimit) + "], got {value}";
+    }
+    {
+      OptionRecord &o = r.options[4]; // lanes: long_shape_valid's
+      o.allowed       = {{0, 0}, {4, 4}, {8, 8}, {16, 16}, {32, 32}};
+      o.allowed_error = "{name} must be 0 (by the long rows), 4, 8, 16 or 32, got {value}";
+    }
+    r.gpuauto.model = bce_auto_shape;
+    // the long part as pjds's (its record says where the numbers come from)
+    r.gpuauto.constants = {{"bce", {1.04, 2.0, 0.95}}, {"bce:long", {1.06, 0.0, 0.985}}};
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

@@ -10,6 +10,7 @@
 // empty rows included, is owned by exactly one tile; leading empty rows belong to tile 0 and
 // trailing ones (rowptr == nnz) to the last tile.
 #include "csrspec.hpp"
+#include "format_record.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -220,5 +221,36 @@ void CsrSpecHost<T>::apply(const CsrView<T> &A, Op op, const T *x, const T *z, T
 GPUMAT_CSRSPEC_INSTANTIATE(double)
 GPUMAT_CSRSPEC_INSTANTIATE(float)
 #undef GPUMAT_CSRSPEC_INSTANTIATE
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+const FormatRecord &csrspec_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("csrspec");
+    r.caps.device_transpose = true;
+    const char *zero_default = "{name} must be in [{lo}, {hi}] (0 chooses the default), got {value}";
+    struct {
+      const char *key, *help;
+      int         hi;
+    } opts[] = {
+      {"w", "Nonzeros per thread per tile, W: 0..64 (0 = the default, 8; warps*W <= 256)", 64},
+      {"warps", "Warps per block: 0..16 (0 = the default, 2; warps*W <= 256)", 16},
+      {"tiles_per_block", "Tiles each block processes in sequence, S: 0..1024 (0 = the default: on the GPU one wave of resident blocks, on the host 2)", csrspec_max_tiles_per_block},
+    };
+    for (const auto &o : opts) {
+      OptionRecord &x = r.add(OptionKind::Int, o.key, o.help, "0");
+      x.lo = 0, x.hi = o.hi, x.range_error = zero_default;
+    }
+    // plain CSR: the CSR byte model; its constants measured on the H100 as cuSPARSE CSR's
+    r.gpuauto.model        = auto_csr_shape;
+    r.gpuauto.constants    = {{"csrspec", {1.00, 10.0, 0.94}}};
+    r.gpuauto.small_blocks = true; // its build is the upload, its transposed product on the GPU
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

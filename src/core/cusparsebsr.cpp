@@ -1,8 +1,10 @@
 // cusparsebsr host side: block counts and bytes, the block size choice, the layout builder and the
 // reference product (see the header).
 #include "cusparsebsr.hpp"
+#include "format_record.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -171,5 +173,62 @@ void BsrHost<T>::apply(Op op, const T *x, const T *z, T *y) const {
 GPUMAT_BSR_INSTANTIATE(double)
 GPUMAT_BSR_INSTANTIATE(float)
 #undef GPUMAT_BSR_INSTANTIATE
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+namespace {
+
+// gpuauto's byte model: the adapter's block size, the matrix's when in bsr_min_bs..bsr_max_bs, else
+// the fewest bytes among the sizes the sample counted (2, 3, 4, 6); its constants by block size
+// ("cusparsebsr:3")
+bool bsr_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
+  const MatrixFeatures &f = s.f;
+  const double          n = f.nrows, z = double(f.nnz);
+  char                  buf[160];
+  int                   bs     = 0;
+  std::int64_t          blocks = 0;
+  auto                  known  = [&](int b) -> std::int64_t { return b == 6 ? s.blocks6 : (b >= 2 && b <= 4 ? f.blocks_bs[b - 2] : -1); };
+  if (h.block_size >= bsr_min_bs && h.block_size <= bsr_max_bs) {
+    bs = h.block_size, blocks = known(bs);
+    if (blocks < 0) return false; // a block size whose blocks the sample did not count
+  } else {
+    double best = 0;
+    for (int b : {2, 3, 4, 6}) {
+      const double bb = double(known(b)) * (8.0 * b * b + 4);
+      if (bs == 0 || bb < best) best = bb, bs = b, blocks = known(b);
+    }
+  }
+  sh.bytes  = double(blocks) * (8.0 * bs * bs + 4) + 4 * (n / bs + 1);
+  sh.excess = 0; // a block row reads its blocks' bs columns of x together
+  sh.key += ":" + std::to_string(bs);
+  std::snprintf(buf, sizeof buf, "%dx%d blocks, fill %.3f", bs, bs, blocks ? z / (double(blocks) * bs * bs) : 0.0);
+  sh.detail = buf;
+  return true;
+}
+
+} // namespace
+
+const FormatRecord &cusparsebsr_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("cusparsebsr");
+    r.caps.block_size_hint = true;
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "bs", "BSR block dimension: 2..16, or 0 for the matrix's block size (when in 2..16), else the size in 2..6 that stores the fewest bytes", "0");
+      o.lo = 0, o.hi = bsr_max_bs, o.allowed = {{0, 0}, {bsr_min_bs, bsr_max_bs}};
+      o.range_error = "{name} must be 0 (the default) or in [" + std::to_string(bsr_min_bs) + ", " + std::to_string(bsr_max_bs) + "], got {value}";
+    }
+    r.add(OptionKind::Bool, "row_major", "Row-major blocks instead of column-major", "false");
+    r.gpuauto.model     = bsr_auto_shape;
+    r.gpuauto.constants = {
+      {"cusparsebsr", {2.00, 0.0, 2.00}},   {"cusparsebsr:2", {1.25, 0.0, 1.10}}, {"cusparsebsr:3", {1.12, 0.0, 1.05}},
+      {"cusparsebsr:4", {1.40, 0.0, 1.20}}, {"cusparsebsr:6", {1.90, 0.0, 1.60}},
+    };
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

@@ -1,5 +1,8 @@
 // cusparsecsr host side: the device bytes and the reference product (see the header).
 #include "cusparsecsr.hpp"
+#include "format_record.hpp"
+
+#include <string>
 
 namespace gpumat {
 
@@ -25,5 +28,23 @@ void csr_apply(const CsrView<T> &A, Op op, const T *x, const T *z, T *y) {
 
 template void csr_apply<double>(const CsrView<double> &, Op, const double *, const double *, double *);
 template void csr_apply<float>(const CsrView<float> &, Op, const float *, const float *, float *);
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+const FormatRecord &cusparsecsr_record() {
+  static const FormatRecord r = [] {
+    FormatRecord  r("cusparsecsr");
+    OptionRecord &o = r.add(OptionKind::Int, "alg", "cuSPARSE's CSR SpMV algorithm: 1 (CUSPARSE_SPMV_CSR_ALG1) or 2 (CUSPARSE_SPMV_CSR_ALG2)", std::to_string(csr_default_alg));
+    o.lo = csr_min_alg, o.hi = csr_max_alg;
+    o.range_error       = "{name} must be {lo} or {hi}, got {value}";
+    r.gpuauto.model     = auto_csr_shape;
+    r.gpuauto.constants = {{"cusparsecsr", {1.00, 11.0, 0.93}}};
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

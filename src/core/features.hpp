@@ -1,4 +1,4 @@
-// Features of a matrix's pattern that decide which GPU format reads it fastest (issue 13, gpuauto):
+// Features of a matrix's pattern that decide which GPU format reads it fastest (gpuauto's input):
 // the host reference, in one pass over the rows (the GPU version computes the same fields).
 //
 // A product's time is its bytes at the streaming rate plus what its gathers of x cost beyond them.

@@ -1,8 +1,7 @@
 #include "gpuauto.hpp"
 
-#include "bccoo.hpp"
+#include "format_record.hpp"
 #include "long_rows.hpp"
-#include "pjds.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -24,47 +23,32 @@ const AutoFormatConstants &AutoConstants::of(const std::string &key) const {
   return none;
 }
 
-// Measured on an H100 80GB HBM3 (docs/results/h100-2026-11-2[3-5]*): k and r from the stream-bound
-// matrices (stencils, FEM; the format's time against its bytes at bw_gbs), g from the gather-bound
-// ones (web, power law, circuit, econ, random rows; relative: the row-per-thread ELL kernels keep
-// 32 rows' gathers in flight where a CSR warp walks one row, 0.88 against 0.92-0.94, their
-// permutation and scattered y counted in their bytes). bccoo's g is 0.94, not the 0.92 its ratios
-// on the gather-bound matrices alone gave: on a tie with cuSPARSE CSR (powerlaw_2M: bccoo predicted
-// 2 % ahead, measured 4.4 % behind, twice) the choice goes to CSR; no suite choice where bccoo was
-// more than 5 % ahead changes (bench/calibrate.py --replay on docs/results/h100-2026-11-25d-suite).
+// The GPU's own constants are AutoConstants' defaults (the H100's); each candidate's come from its
+// record (AutoRecord::constants, measured on the H100: docs/results/h100-2026-11-2[3-5]*).
 AutoConstants auto_shipped_constants(const std::string &gpu_name) {
   AutoConstants c;
-  c.fmt["cusparsecsr"]   = {1.00, 11.0, 0.93};
-  c.fmt["csrspec"]       = {1.00, 10.0, 0.94};
-  c.fmt["bccoo"]         = {1.10, 0.0, 0.94};
-  c.fmt["cusparsesell"]  = {1.07, 2.0, 0.88};
-  c.fmt["cusparsebsr"]   = {2.00, 0.0, 2.00};
-  c.fmt["cusparsebsr:2"] = {1.25, 0.0, 1.10};
-  c.fmt["cusparsebsr:3"] = {1.12, 0.0, 1.05};
-  c.fmt["cusparsebsr:4"] = {1.40, 0.0, 1.20};
-  c.fmt["cusparsebsr:6"] = {1.90, 0.0, 1.60};
-  c.fmt["pjds"]          = {1.00, 0.0, 0.88};
-  c.fmt["bce"]           = {1.04, 2.0, 0.95};
-  // the long parts of pjds and bce (rows over default_long_row, summed in chunks by warps): 6 % over
-  // cuSPARSE's CSR on the matrices that are all long rows (lp_4096, lp_16384, dense_12000, H100,
-  // docs/results/h100-2026-11-25d-suite)
-  c.fmt["pjds:long"]     = {1.06, 0.0, 0.985};
-  c.fmt["bce:long"]      = {1.06, 0.0, 0.985};
+  for (const FormatRecord *r : format_records())
+    for (const auto &[key, k] : r->gpuauto.constants) c.fmt[key] = k;
   if (gpu_name.find("H200") != std::string::npos) {
-    // the H100's factors, with the H200's streaming rate and memory gathers, and cuSPARSE SELL's
-    // gather factor, from the H200 suite run of docs/results/h200-2026-11-26-suite: bw_gbs is the
-    // median of its floor:stream lines; pjds ran 1-5 % ahead of cuSPARSE SELL on the uniform short
-    // rows (short4_30M, short4_526k; on the H100 too) where the model had them tied (0.88 each)
-    c.name                 = "H200 (the H100's factors; streaming rate and cuSPARSE SELL's gather factor from the H200 suite of 2026-11-26)";
-    c.bw_gbs               = 4014;
-    c.dram_sector_ps       = 11.8;
-    c.fmt["cusparsesell"].g = 0.90;
+    // the H100's factors, with the H200's streaming rate and memory gathers from the H200 suite run
+    // of docs/results/h200-2026-11-26-suite: bw_gbs is the median of its floor:stream lines
+    c.name           = "H200 (the H100's factors; streaming rate and cuSPARSE SELL's gather factor from the H200 suite of 2026-11-26)";
+    c.bw_gbs         = 4014;
+    c.dram_sector_ps = 11.8;
   }
+  for (const FormatRecord *r : format_records())
+    for (const AutoConstantsOverride &o : r->gpuauto.overrides)
+      if (gpu_name.find(o.gpu) != std::string::npos) c.fmt[o.key].*o.field = o.value;
   return c;
 }
 
 const std::vector<std::string> &auto_all_candidates() {
-  static const std::vector<std::string> all = {"cusparsecsr", "pjds", "bccoo", "cusparsesell", "cusparsebsr", "csrspec", "bce"};
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const FormatRecord *r : format_records())
+      if (r->gpuauto.model) v.push_back(r->name);
+    return v;
+  }();
   return all;
 }
 
@@ -158,7 +142,7 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
     return false;
   }
   o.precision(6);
-  o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\n";
+  o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\nhop_us " << c.hop_us << "\n";
   for (const auto &[k, f] : c.fmt) o << k << ".k " << f.k << "\n" << k << ".r_ps " << f.r_ps << "\n" << k << ".g " << f.g << "\n";
   if (!o) {
     err = "writing '" + path + "' failed";
@@ -208,7 +192,8 @@ std::int64_t count_distinct(const std::vector<index_t> &v) {
 
 template <typename T>
 AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
-  AutoSample         s;
+  AutoSample s;
+  s.value_bytes = int(sizeof(T));
   const index_t      n    = A.nrows;
   const std::int64_t nnz  = n ? std::int64_t(A.rowptr[n]) - A.rowptr[0] : 0;
   const double       mean = n ? double(nnz) / double(n) : 0;
@@ -324,120 +309,20 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   return s;
 }
 
-namespace {
-
-struct Shape {
-  double bytes = 0;     // the format's arrays
-  double excess = 0;    // sector requests of its x gathers beyond 8 per 32 entries (coalesced)
-  double slices = 1;    // x split into slices (bccoo)
-  double hops   = 0;    // the longest row's hops between work groups (bccoo's adjacent synchronization)
-  bool   permuted = false;
-  double long_share = 0; // of the entries, those its long part sums (pjds, bce: key + ":long" constants)
-  std::string key, detail;
-};
-
-template <typename T>
-bool shape_of(const std::string &c, const AutoHints &h, const AutoSample &s, Shape &sh) {
+bool auto_csr_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
   const MatrixFeatures &f = s.f;
   const double          n = f.nrows, z = double(f.nnz);
-  char                  buf[160];
-  sh.key = c;
-  if (c == "cusparsecsr" || c == "csrspec") {
-    sh.bytes    = 12 * z + 4 * (n + 1);
-    sh.excess   = z / 32 * std::max(0.0, f.sectors_csr - 8);
-    sh.detail   = "CSR";
-    return true;
-  }
-  if (c == "cusparsesell") {
-    sh.bytes    = 12 * z * (1 + f.padding_sell) + 4 * (n / 32 + 1);
-    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
-    std::snprintf(buf, sizeof buf, "slices of 32 rows, padding %.1f %%", 100 * f.padding_sell);
-    sh.detail = buf;
-    return true;
-  }
-  if (c == "cusparsebsr") {
-    // the adapter's block size: the matrix's when 2..16, else the fewest bytes (2, 3, 4, 6 known here)
-    int          bs     = 0;
-    std::int64_t blocks = 0;
-    auto         known  = [&](int b) -> std::int64_t { return b == 6 ? s.blocks6 : (b >= 2 && b <= 4 ? f.blocks_bs[b - 2] : -1); };
-    if (h.block_size >= 2 && h.block_size <= 16) {
-      bs = h.block_size, blocks = known(bs);
-      if (blocks < 0) return false; // a block size whose blocks the sample did not count
-    } else {
-      double best = 0;
-      for (int b : {2, 3, 4, 6}) {
-        const double bb = double(known(b)) * (8.0 * b * b + 4);
-        if (bs == 0 || bb < best) best = bb, bs = b, blocks = known(b);
-      }
-    }
-    sh.bytes    = double(blocks) * (8.0 * bs * bs + 4) + 4 * (n / bs + 1);
-    sh.excess   = 0; // a block row reads its blocks' bs columns of x together
-    sh.key      = "cusparsebsr:" + std::to_string(bs);
-    std::snprintf(buf, sizeof buf, "%dx%d blocks, fill %.3f", bs, bs, blocks ? z / (double(blocks) * bs * bs) : 0.0);
-    sh.detail = buf;
-    return true;
-  }
-  if (c == "pjds") {
-    // pjds_model's rule on the sampled padding: the matrix's order where its padding is at most
-    // kPjdsPadTarget, else rows sorted (the sorted padding: the least a window can reach); rows
-    // over the long threshold go to the long part, which permutes y too
-    const std::int64_t lr     = default_long_row(f.nrows, f.nnz, f.max_row);
-    const bool         sorted = f.padding_sell > kPjdsPadTarget;
-    const double       pad    = (sorted ? f.padding_sorted : f.padding_sell) * z;
-    sh.permuted              = sorted || std::int64_t(f.max_row) > lr;
-    const bool rowlen = pjds_reads_rowlen(std::int64_t(z + pad), std::int64_t(pad), std::int64_t(n), sizeof(T));
-    sh.bytes    = 12 * (z + pad) + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
-    sh.excess   = z / 32 * std::max(0.0, f.sectors_ell - 8);
-    sh.long_share = s.long_share;
-    std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share);
-    sh.detail = buf;
-    return true;
-  }
-  if (c == "bce") {
-    sh.permuted   = true;
-    sh.bytes      = 12 * z * (1 + 0.0005) + 8 * n;
-    sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
-    sh.long_share = s.long_share;
-    std::snprintf(buf, sizeof buf, "rows grouped by length, long part %.1f %%", 100 * s.long_share);
-    sh.detail = buf;
-    return true;
-  }
-  if (c == "bccoo") {
-    CsrView<T> B; // the sampled rows in the matrix's columns (auto_sample)
-    B.nrows = index_t(s.bccoo_rowptr.size() - 1), B.ncols = f.ncols, B.rowptr = s.bccoo_rowptr.data(), B.colidx = s.bccoo_col.data();
-    const BccooChoice ch = bccoo_model_sampled(B, s.bccoo_wstart, f.nrows, f.ncols, f.nnz, BccooParams{}, BccooHints(h.block_size, f.max_row));
-    const BccooShape *best = nullptr;
-    for (const auto &x : ch.shapes)
-      if (x.h == ch.p.h && x.w == ch.p.w) {
-        best = &x;
-        break;
-      }
-    if (!best && !ch.shapes.empty()) best = &ch.shapes.front();
-    const double sampled = best ? best->fill * double(best->blocks) * best->h * best->w : 0;
-    // the shapes' bytes count 16-bit columns; 32-bit ones (1 x 1 blocks) take 2 B more a block
-    const double cols32 = ch.p.compress_col == 0 && best ? 2.0 * double(best->blocks) : 0.0;
-    sh.bytes    = best && sampled > 0 ? (best->bytes + cols32) / sampled * z : 12 * z;
-    sh.slices   = std::max(1, ch.p.slices);
-    sh.bytes += sh.slices > 1 ? 16 * n * sh.slices : 0;
-    sh.excess   = z / 32 * std::max(0.0, f.sectors_csr / std::max(1, ch.p.w) - 8);
-    // the longest row in one slice (its entries spread over the columns) covers that many blocks of
-    // width w, tile blocks a thread and group threads a work group: one hop from each of its groups
-    // to the next
-    const double per_group = double(ch.p.tile) * ch.p.group;
-    const double row_blocks = std::ceil(double(f.max_row) / sh.slices / std::max(1, ch.p.w));
-    sh.hops    = std::max(0.0, std::ceil(row_blocks / per_group) - 1);
-    std::snprintf(buf, sizeof buf, "%dx%d blocks, %d slice%s, %.0f hops", ch.p.h, ch.p.w, ch.p.slices, ch.p.slices > 1 ? "s" : "", sh.hops);
-    sh.detail = buf;
-    return true;
-  }
-  return false;
+  sh.bytes  = 12 * z + 4 * (n + 1);
+  sh.excess = z / 32 * std::max(0.0, f.sectors_csr - 8);
+  sh.detail = "CSR";
+  return true;
 }
 
-} // namespace
-
 std::string auto_small_choice(std::int64_t nnz, std::int64_t small_nnz, const std::vector<std::string> &candidates) {
-  if (nnz >= small_nnz || std::find(candidates.begin(), candidates.end(), "csrspec") == candidates.end()) return "";
-  return "csrspec";
+  if (nnz >= small_nnz) return "";
+  for (const FormatRecord *r : format_records())
+    if (r->gpuauto.model && r->gpuauto.small_blocks && std::find(candidates.begin(), candidates.end(), r->name) != candidates.end()) return r->name;
+  return "";
 }
 
 template <typename T>
@@ -449,11 +334,12 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
   const double          n = f.nrows, m = f.ncols, z = double(f.nnz);
   const double          bw  = c.bw_gbs * 1e6; // bytes per ms
   const double          l2x = c.l2x_share * c.l2_bytes, xbytes = 8 * m;
-  const auto           &all = auto_all_candidates();
-  for (const std::string &name : all) {
-    if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) continue;
-    Shape sh;
-    if (!shape_of<T>(name, h, d.sample, sh)) continue;
+  for (const FormatRecord *r : format_records()) {
+    const std::string &name = r->name;
+    if (!r->gpuauto.model || std::find(candidates.begin(), candidates.end(), name) == candidates.end()) continue;
+    AutoShape sh;
+    sh.key = name;
+    if (!r->gpuauto.model(h, d.sample, sh)) continue;
     // a format with a long part: its rows' constants and its long part's (key + ":long", the
     // format's own where the file has none), weighted by their shares of the entries
     AutoFormatConstants k = c.of(sh.key);
@@ -486,5 +372,38 @@ template AutoSample   auto_sample<double>(const CsrView<double> &, const AutoHin
 template AutoSample   auto_sample<float>(const CsrView<float> &, const AutoHints &);
 template AutoDecision auto_decide<double>(const CsrView<double> &, const AutoHints &, const AutoConstants &, const std::vector<std::string> &);
 template AutoDecision auto_decide<float>(const CsrView<float> &, const AutoHints &, const AutoConstants &, const std::vector<std::string> &);
+
+} // namespace gpumat
+
+namespace gpumat {
+
+// gpuauto itself: not a candidate; its capabilities are the chosen candidate's (a block size hint
+// reaches the candidates and their byte models).
+const FormatRecord &gpuauto_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("gpuauto");
+    r.caps.block_size_hint = true;
+    r.add(OptionKind::String, "candidates", "Comma-separated formats gpuauto chooses among (default: every one available: {candidates})", "every candidate");
+    r.add(OptionKind::String, "choose", "Skip the prediction: always become this candidate (the predictions are still shown by MatView)", "");
+    r.add(OptionKind::String, "constants", "File of the GPU's constants for the predictions (bench/calibrate.py fits one to a suite run; default: the shipped constants of the GPU, conf/gpuauto/h100.txt, or h200.txt on an H200)",
+          "the GPU's shipped constants");
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "trial", "Time the first k predictions (2..7; 0 = off: the prediction decides) for -mat_gpuauto_trial_products products each after one warm-up, and keep the fastest; the decision is kept in the tuning cache (-mat_gpumat_tuning_cache)", "0");
+      o.lo = 0, o.hi = 7, o.allowed = {{0, 0}, {2, 7}};
+      o.range_error = "{name} must be 0 (off) or 2..7 candidates, got {value}";
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "10");
+      o.lo = 1, o.hi = 1000;
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "small", "Blocks with fewer nonzeros become csrspec without a prediction (where csrspec is a candidate, without -mat_gpuauto_choose or -mat_gpuauto_trial); 0 = every block is predicted", std::to_string(kAutoSmallNnz));
+      o.lo = 0, o.hi = double(kOptionIntMax);
+      o.range_error = "{name} must be 0 (predict every block) or a count of nonzeros, got {value}";
+    }
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

@@ -1,6 +1,8 @@
-// gpuauto (issue 13): the GPU format predicted fastest for a matrix, from features of a sample of
-// its rows, each candidate's byte model and constants measured on the GPU. PETSc-free; the PETSc
-// type (src/petsc/gpuauto.cxx) becomes the chosen candidate.
+// gpuauto: the GPU format predicted fastest for a matrix, from features of a sample of its rows,
+// each candidate's byte model and constants measured on the GPU. PETSc-free; the PETSc type
+// (src/petsc/gpuauto.cxx) becomes the chosen candidate. The candidates, their byte models and their
+// shipped constants are the registered formats' records (src/core/format_record.hpp): gpuauto
+// knows no format by name.
 //
 // The prediction of a candidate c's product time (ms), n rows, m columns, z nonzeros:
 //   bytes_c  = its arrays (its own byte model: padding, blocks, compressed columns, permutation)
@@ -20,8 +22,9 @@
 //   t_c      = launch + max(k_c bytes_c / bw + r_c n, g_c (bytes_c / bw + gather_c)):
 //              the stream-bound time with the format's per-row cost, or the gather-bound time;
 //              k, r, g per format (and per block size for BSR) from the GPU's measurements.
-// The candidate of the smallest t_c is chosen; ties go to the earlier candidate in the list, so
-// the choice is deterministic for a given matrix, candidate list and constants.
+// The candidate of the smallest t_c is chosen; ties go to the earlier candidate in the registry's
+// order (src/formats.def), so the choice is deterministic for a given matrix, candidate list and
+// constants.
 #pragma once
 #include "csr.hpp"
 #include "features.hpp"
@@ -34,7 +37,8 @@
 namespace gpumat {
 
 // Per-GPU constants. The shipped ones (auto_shipped_constants) were measured on an H100 80GB HBM3
-// (docs/results: floors and suites of 2026-11-22..25); a file written by a calibration replaces them.
+// (docs/results: floors and suites of 2026-11-22..25; each format's in its record); a file written
+// by a calibration replaces them.
 struct AutoFormatConstants {
   double k    = 1;  // stream-bound: measured time over bytes at bw
   double r_ps = 0;  // stream-bound: picoseconds per row beyond the bytes (row pointers walked, ...)
@@ -57,10 +61,11 @@ struct AutoConstants {
   const AutoFormatConstants &of(const std::string &key) const;
 };
 // The shipped constants for a GPU by its name (cudaDeviceProp::name; "" or another GPU: the
-// H100's). An H200's: the H100's factors with the H200's streaming rate (the median floor:stream of
-// its suite run, docs/results/h200-2026-11-26-suite: 4,014 GB/s against the H100's 2,800-2,870),
-// its memory's sector gathers scaled alike (powerlaw_20M's gather floor: 4.05 ms against 5.76 on
-// the H100) and cuSPARSE SELL's gather factor from that run (0.90; the H100's 0.88).
+// H100's): the GPU's own and every candidate record's (AutoRecord::constants, then the overrides
+// whose GPU the name contains). An H200's: the H100's factors with the H200's streaming rate (the
+// median floor:stream of its suite run, docs/results/h200-2026-11-26-suite: 4,014 GB/s against the
+// H100's 2,800-2,870), its memory's sector gathers scaled alike (powerlaw_20M's gather floor:
+// 4.05 ms against 5.76 on the H100) and the records' H200 overrides (cuSPARSE SELL's gather factor).
 AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
@@ -69,10 +74,12 @@ AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 // line and what is wrong (unknown key, a value that is not a positive finite number, an unreadable
 // file); c is then unchanged.
 bool auto_read_constants(const std::string &path, AutoConstants &c, std::string &err);
-// Writes c in that format (calibration); false with a message when the file cannot be written.
+// Writes c in that format (calibration; conf/gpuauto/h100.txt and h200.txt are this function's
+// output for the shipped constants); false with a message when the file cannot be written.
 bool auto_write_constants(const std::string &path, const AutoConstants &c, std::string &err);
 
-// The candidates, in the order that breaks ties: the format type names of the registry.
+// The candidates, in the order that breaks ties: the registered formats whose record has a byte
+// model, in the registry's order.
 const std::vector<std::string> &auto_all_candidates();
 
 // What the decision knows of the matrix beyond its CSR.
@@ -112,6 +119,7 @@ struct AutoSample {
   index_t        sampled_rows = 0;
   std::int64_t   sampled_entries = 0;
   bool           exact = false;  // the whole matrix was the sample (every row whole)
+  int            value_bytes = 8; // the matrix's values: 8 (double) or 4 (float)
   // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the
   // sample bccoo's model judges (bccoo_model_sampled), so its time is bounded by this one
   std::vector<index_t> bccoo_rowptr, bccoo_col, bccoo_wstart;
@@ -134,8 +142,23 @@ struct AutoDecision {
   double                      decide_ms = 0; // host time the decision took
 };
 
-// A small block (fewer than `small_nnz` nonzeros; 0: none is) becomes csrspec without a prediction
-// where csrspec is a candidate; returns "" otherwise (the prediction decides). Its product is a few
+// What a candidate's byte model says of its product on the sampled matrix (AutoRecord::model).
+struct AutoShape {
+  double      bytes      = 0;     // the format's arrays
+  double      excess     = 0;     // sector requests of its x gathers beyond 8 per 32 entries (coalesced)
+  double      slices     = 1;     // x split into slices (bccoo)
+  double      hops       = 0;     // the longest row's hops between work groups (bccoo's adjacent synchronization)
+  bool        permuted   = false; // y stored through a permutation
+  double      long_share = 0;     // of the entries, those its long part sums (its key + ":long" constants)
+  std::string key;                // of its constants: the format's name (set before the model runs) or a variant
+  std::string detail;             // its parameters in words
+};
+// The byte model of a plain CSR walked in CSR order (cusparsecsr's and csrspec's).
+bool auto_csr_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh);
+
+// A small block (fewer than `small_nnz` nonzeros; 0: none is) becomes the small blocks' candidate
+// (AutoRecord::small_blocks: csrspec) without a prediction where it is a candidate; returns ""
+// otherwise (the prediction decides). Its product is a few
 // microseconds in any format, bound by the launch, while the sample and the candidates' models took
 // 0.5-7 ms on the build machine for GAMG's coarse operators and interpolations (1.6k-220k rows,
 // 3k-730k nonzeros): on an H200 CG + GAMG on a 100^3 Laplacian ran 0.65x aijcusparse with gpuauto,
@@ -144,7 +167,8 @@ struct AutoDecision {
 constexpr std::int64_t kAutoSmallNnz = std::int64_t(1) << 20;
 std::string auto_small_choice(std::int64_t nnz, std::int64_t small_nnz, const std::vector<std::string> &candidates);
 
-// The decision among `candidates` (names of auto_all_candidates; unknown names are ignored).
+// The decision among `candidates` (names of auto_all_candidates; unknown names are ignored): each
+// record's byte model in the registry's order, its constants from c.
 template <typename T>
 AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates);
 

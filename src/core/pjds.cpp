@@ -1,10 +1,12 @@
 // pjds: host builder, refresh, reference products and model (pjds.hpp).
 #include "pjds.hpp"
+#include "format_record.hpp"
 #include <memory>
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -389,5 +391,75 @@ double pjds_code_balance(double nnzr, double alpha, double rho) {
 GPUMAT_PJDS_INSTANTIATE(double)
 GPUMAT_PJDS_INSTANTIATE(float)
 #undef GPUMAT_PJDS_INSTANTIATE
+
+} // namespace gpumat
+
+// ---- the record (src/core/format_record.hpp) ------------------------------------------------
+namespace gpumat {
+
+namespace {
+
+// gpuauto's byte model: pjds_model's rule on the sampled padding: the matrix's order where its
+// padding is at most kPjdsPadTarget, else rows sorted (the sorted padding: the least a window can
+// reach); rows over the long threshold go to the long part, which permutes y too
+bool pjds_auto_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
+  const MatrixFeatures &f = s.f;
+  const double          n = f.nrows, z = double(f.nnz);
+  char                  buf[160];
+  const std::int64_t    lr     = default_long_row(f.nrows, f.nnz, f.max_row);
+  const bool            sorted = f.padding_sell > kPjdsPadTarget;
+  const double          pad    = (sorted ? f.padding_sorted : f.padding_sell) * z;
+  sh.permuted                  = sorted || std::int64_t(f.max_row) > lr;
+  const bool rowlen            = pjds_reads_rowlen(std::int64_t(z + pad), std::int64_t(pad), std::int64_t(n), s.value_bytes);
+  sh.bytes                     = 12 * (z + pad) + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
+  sh.excess                    = z / 32 * std::max(0.0, f.sectors_ell - 8);
+  sh.long_share                = s.long_share;
+  std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share);
+  sh.detail = buf;
+  return true;
+}
+
+} // namespace
+
+const FormatRecord &pjds_record() {
+  static const FormatRecord r = [] {
+    FormatRecord r("pjds");
+    r.caps.device_transpose = true;
+    r.caps.long_part        = true;
+    struct {
+      const char  *key, *help;
+      std::int64_t hi;
+    } opts[] = {
+      {"block_rows", "Rows per padded block, b_r: 1..1024 (0 = 32, the warp)", pjds_max_block_rows},
+      {"sigma", "Sorting window in rows: 1 = no sorting (sliced ELL), n = rows sorted by length within windows of n rows (rounded up to a multiple of b_r; the row count or more: all rows, pJDS proper), 0 = the model: the smallest of 1, 4096, 16384, 65536, 262144, 1048576 and all rows whose padding is at most 4.5 % of the nonzeros", kOptionIntMax},
+      {"long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean; halved down to 32 while sorted padding stays above 4.5 %)", kOptionIntMax},
+      {"occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = measured: the first 6 products after a build alternate between the two, timed by CUDA events, and the faster is kept (until they have finished: 6 without a long part, 4 with one)", 6},
+      {"lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 32},
+      {"passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", kLongMaxPasses},
+    };
+    for (const auto &o : opts) {
+      OptionRecord &x = r.add(OptionKind::Int, o.key, o.help, "0");
+      x.lo = 0, x.hi = double(o.hi);
+      x.range_error = "{name} must be in [{lo}, {hi}] (0 chooses the default), got {value}";
+    }
+    {
+      OptionRecord &o = r.options[3]; // occupancy
+      o.allowed       = {{0, 0}, {4, 4}, {6, 6}};
+      o.allowed_error = "{name} must be 0 (measured), 4 or 6 (blocks per multiprocessor), got {value}";
+    }
+    {
+      OptionRecord &o = r.options[4]; // lanes: long_shape_valid's
+      o.allowed       = {{0, 0}, {4, 4}, {8, 8}, {16, 16}, {32, 32}};
+      o.allowed_error = "{name} must be 0 (by the long rows), 4, 8, 16 or 32, got {value}";
+    }
+    r.gpuauto.model = pjds_auto_shape;
+    // the long part (rows over default_long_row, summed in chunks by warps): 6 % over cuSPARSE's
+    // CSR on the matrices that are all long rows (lp_4096, lp_16384, dense_12000, H100,
+    // docs/results/h100-2026-11-25d-suite)
+    r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}}, {"pjds:long", {1.06, 0.0, 0.985}}};
+    return r;
+  }();
+  return r;
+}
 
 } // namespace gpumat

@@ -2,9 +2,11 @@
 #include "gpumat_impl.hpp"
 #include "core/bccoo.hpp"
 #include "core/bccoo_tune.hpp"
+#include "core/format_record.hpp"
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/bccoo.cuh"
   #include "cuda/bccoo_tune.cuh"
@@ -17,35 +19,28 @@ class BccooFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BccooDevice<Scalar>)
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
+    const FormatRecord &r = bccoo_record();
     PetscFunctionBegin;
     struct {
-      const char *name, *text;
-      int        *value, lo, hi, step;
+      const char *key;
+      int        *value;
     } opts[] = {
-      {"-mat_bccoo_block_height", "Block height h: 1..4 (0 = chosen by the model: the block shape with the fewest bytes)", &user_.h, 0, 4, 1},
-      {"-mat_bccoo_block_width", "Block width w: 1, 2 or 4 (0 = chosen by the model)", &user_.w, 0, 4, 1},
-      {"-mat_bccoo_slices", "Vertical slices (BCCOO+): 1..32 (0 = the model: the count with the fewest bytes per product by its byte model of the blocks, partial sums and far gathers of x against the GPU's L2 and L1, if it saves 5 %; else 1)", &user_.slices, 0, 32, 1},
-      {"-mat_bccoo_tile", "Blocks per thread, T: a multiple of 8 in 8..128 (0 = the model: 16 or 8 below 2.5M blocks; 1 x 1 blocks 24, 40 for segments of 64 blocks or more; larger blocks 32 for block rows of 20 blocks or more, else 16)", &user_.tile, 0, 128, 8},
-      {"-mat_bccoo_group", "Threads per work group: a multiple of 32 in 32..512 (0 = the model: 256; 128 or 64 when fewer than 64k or 32k threads; 512 for 1 x 1 segments of 48 blocks or more or a row longer than 6 groups of 256; 128 with tiles of 32 of larger blocks)", &user_.group, 0, 512, 32},
-      {"-mat_bccoo_strategy", "Segment sums to y through the group's result cache in shared memory (2) or straight from the threads (1), the paper's strategies 2 and 1 (0 = the model: 2)", &user_.strategy, 0, 2, 1},
+      {"block_height", &user_.h}, {"block_width", &user_.w}, {"slices", &user_.slices}, {"tile", &user_.tile}, {"group", &user_.group}, {"strategy", &user_.strategy},
     };
     for (auto &o : opts) {
-      PetscInt  v = *o.value;
+      PetscInt  v;
       PetscBool set;
-      PetscCall(PetscOptionsInt(o.name, o.text, "MATBCCOO", v, &v, &set));
-      PetscCheck(!set || (v >= o.lo && v <= o.hi && v % o.step == 0 && (o.value != &user_.w || v != 3)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s; got %" PetscInt_FMT, o.name, o.text, v);
+      PetscCall(ReadOption(PetscOptionsObject, r.option(o.key), (PetscInt)*o.value, &v, &set));
       if (set) *o.value = (int)v;
     }
-    const char *const compress_names[] = {"auto", "yes", "no", "BccooCompress", "BCCOO_COMPRESS_", nullptr};
-    PetscEnum         c                = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2));
-    PetscCall(PetscOptionsEnum("-mat_bccoo_compress_columns", "16-bit column differences: auto (the model: 32-bit for 1 x 1 blocks and below 2.5M blocks, 16-bit for larger blocks unless a tenth would escape), yes, no", "MATBCCOO", compress_names, c, &c, nullptr));
+    PetscEnum c = (PetscEnum)(user_.compress_col < 0 ? 0 : (user_.compress_col ? 1 : 2)); // auto, yes, no
+    PetscCall(ReadOption(PetscOptionsObject, r.option("compress_columns"), c, &c, nullptr));
     user_.compress_col = c == 0 ? -1 : (c == 1 ? 1 : 0);
-    PetscBool tune = tune_ ? PETSC_TRUE : PETSC_FALSE, set;
-    PetscCall(PetscOptionsBool("-mat_bccoo_tune", "Choose the parameters left to the model by timing candidates on the GPU at the device build (the paper's auto-tuner, pruned; cached on disk); CPU builds use the model's", "MATBCCOO", tune, &tune, nullptr));
-    tune_        = tune == PETSC_TRUE;
+    PetscBool tune     = tune_ ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(ReadOption(PetscOptionsObject, r.option("tune"), tune, &tune, nullptr));
+    tune_         = tune == PETSC_TRUE;
     PetscInt reps = tune_reps_;
-    PetscCall(PetscOptionsInt("-mat_bccoo_tune_reps", "Timed products per candidate of -mat_bccoo_tune (their median counts): 1..1000", "MATBCCOO", reps, &reps, &set));
-    PetscCheck(!set || (reps >= 1 && reps <= kBccooTuneMaxReps), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bccoo_tune_reps: timed products per candidate of the tuner must be in [1, %d]; got %" PetscInt_FMT, kBccooTuneMaxReps, reps);
+    PetscCall(ReadOption(PetscOptionsObject, r.option("tune_reps"), reps, &reps, nullptr));
     tune_reps_        = (int)reps;
     BccooParams check = user_;
     PetscCall(Resolve(check, &check)); // report a bad value now, not at the first product
@@ -137,6 +132,51 @@ public:
     }
     PetscCall(ViewTune(v));
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // Once built: block_h, block_w, shape_source (model|set|tuner), slices, tile, group,
+  // compress_columns (16|32: the column differences' bits), compress_columns_source, strategy
+  // (1|2), strategy_source (model|set), blocks, escapes, format_bytes (as the device stores it once
+  // it holds the format); tune (off|not_run|searched|cache_hit) and, when searched or a cache hit,
+  // tune_candidates (timed) and tune_failed (could not be built).
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    const BccooParams &p = choice_.p;
+    if (p.h == 0) return; // never built
+    const bool tuned = Tuned();
+    auto       src   = [tuned](int user) { return user ? "set" : tuned ? "tuner" : "model"; };
+    std::int64_t blocks = host_.nblocks, esc = (std::int64_t)host_.escape.size();
+    std::size_t  bytes  = host_.bytes();
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) blocks = dev_.blocks(), esc = dev_.escapes(), bytes = dev_.format_bytes();
+#endif
+    const int strategy = p.strategy ? p.strategy : (user_.strategy ? user_.strategy : 2); // as built, or as the build will choose
+    out.insert(out.end(), {{"block_h", std::to_string(p.h)},
+                           {"block_w", std::to_string(p.w)},
+                           {"shape_source", src(user_.h || user_.w)},
+                           {"slices", std::to_string(p.slices)},
+                           {"tile", std::to_string(p.tile)},
+                           {"group", std::to_string(p.group)},
+                           {"compress_columns", p.compress_col ? "16" : "32"},
+                           {"compress_columns_source", src(user_.compress_col >= 0)},
+                           {"strategy", std::to_string(strategy)},
+                           {"strategy_source", user_.strategy ? "set" : "model"},
+                           {"blocks", std::to_string(blocks)},
+                           {"escapes", std::to_string(esc)},
+                           {"format_bytes", std::to_string(bytes)}});
+    const char *tune = "off";
+    if (tune_) {
+      tune = "not_run";
+#if defined(GPUMAT_WITH_CUDA)
+      if (report_.source == TuneSource::Searched) tune = "searched";
+      if (report_.source == TuneSource::Cached) tune = "cache_hit";
+#endif
+    }
+    out.emplace_back("tune", tune);
+    if (report_.source == TuneSource::Searched || report_.source == TuneSource::Cached) {
+      out.emplace_back("tune_candidates", std::to_string(report_.r.timed));
+      out.emplace_back("tune_failed", std::to_string(report_.r.skipped));
+    }
   }
 
 private:

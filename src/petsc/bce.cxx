@@ -2,6 +2,7 @@
 #include "gpumat_impl.hpp"
 #include "core/bce.hpp"
 #include "core/ell_hyb.hpp"
+#include "core/format_record.hpp"
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -17,27 +18,16 @@ class BceFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BceDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
+    const FormatRecord &r = bce_record();
     PetscFunctionBegin;
     struct {
-      const char *name, *text;
-      PetscInt    lo, hi, shown;
+      const char *key;
+      PetscInt    shown;
     } opts[] = {
-      {"-mat_bce_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
-      {"-mat_bce_group_cost", "The time model's cost of a group, bytes per entry of its width (-1 = 64: two 32-byte sectors per step of its partly filled last warp; 0 = a group per row length)", -1, PetscInt(1) << 30, (PetscInt)user_.group_cost},
-      {"-mat_bce_max_sets", "Row-length sets left after merging, before the optimal partition: 2..4096 (0 = 1025)", 0, kBceMaxSetsLimit, (PetscInt)user_.max_sets},
-      {"-mat_bce_window", "Rows per window of the reordering: the rows of a window and a group form a block (0 = 65536; the row count or more: one window, the paper's global grouping)", 0, PETSC_INT_MAX, (PetscInt)user_.window},
-      {"-mat_bce_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
-      {"-mat_bce_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kLongMaxPasses, shape_.passes},
+      {"long_row", (PetscInt)user_.long_row}, {"group_cost", (PetscInt)user_.group_cost}, {"max_sets", user_.max_sets}, {"window", (PetscInt)user_.window}, {"lanes", shape_.lanes}, {"passes", shape_.passes},
     };
     PetscInt values[6];
-    for (int k = 0; k < 6; ++k) {
-      PetscBool set;
-      values[k] = opts[k].shown;
-      PetscCall(PetscOptionsInt(opts[k].name, opts[k].text, "MATBCE", values[k], &values[k], &set));
-      PetscCheck(!set || (values[k] >= opts[k].lo && values[k] <= opts[k].hi), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [%" PetscInt_FMT ", %" PetscInt_FMT "], got %" PetscInt_FMT, opts[k].name, opts[k].lo, opts[k].hi, values[k]);
-    }
-    PetscCheck(values[2] == 0 || values[2] >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_max_sets must be 0 (the default, 1025) or in [2, %d], got %" PetscInt_FMT, kBceMaxSetsLimit, values[2]);
-    PetscCheck(long_shape_valid({(int)values[4], 0}), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_bce_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
+    for (int k = 0; k < 6; ++k) PetscCall(ReadOption(PetscOptionsObject, r.option(opts[k].key), opts[k].shown, &values[k], nullptr));
     user_.long_row   = values[0];
     user_.group_cost = values[1];
     user_.max_sets   = (int)values[2];
@@ -148,6 +138,59 @@ public:
     }
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // Once built: row_lengths (distinct lengths before merging), sets (after merging), max_sets,
+  // groups ("4x116 5x784": width x rows of every group), blocks, window, window_source
+  // (set|default), group_cost, group_cost_source, padding_entries (stored beyond the grouped rows'
+  // nonzeros), long_row, long_row_source (set|default), long_rows, long_entries, format_bytes;
+  // once the device holds the format, with a long part: chunks, chunk_entries, lanes, passes,
+  // shape_source (set|long_rows: from the long rows' lengths), occupancy.
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    BceParams            p      = host_.p;
+    std::vector<index_t> gwidth = host_.group_width, width = host_.width, rows = host_.rows;
+    std::int64_t         padded = host_.padded(), long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size();
+    int                  sets_df = host_.sets_before_merge, sets = host_.sets;
+    std::size_t          bytes   = host_.bytes();
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) {
+      p = dev_.params(), gwidth = dev_.group_widths(), width = dev_.widths(), rows = dev_.block_rows(), padded = dev_.padded(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries();
+      sets_df = dev_.sets_before_merge(), sets = dev_.sets(), bytes = dev_.format_bytes();
+    }
+#endif
+    if (p.max_sets == 0) return; // never built
+    auto                      src = [](bool set) { return set ? "set" : "default"; };
+    std::vector<std::int64_t> grows(gwidth.size(), 0); // rows per group, over the windows' blocks
+    for (std::size_t b = 0; b < width.size(); ++b) grows[std::size_t(std::lower_bound(gwidth.begin(), gwidth.end(), width[b]) - gwidth.begin())] += rows[b];
+    std::string groups;
+    for (std::size_t g = 0; g < gwidth.size(); ++g) groups += (g ? " " : "") + std::to_string(gwidth[g]) + "x" + std::to_string(grows[g]);
+    out.insert(out.end(), {{"row_lengths", std::to_string(sets_df)},
+                           {"sets", std::to_string(sets)},
+                           {"max_sets", std::to_string(p.max_sets)},
+                           {"groups", groups},
+                           {"blocks", std::to_string(width.size())},
+                           {"window", std::to_string(p.window)},
+                           {"window_source", src(user_.window > 0)},
+                           {"group_cost", std::to_string(p.group_cost)},
+                           {"group_cost_source", src(user_.group_cost >= 0)},
+                           {"padding_entries", std::to_string(padded - ((std::int64_t)A.nnz() - long_nnz))},
+                           {"long_row", std::to_string(p.long_row)},
+                           {"long_row_source", src(user_.long_row != 0)},
+                           {"long_rows", std::to_string(long_rows)},
+                           {"long_entries", std::to_string(long_nnz)},
+                           {"format_bytes", std::to_string(bytes)}});
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes() && dev_.chunks() > 0) {
+      const LongShape &sh = dev_.long_shape();
+      out.insert(out.end(), {{"chunks", std::to_string(dev_.chunks())},
+                             {"chunk_entries", std::to_string(sh.entries())},
+                             {"lanes", std::to_string(sh.lanes)},
+                             {"passes", std::to_string(sh.passes)},
+                             {"shape_source", shape_.lanes || shape_.passes ? "set" : "long_rows"},
+                             {"occupancy", std::to_string(dev_.kernel_occupancy())}});
+    }
+#endif
   }
 
 private:

@@ -166,7 +166,7 @@ struct SeqData {
   PetscLogDouble build_seconds[2] = {0, 0}, refresh_seconds[2] = {0, 0};
   PetscInt       builds[2] = {0, 0}, refreshes[2] = {0, 0};
   // MatGpuMatGetProperty's answers (Format::Describe), kept until the next query
-  Format::Properties props;
+  Properties props;
 
   std::size_t DeviceBytes() const;
 };

@@ -1,7 +1,9 @@
 // Adapter: csrspec (src/core/csrspec.hpp, src/cuda/csrspec.cuh) as a petsc-gpumat format.
 #include "gpumat_impl.hpp"
 #include "core/csrspec.hpp"
+#include "core/format_record.hpp"
 #include <stdexcept>
+#include <string>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/csrspec.cuh"
 #endif
@@ -13,23 +15,23 @@ class CsrSpecFormat final : public GPUMAT_DEVICE_FORMAT(cuda::CsrSpecDevice<Scal
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
+    const FormatRecord &r = csrspec_record();
     PetscFunctionBegin;
     CsrSpecParams in_use; // -help shows the values in use: the defaults resolved, S = 0 (chosen per block)
     PetscCall(Resolve(0, 0, &in_use));
     in_use.tiles_per_block = user_.tiles_per_block;
     struct {
-      const char *name, *text;
-      int        *value, max, shown;
+      const char *key;
+      int        *value, shown;
     } opts[] = {
-      {"-mat_csrspec_w", "Nonzeros per thread per tile, W: 0..64 (0 = the default, 8; warps*W <= 256)", &user_.W, 64, in_use.W},
-      {"-mat_csrspec_warps", "Warps per block: 0..16 (0 = the default, 2; warps*W <= 256)", &user_.bunches, 16, in_use.bunches},
-      {"-mat_csrspec_tiles_per_block", "Tiles each block processes in sequence, S: 0..1024 (0 = the default: on the GPU one wave of resident blocks, on the host 2)", &user_.tiles_per_block, csrspec_max_tiles_per_block, in_use.tiles_per_block},
+      {"w", &user_.W, in_use.W},
+      {"warps", &user_.bunches, in_use.bunches},
+      {"tiles_per_block", &user_.tiles_per_block, in_use.tiles_per_block},
     };
     for (auto &o : opts) {
-      PetscInt  v = o.shown;
+      PetscInt  v;
       PetscBool set;
-      PetscCall(PetscOptionsInt(o.name, o.text, "MATCSRSPEC", v, &v, &set));
-      PetscCheck(!set || (v >= 0 && v <= o.max), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [0, %d] (0 chooses the default), got %" PetscInt_FMT, o.name, o.max, v);
+      PetscCall(ReadOption(PetscOptionsObject, r.option(o.key), (PetscInt)o.shown, &v, &set));
       if (set) *o.value = (int)v;
     }
     PetscCall(Resolve(0, 0, &params_)); // report a bad combination now, not at the first product
@@ -110,6 +112,32 @@ public:
                                      (long long)st.empty_rows, (long long)st.cross_rows));
     PetscCall(PetscViewerASCIIPrintf(v, "auxiliary device arrays: %zu bytes (the CSR arrays are used unmodified)\n", st.aux_bytes));
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // W, T, warps, S: the parameters (as the device runs them once it holds the format); tiles,
+  // blocks, dirty_tiles, empty_rows, cross_rows, aux_bytes: csrspec_stats of A with them.
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    CsrSpecParams p;
+    try {
+      p = csrspec_resolve<Scalar>(user_, A.nnz(), 0);
+    } catch (const std::invalid_argument &) {
+      return; // options SetFromOptions refused
+    }
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) p = dev_.params();
+#endif
+    const CsrSpecStats st = csrspec_stats(A, p);
+    out.insert(out.end(), {{"W", std::to_string(p.W)},
+                           {"T", std::to_string(p.T)},
+                           {"warps", std::to_string(p.bunches)},
+                           {"S", std::to_string(p.tiles_per_block)},
+                           {"tiles", std::to_string(st.tiles)},
+                           {"blocks", std::to_string(st.blocks)},
+                           {"dirty_tiles", std::to_string(st.dirty_tiles)},
+                           {"empty_rows", std::to_string(st.empty_rows)},
+                           {"cross_rows", std::to_string(st.cross_rows)},
+                           {"aux_bytes", std::to_string(st.aux_bytes)}});
   }
 
 private:

@@ -4,6 +4,7 @@
 // else the fewest bytes among 2..6 (bsr_choose_bs).
 #include "gpumat_impl.hpp"
 #include "core/cusparsebsr.hpp"
+#include "core/format_record.hpp"
 #include <stdexcept>
 #include <string>
 #if defined(GPUMAT_WITH_CUDA)
@@ -17,13 +18,13 @@ class CusparseBsrFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::BsrDevice<Sc
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
-    PetscInt  v = user_bs_;
-    PetscBool set, rm = row_major_ ? PETSC_TRUE : PETSC_FALSE;
+    const FormatRecord &r = cusparsebsr_record();
+    PetscInt            v;
+    PetscBool           set, rm = row_major_ ? PETSC_TRUE : PETSC_FALSE;
     PetscFunctionBegin;
-    PetscCall(PetscOptionsInt("-mat_cusparsebsr_bs", "BSR block dimension: 2..16, or 0 for the matrix's block size (when in 2..16), else the size in 2..6 that stores the fewest bytes", "MATCUSPARSEBSR", v, &v, &set));
-    PetscCheck(!set || v == 0 || (v >= bsr_min_bs && v <= bsr_max_bs), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cusparsebsr_bs must be 0 (the default) or in [%d, %d], got %" PetscInt_FMT, bsr_min_bs, bsr_max_bs, v);
+    PetscCall(ReadOption(PetscOptionsObject, r.option("bs"), (PetscInt)user_bs_, &v, &set));
     if (set) user_bs_ = (int)v;
-    PetscCall(PetscOptionsBool("-mat_cusparsebsr_row_major", "Row-major blocks instead of column-major", "MATCUSPARSEBSR", rm, &rm, nullptr));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("row_major"), rm, &rm, nullptr));
     row_major_ = rm == PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -94,6 +95,25 @@ public:
                                      A.nrows % bs ? ", rows padded (y through a padded copy)" : "", A.ncols % bs ? ", columns padded (x through a padded copy)" : ""));
     PetscCall(PetscViewerASCIIPrintf(v, "device bytes: %zu (values, block columns, block row pointer, slot map, staged values, padded vectors)%s\n", bsr_bytes(A.nrows, A.ncols, A.nnz(), nnzb, bs, sizeof(Scalar)), BufferNote().c_str()));
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // bs, bs_source (option|block_size|fewest_bytes: -mat_cusparsebsr_bs, the matrix's block size,
+  // the fewest bytes among 2..6), layout (row-major|column-major), blocks, and with fewest_bytes
+  // candidate_bytes ("2:N 3:N ...": the device bytes of each block size).
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    BsrChoice                why;
+    std::vector<std::size_t> cand;
+    const int                bs = bsr_choose_bs(A, user_bs_, BlockSize(), &why, &cand); // as the builds choose
+    out.insert(out.end(), {{"bs", std::to_string(bs)},
+                           {"bs_source", why == BsrChoice::Option ? "option" : why == BsrChoice::Hint ? "block_size" : "fewest_bytes"},
+                           {"layout", row_major_ ? "row-major" : "column-major"},
+                           {"blocks", std::to_string(bsr_block_count(A, bs))}});
+    if (why == BsrChoice::FewestBytes) {
+      std::string bytes;
+      for (std::size_t i = 0; i < cand.size(); i++) bytes += (i ? " " : "") + std::to_string(bsr_auto_min + (int)i) + ":" + std::to_string(cand[i]);
+      out.emplace_back("candidate_bytes", bytes);
+    }
   }
 
 private:

@@ -3,6 +3,7 @@
 // with the machinery's types, compressed rows, refresh and events.
 #include "gpumat_impl.hpp"
 #include "core/cusparsecsr.hpp"
+#include "core/format_record.hpp"
 #include <string>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/cusparsecsr.cuh"
@@ -15,19 +16,19 @@ class CusparseCsrFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::CusparseCsrD
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
-    PetscInt  v = alg_;
+    PetscInt  v;
     PetscBool set;
     PetscFunctionBegin;
-    PetscCall(PetscOptionsInt("-mat_cusparsecsr_alg", "cuSPARSE's CSR SpMV algorithm: 1 (CUSPARSE_SPMV_CSR_ALG1) or 2 (CUSPARSE_SPMV_CSR_ALG2)", "MATCUSPARSECSR", v, &v, &set));
-    PetscCheck(!set || csr_alg_valid((long long)v), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cusparsecsr_alg must be %d or %d, got %" PetscInt_FMT, csr_min_alg, csr_max_alg, v);
-    if (set) alg_ = (int)v;
+    PetscCall(ReadOption(PetscOptionsObject, cusparsecsr_record().option("alg"), (PetscInt)alg_, &v, &set));
+    if (set) alg_ = (int)v, alg_set_ = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
   std::unique_ptr<Format> CloneSettings() const override
   {
-    auto f  = std::make_unique<CusparseCsrFormat>();
-    f->alg_ = alg_;
+    auto f      = std::make_unique<CusparseCsrFormat>();
+    f->alg_     = alg_;
+    f->alg_set_ = alg_set_;
     return f;
   }
 
@@ -73,6 +74,16 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // alg (1|2), alg_source (option|default), device_bytes (the CSR's: row pointer, column indices,
+  // values), and once the device holds the format buffer_bytes (cuSPARSE's SpMV buffer).
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    out.insert(out.end(), {{"alg", std::to_string(alg_)}, {"alg_source", alg_set_ ? "option" : "default"}, {"device_bytes", std::to_string(csr_bytes(A.nrows, A.nnz(), sizeof(Scalar)))}});
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) out.emplace_back("buffer_bytes", std::to_string(dev_.buffer_bytes()));
+#endif
+  }
+
 private:
 #if defined(GPUMAT_WITH_CUDA)
   // A CUDA error as a PETSc error: out of memory and parameters as the machinery reports them, a
@@ -80,7 +91,8 @@ private:
   std::string CusparseParams() const override { return "CUSPARSE_SPMV_CSR_ALG" + std::to_string(alg_) + ", -mat_cusparsecsr_alg"; }
 #endif
 
-  int alg_ = csr_default_alg;
+  int  alg_     = csr_default_alg;
+  bool alg_set_ = false; // -mat_cusparsecsr_alg given
 };
 
 } // namespace

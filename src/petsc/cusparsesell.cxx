@@ -3,6 +3,7 @@
 // and events.
 #include "gpumat_impl.hpp"
 #include "core/cusparsesell.hpp"
+#include "core/format_record.hpp"
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -17,19 +18,19 @@ class CusparseSellFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::SellDevice<
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
-    PetscInt  v = slice_;
+    PetscInt  v;
     PetscBool set;
     PetscFunctionBegin;
-    PetscCall(PetscOptionsInt("-mat_cusparsesell_slice", "Rows per slice of cuSPARSE's sliced ELL (1..1024)", "MATCUSPARSESELL", v, &v, &set));
-    PetscCheck(!set || (v >= sell_min_slice && v <= sell_max_slice), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cusparsesell_slice must be in [%d, %d], got %" PetscInt_FMT, sell_min_slice, sell_max_slice, v);
-    if (set) slice_ = (int)v;
+    PetscCall(ReadOption(PetscOptionsObject, cusparsesell_record().option("slice"), (PetscInt)slice_, &v, &set));
+    if (set) slice_ = (int)v, slice_set_ = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
   std::unique_ptr<Format> CloneSettings() const override
   {
-    auto f    = std::make_unique<CusparseSellFormat>();
-    f->slice_ = slice_;
+    auto f        = std::make_unique<CusparseSellFormat>();
+    f->slice_     = slice_;
+    f->slice_set_ = slice_set_;
     return f;
   }
 
@@ -81,6 +82,18 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // slice, slice_source (option|default), slices, widest (entries per row of the widest slice),
+  // stored_entries (with the padding).
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    const SellStats st = sell_stats(A, slice_);
+    out.insert(out.end(), {{"slice", std::to_string(slice_)},
+                           {"slice_source", slice_set_ ? "option" : "default"},
+                           {"slices", std::to_string(st.slices)},
+                           {"widest", std::to_string(st.max_width)},
+                           {"stored_entries", std::to_string(st.padded)}});
+  }
+
 private:
   // The padded size must fit the 32-bit positions of the layout: a clear error before any build.
   PetscErrorCode CheckPadded(const CsrView<Scalar> &A) const
@@ -100,7 +113,8 @@ private:
   std::string CusparseParams() const override { return "slice size " + std::to_string(slice_) + ", -mat_cusparsesell_slice"; }
 #endif
 
-  int                  slice_ = sell_default_slice;
+  int                  slice_     = sell_default_slice;
+  bool                 slice_set_ = false; // -mat_cusparsesell_slice given
   SellHost<Scalar>     host_;
 };
 

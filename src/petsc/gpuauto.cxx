@@ -3,6 +3,7 @@
 // at each build of a new nonzero pattern, and from then on forwards every call to the chosen one.
 // The MPI type's diagonal and off-diagonal blocks decide separately (they may differ).
 #include "gpumat_impl.hpp"
+#include "core/format_record.hpp"
 #include "core/gpuauto.hpp"
 #include <algorithm>
 #include <cstdio>
@@ -19,11 +20,12 @@ class AutoFormat final : public Format {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
-    char      list[512], choose[64], file[PETSC_MAX_PATH_LEN];
-    PetscBool set;
+    const FormatRecord &r = gpuauto_record();
+    char                list[512], choose[64], file[PETSC_MAX_PATH_LEN];
+    PetscBool           set;
     PetscFunctionBegin;
     PetscCall(PetscStrncpy(list, Join(names_).c_str(), sizeof(list)));
-    PetscCall(PetscOptionsString("-mat_gpuauto_candidates", "Comma-separated formats gpuauto chooses among (default: every one available: cusparsecsr, pjds, bccoo, cusparsesell, cusparsebsr, csrspec, bce)", "MATGPUAUTO", list, list, sizeof(list), &set));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("candidates"), list, list, sizeof(list), &set));
     if (set) {
       std::vector<std::string> want;
       std::stringstream        ss(list);
@@ -36,13 +38,13 @@ public:
       names_ = want;
     }
     choose[0] = 0;
-    PetscCall(PetscOptionsString("-mat_gpuauto_choose", "Skip the prediction: always become this candidate (the predictions are still shown by MatView)", "MATGPUAUTO", choose, choose, sizeof(choose), &set));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("choose"), choose, choose, sizeof(choose), &set));
     if (set && choose[0]) {
       PetscCheck(std::find(names_.begin(), names_.end(), std::string(choose)) != names_.end(), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_choose: '%s' is not among the candidates (%s)", choose, Join(names_).c_str());
       forced_ = choose;
     }
     file[0] = 0;
-    PetscCall(PetscOptionsString("-mat_gpuauto_constants", "File of the GPU's constants for the predictions (bench/calibrate.py fits one to a suite run; default: the shipped constants of the GPU, conf/gpuauto/h100.txt, or h200.txt on an H200)", "MATGPUAUTO", file, file, sizeof(file), &set));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("constants"), file, file, sizeof(file), &set));
     if (set && file[0]) {
       AutoConstants c = auto_shipped_constants();
       std::string   err;
@@ -54,18 +56,12 @@ public:
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING gpuauto: %s; using the shipped constants (%s)\n", err.c_str(), constants_.name.c_str()));
       }
     }
-    PetscInt k = trial_;
-    PetscCall(PetscOptionsInt("-mat_gpuauto_trial", "Time the first k predictions (2..7; 0 = off: the prediction decides) for -mat_gpuauto_trial_products products each after one warm-up, and keep the fastest; the decision is kept in the tuning cache (-mat_gpumat_tuning_cache)", "MATGPUAUTO", k, &k, &set));
-    PetscCheck(!set || k == 0 || (k >= 2 && k <= 7), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got %" PetscInt_FMT, k);
+    PetscInt k;
+    PetscCall(ReadOption(PetscOptionsObject, r.option("trial"), (PetscInt)trial_, &k, nullptr));
     trial_ = (int)k;
-    k      = trial_products_;
-    PetscCall(PetscOptionsInt("-mat_gpuauto_trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "MATGPUAUTO", k, &k, &set));
-    PetscCheck(!set || (k >= 1 && k <= 1000), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_trial_products must be in [1, 1000], got %" PetscInt_FMT, k);
+    PetscCall(ReadOption(PetscOptionsObject, r.option("trial_products"), (PetscInt)trial_products_, &k, nullptr));
     trial_products_ = (int)k;
-    PetscInt small = small_nnz_;
-    PetscCall(PetscOptionsInt("-mat_gpuauto_small", "Blocks with fewer nonzeros become csrspec without a prediction (where csrspec is a candidate, without -mat_gpuauto_choose or -mat_gpuauto_trial); 0 = every block is predicted", "MATGPUAUTO", small, &small, &set));
-    PetscCheck(!set || small >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpuauto_small must be 0 (predict every block) or a count of nonzeros, got %" PetscInt_FMT, small);
-    small_nnz_ = small;
+    PetscCall(ReadOption(PetscOptionsObject, r.option("small"), small_nnz_, &small_nnz_, nullptr));
     for (const std::string &n : names_) PetscCall(Candidate(n)->SetFromOptions(PetscOptionsObject));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -132,6 +128,46 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // candidates (comma-separated, as -mat_gpuauto_candidates leaves them); once built: chosen,
+  // reason (small|choose|prediction|trial: a small block, -mat_gpuauto_choose, the fastest
+  // prediction, the fastest in -mat_gpuauto_trial), and unless small: predictions ("name:ms,..."
+  // fastest first, ms as MatView prints them) and constants (their name, or the file given); after
+  // a trial: trial (timed|cache) and trial_times ("name:ms,..." of the candidates timed); then the
+  // chosen candidate's own keys, each prefixed "candidate.".
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    out.emplace_back("candidates", Join(names_));
+    if (!chosen_) return;
+    out.emplace_back("chosen", chosen_name_);
+    out.emplace_back("reason", small_ ? "small" : !forced_.empty() ? "choose" : trial_ ? "trial" : "prediction");
+    if (!small_) {
+      std::string all;
+      for (const AutoPrediction &p : decision_.predictions) {
+        char b[48];
+        snprintf(b, sizeof b, ":%.4f", p.ms);
+        all += (all.empty() ? "" : ",") + p.candidate + b;
+      }
+      out.emplace_back("predictions", all);
+      out.emplace_back("constants", constants_file_.empty() ? constants_.name : constants_file_);
+    }
+    if (!trial_log_.empty()) {
+      // the log's "name 0.012345 ms, name refused the matrix" as "name:0.012345"
+      std::string       times, item;
+      std::stringstream ss(trial_times_);
+      while (std::getline(ss, item, ',')) {
+        item.erase(0, item.find_first_not_of(' '));
+        const auto sp = item.find(' ');
+        if (sp == std::string::npos || item.size() < 3 || item.compare(item.size() - 3, 3, " ms") != 0) continue; // refused
+        times += (times.empty() ? "" : ",") + item.substr(0, sp) + ":" + item.substr(sp + 1, item.size() - 3 - sp - 1);
+      }
+      out.emplace_back("trial", trial_cached_ ? "cache" : "timed");
+      out.emplace_back("trial_times", times);
+    }
+    Properties own;
+    chosen_->Describe(own, A);
+    for (auto &[k, v] : own) out.emplace_back("candidate." + k, std::move(v));
+  }
+
   AutoFormat() : names_(Available()), constants_(auto_shipped_constants()) {}
 
 private:
@@ -192,7 +228,7 @@ private:
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     for (auto &[n, c] : candidates_) Drop(n); // a new pattern: the last one's storage
-    trial_log_.clear();
+    trial_log_.clear(), trial_times_.clear();
     trial_pattern_ = pattern, trial_choice_.clear();
     PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
     if (cached) {
@@ -200,7 +236,9 @@ private:
       const std::string c = get("chosen");
       if (get("candidates") == cands && get("trial") == k && std::find(names_.begin(), names_.end(), c) != names_.end()) {
         PetscCall(Become(c));
-        trial_log_ = "from the tuning cache: " + c + " (timed: " + get("times") + ")";
+        trial_log_    = "from the tuning cache: " + c + " (timed: " + get("times") + ")";
+        trial_times_  = get("times");
+        trial_cached_ = true;
         trial_choice_ = c;
         PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
         PetscCall(BuildChosen(A, device, s));
@@ -231,7 +269,9 @@ private:
     PetscCheck(!best.empty(), PETSC_COMM_SELF, PETSC_ERR_SUP, "gpuauto trial: no candidate could be built for this matrix (%s); choose one with -mat_gpuauto_choose", times.c_str());
     PetscCall(Become(best));
     trial_choice_ = best;
-    trial_log_ = "timed " + times + ": " + best;
+    trial_log_    = "timed " + times + ": " + best;
+    trial_times_  = times;
+    trial_cached_ = false;
     PetscCall(PetscInfo(nullptr, "gpuauto trial: %s\n", trial_log_.c_str()));
     PetscCall(TuningCacheStore(nullptr, TuningCacheDir(), key, TuningValues{{"chosen", best}, {"candidates", cands}, {"trial", k}, {"times", times}}));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -364,6 +404,8 @@ private:
   bool                                            small_          = false; // the last decision was a small block's
   int                                             trial_products_ = 10;
   std::string                                     trial_log_;
+  std::string                                     trial_times_;          // the last trial's times, as its log shows them
+  bool                                            trial_cached_ = false; // the last trial's decision came from the tuning cache
   std::string                                     trial_pattern_, trial_choice_; // the last trial's pattern (its key) and choice
 };
 

@@ -29,6 +29,10 @@ namespace gpumat {
 
 using Scalar = PetscScalar;
 
+// Key -> value facts of a format's storage (Format::Describe).
+using Properties = std::vector<std::pair<std::string, std::string>>;
+struct OptionRecord; // src/core/format_record.hpp
+
 // A format's storage for one sequential block. Every CSR argument is the block's matrix as the
 // format is to store it: the AIJ matrix's own host arrays (32-bit indices), or their compressed
 // form (nonempty rows only, src/core/compressed.hpp) when the machinery compresses the block; the
@@ -94,8 +98,10 @@ public:
   // A few summary lines for MatView(-mat_view ::ascii_info): parameters and statistics of the
   // matrix the format stores (A, as Build got it).
   virtual PetscErrorCode ViewInfo(PetscViewer v, const CsrView<Scalar> &A) const = 0;
-  // The same facts machine-readable (MatGpuMatGetProperty): key -> value text, numbers in plain decimal.
-  using Properties = std::vector<std::pair<std::string, std::string>>;
+  // The facts ViewInfo prints, machine-readable (MatGpuMatGetProperty): keys and values as text
+  // (numbers in plain decimal), appended to out (a format that ViewInfo says is not built yet
+  // appends nothing, or its settings only). Each adapter documents its keys. May throw
+  // (std::bad_alloc; a core function's exception): callers wrap it in PetscCallCXX.
   virtual void Describe(Properties &out, const CsrView<Scalar> &A) const {}
 
 private:
@@ -103,6 +109,19 @@ private:
   index_t     longest_row_ = -1;
   std::string tuning_cache_dir_;
 };
+
+// A format's options, read through their records (src/core/format_record.hpp; options.cxx) inside
+// an open options block: PetscOptionsInt, Real, Bool, Enum or String with the record's name, help
+// and manual page, `shown` the value -help shows and *value's when the option is not given. A given
+// value outside the record's range or allowed values is PETSC_ERR_ARG_OUTOFRANGE with the record's
+// message ("-mat_csrspec_w must be in [0, 64] (0 chooses the default), got 65"). No record (o null:
+// FormatRecord::option found no such key) or a kind other than the record's is PETSC_ERR_PLIB. set
+// may be null.
+PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *o, PetscInt shown, PetscInt *value, PetscBool *set);
+PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *o, PetscReal shown, PetscReal *value, PetscBool *set);
+PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *o, PetscBool shown, PetscBool *value, PetscBool *set);
+PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *o, PetscEnum shown, PetscEnum *value, PetscBool *set);
+PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *o, const char *shown, char *value, size_t size, PetscBool *set);
 
 // A CUDA error as a PETSc error; out of device memory says what did not fit and what to do.
 PetscErrorCode CheckDevice(int cuda_error, const char *what, const CsrView<Scalar> &A);

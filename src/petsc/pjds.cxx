@@ -1,8 +1,10 @@
 // Adapter: pjds (src/core/pjds.hpp, src/cuda/pjds.cuh) as a petsc-gpumat format.
 #include "gpumat_impl.hpp"
 #include "core/pjds.hpp"
+#include "core/format_record.hpp"
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #if defined(GPUMAT_WITH_CUDA)
   #include "cuda/pjds.cuh"
 #endif
@@ -14,32 +16,21 @@ class PjdsFormat final : public GPUMAT_DEVICE_FORMAT(cuda::PjdsDevice<Scalar>) {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
+    const FormatRecord &r = pjds_record();
     PetscFunctionBegin;
     struct {
-      const char *name, *text;
-      PetscInt    lo, hi, shown;
+      const char *key;
+      PetscInt    shown;
     } opts[] = {
-      {"-mat_pjds_block_rows", "Rows per padded block, b_r: 1..1024 (0 = 32, the warp)", 0, pjds_max_block_rows, user_.block_rows},
-      {"-mat_pjds_sigma", "Sorting window in rows: 1 = no sorting (sliced ELL), n = rows sorted by length within windows of n rows (rounded up to a multiple of b_r; the row count or more: all rows, pJDS proper), 0 = the model: the smallest of 1, 4096, 16384, 65536, 262144, 1048576 and all rows whose padding is at most 4.5 % of the nonzeros", 0, PETSC_INT_MAX, (PetscInt)user_.sigma},
-      {"-mat_pjds_long_row", "Rows with more nonzeros than this go to the long part, cut into chunks summed by groups of lanes (0 = the model: 32, or no long part where the longest row has at most 128 entries and at most 3 times the mean; halved down to 32 while sorted padding stays above 4.5 %)", 0, PETSC_INT_MAX, (PetscInt)user_.long_row},
-      {"-mat_pjds_occupancy", "Product blocks of 256 threads resident per multiprocessor the GPU kernel is compiled for: 4 (up to 64 registers a thread) or 6 (up to 40); 0 = measured: the first 6 products after a build alternate between the two, timed by CUDA events, and the faster is kept (until they have finished: 6 without a long part, 4 with one)", 0, 6, occupancy_},
-      {"-mat_pjds_lanes", "GPU product: lanes summing one chunk of a long row, 4, 8, 16 or 32 (0 = the long rows' mean length / 8 rounded up to a power of two within 4..32)", 0, 32, shape_.lanes},
-      {"-mat_pjds_passes", "GPU product: passes of 8 loads per lane in a chunk of a long row, 1..64 (a chunk is lanes x 8 x passes entries; 0 = the longest long row / (8 lanes) rounded up within 1..4)", 0, kLongMaxPasses, shape_.passes},
+      {"block_rows", user_.block_rows}, {"sigma", (PetscInt)user_.sigma}, {"long_row", (PetscInt)user_.long_row}, {"occupancy", occupancy_}, {"lanes", shape_.lanes}, {"passes", shape_.passes},
     };
     PetscInt values[6];
-    for (int k = 0; k < 6; ++k) {
-      PetscBool set;
-      values[k] = opts[k].shown;
-      PetscCall(PetscOptionsInt(opts[k].name, opts[k].text, "MATPJDS", values[k], &values[k], &set));
-      PetscCheck(!set || (values[k] >= opts[k].lo && values[k] <= opts[k].hi), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be in [%" PetscInt_FMT ", %" PetscInt_FMT "] (0 chooses the default), got %" PetscInt_FMT, opts[k].name, opts[k].lo, opts[k].hi, values[k]);
-    }
+    for (int k = 0; k < 6; ++k) PetscCall(ReadOption(PetscOptionsObject, r.option(opts[k].key), opts[k].shown, &values[k], nullptr));
     user_.block_rows = (int)values[0];
     user_.sigma      = values[1];
     user_.long_row   = values[2];
-    PetscCheck(values[3] == 0 || values[3] == 4 || values[3] == 6, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_occupancy must be 0 (measured), 4 or 6 (blocks per multiprocessor), got %" PetscInt_FMT, values[3]);
-    occupancy_ = (int)values[3];
-    PetscCheck(long_shape_valid({(int)values[4], 0}), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_pjds_lanes must be 0 (by the long rows), 4, 8, 16 or 32, got %" PetscInt_FMT, values[4]);
-    shape_ = {(int)values[4], (int)values[5]};
+    occupancy_       = (int)values[3];
+    shape_           = {(int)values[4], (int)values[5]};
     PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -151,6 +142,49 @@ public:
     }
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // Once built: block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each
+  // with its _source (set|model); pjds_rows, stored_entries, padding_entries (stored beyond the
+  // pJDS part's nonzeros), long_rows, long_entries, format_bytes; once the device holds the format
+  // also chunks, chunk_entries, lanes, passes, shape_source (set|long_rows: from the long rows'
+  // lengths), occupancy (blocks per multiprocessor of the product's kernel) and occupancy_source
+  // (option|layout|trial: set, the layout's until the first products are timed, or their times).
+  void Describe(Properties &out, const CsrView<Scalar> &A) const override
+  {
+    const PjdsParams &p = choice_.p;
+    if (p.block_rows == 0) return; // never built
+    auto src = [](std::int64_t user) { return user ? "set" : "model"; };
+    std::int64_t pj_rows = host_.nrows_pj, long_rows = (std::int64_t)host_.long_rows.size(), long_nnz = (std::int64_t)host_.long_val.size(), padded = host_.padded();
+    std::size_t  bytes = host_.bytes();
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) pj_rows = dev_.pjds_rows(), long_rows = dev_.long_rows(), long_nnz = dev_.long_entries(), padded = dev_.padded(), bytes = dev_.format_bytes();
+#endif
+    out.insert(out.end(), {{"block_rows", std::to_string(p.block_rows)},
+                           {"block_rows_source", src(user_.block_rows)},
+                           {"sigma", p.sigma >= A.nrows && p.sigma > 1 ? std::string("all") : std::to_string(p.sigma)},
+                           {"sigma_source", src(user_.sigma)},
+                           {"long_row", std::to_string(p.long_row)},
+                           {"long_row_source", src(user_.long_row)},
+                           {"pjds_rows", std::to_string(pj_rows)},
+                           {"stored_entries", std::to_string(padded)},
+                           {"padding_entries", std::to_string(padded - ((std::int64_t)A.nnz() - long_nnz))},
+                           {"long_rows", std::to_string(long_rows)},
+                           {"long_entries", std::to_string(long_nnz)},
+                           {"format_bytes", std::to_string(bytes)}});
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes() && dev_.chunks() >= 0) {
+      const LongShape &sh = dev_.long_shape();
+      const auto      &t  = dev_.trial();
+      out.insert(out.end(), {{"chunks", std::to_string(dev_.chunks())},
+                             {"chunk_entries", std::to_string(sh.entries())},
+                             {"lanes", std::to_string(sh.lanes)},
+                             {"passes", std::to_string(sh.passes)},
+                             {"shape_source", shape_.lanes || shape_.passes ? "set" : "long_rows"},
+                             {"occupancy", std::to_string(dev_.kernel_occupancy())},
+                             {"occupancy_source", occupancy_ ? "option" : t.decided() && !t.times().empty() ? "trial" : "layout"}});
+    }
+#endif
   }
 
 private:
