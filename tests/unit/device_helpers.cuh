@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -77,11 +79,19 @@ std::vector<T> device_apply(const Device &D, gpumat::Op op, const std::vector<T>
 }
 
 // D's products y = op(A) x (+ z), both ops, z absent, separate and aliasing y, against the
-// long-double reference of the CSR M (values vals), within tolerance<T>().
+// long-double reference of the CSR M (values vals), within tolerance<T>(). Without a device
+// transpose (transpose false: the cuSPARSE formats) y = A x alone, and A^T x must be refused with
+// cudaErrorNotSupported.
 template <typename T, typename Device>
-void check_device_products(const matgen::Csr &M, const std::vector<T> &vals, const Device &D, cudaStream_t s, const std::string &where) {
+void check_device_products(const matgen::Csr &M, const std::vector<T> &vals, const Device &D, cudaStream_t s, const std::string &where, bool transpose = true) {
   for (gpumat::Op op : {gpumat::Op::NoTrans, gpumat::Op::Trans}) {
-    const bool           trans = op == gpumat::Op::Trans;
+    const bool trans = op == gpumat::Op::Trans;
+    if (trans && !transpose) {
+      cudaError_t st = cudaSuccess;
+      (void)device_apply(D, op, std::vector<T>(std::size_t(M.nrows), T(1)), std::vector<T>(std::size_t(M.ncols)), ZMode::None, s, &st);
+      EXPECT_EQ(st, cudaErrorNotSupported) << where << ": a device transpose";
+      continue;
+    }
     const std::vector<T> x     = matgen::random_vector<T>(std::size_t(trans ? M.nrows : M.ncols), 101);
     const std::vector<T> z     = matgen::random_vector<T>(std::size_t(trans ? M.ncols : M.nrows), 202);
     std::vector<long double> ref, scale;
@@ -95,18 +105,22 @@ void check_device_products(const matgen::Csr &M, const std::vector<T> &vals, con
 
 // D.diagonal() against the CSR M (values vals): every row's diagonal entry (0 where the row has
 // none) into a poisoned d, and through a row map (row r -> 2 r + 1, as the compressed block of a
-// matrix twice as tall) with the matching column. Device: any format's device class.
+// matrix twice as tall) with the matching column; the entries of d past the rows, or that no row
+// maps to, left as they were (poisoned). Device: any format's device class.
 template <typename T, typename Csr, typename Device>
 void check_device_diagonal(const Csr &M, const std::vector<T> &vals, const Device &D, cudaStream_t s, const std::string &where) {
   std::vector<T> want(std::size_t(M.nrows), T(0));
   for (gpumat::index_t r = 0; r < M.nrows; ++r)
     for (gpumat::index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k)
       if (M.colidx[std::size_t(k)] == r) want[std::size_t(r)] = vals[std::size_t(k)];
-  DeviceArray<T> d(std::size_t(M.nrows));
+  // d longer than the rows (by the columns and one): nothing written past the rows
+  DeviceArray<T> d(std::size_t(M.nrows) + std::size_t(M.ncols) + 1);
   d.poison(s);
   ASSERT_EQ(cudaSuccess, D.diagonal(nullptr, d.p, s)) << where;
   ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-  EXPECT_EQ(d.download(), want) << where;
+  const std::vector<T> diag = d.download();
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), diag.begin())) << where;
+  EXPECT_TRUE(std::all_of(diag.begin() + M.nrows, diag.end(), [](T v) { return std::isnan(v); })) << where << ": written past the rows";
   std::vector<gpumat::index_t> map(std::size_t(M.nrows));
   for (gpumat::index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = 2 * r + 1;
   const DeviceArray<gpumat::index_t> dmap(map);
@@ -120,6 +134,7 @@ void check_device_diagonal(const Csr &M, const std::vector<T> &vals, const Devic
     for (gpumat::index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k)
       if (M.colidx[std::size_t(k)] == 2 * r + 1) w = vals[std::size_t(k)];
     EXPECT_EQ(got[std::size_t(2 * r + 1)], w) << where << " row " << r;
+    EXPECT_TRUE(std::isnan(got[std::size_t(2 * r)])) << where << " entry " << 2 * r << " (mapped to by no row) written";
   }
 }
 

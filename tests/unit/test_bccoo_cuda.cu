@@ -1,20 +1,22 @@
-// bccoo CUDA layer: the device builder produces the host builder's arrays bit for bit (flags,
-// transposed values and column differences, escapes, first segments, no-scan groups), and the
-// device products (y = A x with the adjacent synchronization, the BCCOO+ combine, y = A^T x, the
-// diagonal) match the long-double CSR reference for every block shape and parameter set, in double
-// and float, with y poisoned (NaN) before each product; refresh equals a rebuild (also in several
-// staging chunks); two products are bitwise equal; the special cases of the issue: rows spanning
-// many work groups, every block a row stop, more than 65,535 columns, unsorted columns, a matrix
-// large enough for thousands of concurrently running groups; a fuzz test of every parameter set
-// the tuner can pick on random matrices; the tuner's timing of one candidate and a whole search on
-// the device. The ablation's steps (apply_variant) and strategy 1 give the production product:
-// bitwise where they add in its order, else within the reference's tolerance.
+// bccoo CUDA layer: a build from a CSR already on the device lays out the host builder's arrays;
+// refresh in several staging chunks; two products are bitwise equal; the special cases of the
+// issue: rows spanning many work groups, every block a row stop, more than 65,535 columns,
+// unsorted columns, a matrix large enough for thousands of concurrently running groups; a fuzz
+// test of every parameter set the tuner can pick on random matrices; the tuner's timing of one
+// candidate and a whole search on the device. The ablation's steps (apply_variant) and strategy 1
+// give the production product: bitwise where they add in its order, else within the reference's
+// tolerance. The device builder's arrays (flags, transposed values and column differences,
+// escapes, first segments, no-scan groups) against the host builder's and the products (y = A x
+// with the adjacent synchronization, the BCCOO+ combine, y = A^T x) for every block shape and
+// parameter set on the standard set, the refresh, the diagonal and release are the typed suite's
+// (test_formats_cuda.cu).
 #include "core/bccoo.hpp"
 #include "core/bccoo_tune.hpp"
 #include "cuda/bccoo.cuh"
 #include "cuda/bccoo_tune.cuh"
 #include "bccoo_params.hpp"
 #include "device_helpers.cuh"
+#include "format_traits_cuda.cuh"
 #include "matgen.hpp"
 #include "params.hpp"
 
@@ -44,52 +46,15 @@ using gpumat_test::ZMode;
 using gpumat_test::device_apply;
 
 
-// The device's arrays equal the host builder's.
-template <typename T>
-void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const BccooParams &p, const BccooDevice<T> &D) {
-  Bccoo<T> H, G;
-  gpumat::bccoo_build(M.view(vals), p, H);
-  ASSERT_EQ(cudaSuccess, D.download(G));
-  const std::string where = M.name + " " + describe(p);
-  EXPECT_EQ(G.nblocks, H.nblocks) << where;
-  EXPECT_EQ(G.padded_blocks, H.padded_blocks) << where;
-  EXPECT_EQ(G.pad_blocks, H.pad_blocks) << where;
-  EXPECT_EQ(G.nsegments, H.nsegments) << where;
-  EXPECT_EQ(G.p.slices, H.p.slices) << where;
-  if (H.nblocks == 0) return;
-  EXPECT_TRUE(G.flags == H.flags) << where << ": flags";
-  EXPECT_TRUE(G.val == H.val) << where << ": values";
-  EXPECT_TRUE(G.dcol == H.dcol) << where << ": column differences";
-  EXPECT_TRUE(G.col == H.col) << where << ": columns";
-  EXPECT_TRUE(G.escape == H.escape) << where << ": escapes";
-  EXPECT_TRUE(G.escape_start == H.escape_start) << where << ": escape starts";
-  EXPECT_TRUE(G.first_segment == H.first_segment) << where << ": first segments";
-  EXPECT_TRUE(G.no_scan == H.no_scan) << where << ": no-scan groups";
-  EXPECT_EQ(D.escapes(), std::int64_t(H.escape.size())) << where;
-}
-
 template <typename T>
 void check_matrix(const matgen::Csr &M, const BccooParams &q, cudaStream_t s, bool layout = true) {
   const BccooParams    p    = gpumat::bccoo_resolve(q);
   const std::vector<T> vals = M.values<T>();
   BccooDevice<T>       D;
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << describe(p) << ": " << D.why();
-  if (layout) check_layout(M, vals, p, D);
+  if (layout) gpumat_test::check_bccoo_device_layout(M, vals, p, D);
   gpumat_test::check_device_products(M, vals, D, s, M.name + " " + describe(p));
 }
-
-class BccooDeviceApply : public ::testing::TestWithParam<BccooParams> {
-protected:
-  template <typename T>
-  void run() {
-    const Stream s;
-    for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<T>(M, GetParam(), s);
-  }
-};
-TEST_P(BccooDeviceApply, Double) { run<double>(); }
-TEST_P(BccooDeviceApply, Float) { run<float>(); }
-INSTANTIATE_TEST_SUITE_P(Params, BccooDeviceApply, ::testing::ValuesIn(gpumat_test::bccoo_param_sets()),
-                         [](const ::testing::TestParamInfo<BccooParams> &i) { return gpumat_test::bccoo_name(i.param); });
 
 // A build from a CSR already on the device (the tuner's: one upload for every candidate) lays out
 // the same arrays as the build from the host CSR, for sorted and unsorted rows, one and several
@@ -111,76 +76,12 @@ TEST(BccooDevice, BuildFromTheDeviceCsr) {
       const BccooParams   p = gpumat::bccoo_resolve(q);
       BccooDevice<double> D;
       ASSERT_EQ(cudaSuccess, D.build(csr.view(), p, s)) << M.name << " " << describe(p) << ": " << D.why();
-      check_layout(M, v, p, D);
+      gpumat_test::check_bccoo_device_layout(M, v, p, D);
       if (!D.build_phases().empty()) EXPECT_STRNE(D.build_phases().front().first, "upload") << M.name;
     }
   }
   ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
   EXPECT_EQ(cudaSuccess, cudaGetLastError());
-}
-
-// The diagonal, with and without a row map (a compressed block: row r of the format is row map[r]
-// of the full matrix, whose diagonal entry is at column map[r]).
-TEST(BccooDevice, Diagonal) {
-  const Stream s;
-  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1), bp(4, 4, 1, 24, 64, 0)})
-    for (const matgen::Csr &M : matgen::standard_set_cached(512)) {
-      const BccooParams   p    = gpumat::bccoo_resolve(q);
-      std::vector<double> vals = M.values<double>();
-      BccooDevice<double> D;
-      ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << D.why();
-      for (bool mapped : {false, true}) {
-        std::vector<index_t> map(std::size_t(M.nrows));
-        for (index_t r = 0; r < M.nrows; ++r) map[std::size_t(r)] = mapped ? std::min<index_t>(M.ncols - 1, r + r / 3) : r;
-        if (mapped && M.ncols == 0) continue;
-        std::vector<double> expect(std::size_t(std::max(M.nrows, M.ncols)) + 1, -7.0); // untouched entries stay -7
-        for (index_t r = 0; r < M.nrows; ++r) {
-          const index_t c = map[std::size_t(r)];
-          if (c < 0 || c >= std::int64_t(expect.size())) continue;
-          expect[std::size_t(c)] = 0.0;
-          for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k)
-            if (M.colidx[k] == c) expect[std::size_t(c)] = vals[std::size_t(k)];
-        }
-        if (mapped) { // map must be injective: r + r/3 is, until clipped to ncols - 1
-          bool ok = true;
-          for (index_t r = 1; r < M.nrows; ++r) ok &= map[std::size_t(r)] != map[std::size_t(r - 1)];
-          if (!ok) continue;
-        }
-        const DeviceArray<index_t> dmap(map);
-        const DeviceArray<double>  dd(std::vector<double>(expect.size(), -7.0));
-        ASSERT_EQ(cudaSuccess, D.diagonal(mapped ? dmap.p : nullptr, dd.p, s));
-        ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-        EXPECT_TRUE(dd.download() == expect) << M.name << " " << describe(p) << (mapped ? " mapped" : "");
-      }
-    }
-}
-
-// New values through the slot map equal a fresh build, and give the new product.
-TEST(BccooDevice, RefreshEqualsRebuild) {
-  const Stream        s;
-  const matgen::Csr   M = matgen::random_rows("refresh", 2000, 1800, 0, 12, 0.1, 85);
-  std::vector<double> v = M.values<double>();
-  for (const BccooParams &q : {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1)}) {
-    const BccooParams   p = gpumat::bccoo_resolve(q);
-    BccooDevice<double> D, E;
-    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s));
-    std::vector<double> w(v.size());
-    for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 - 0.5 * double(k % 7);
-    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
-    ASSERT_EQ(cudaSuccess, E.build(M.view(w), p, s));
-    Bccoo<double> a, b;
-    ASSERT_EQ(cudaSuccess, D.download(a));
-    ASSERT_EQ(cudaSuccess, E.download(b));
-    EXPECT_TRUE(a.val == b.val);
-    // the same values from device memory (a device COO assembly's): scattered in place
-    BccooDevice<double>       F;
-    const DeviceArray<double> dw(w);
-    ASSERT_EQ(cudaSuccess, F.build(M.view(v), p, s));
-    ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
-    Bccoo<double> c;
-    ASSERT_EQ(cudaSuccess, F.download(c));
-    EXPECT_TRUE(c.val == b.val);
-  }
 }
 
 // More values than one staging chunk of the refresh (4M): the chunks land where a build puts them.

@@ -1,13 +1,15 @@
-// bccoo host layer (src/core/bccoo.hpp): parameter resolution, the layout's invariants, and the host
-// reference product against a long-double CSR reference for every block shape, slice counts, tile
-// and group sizes, with and without column compression, on the standard set and on the issue's
-// special cases (block shapes not dividing the dimensions, tiles of row stops only, rows spanning
-// many work groups, empty rows and columns, more than 65,535 columns); a fuzz test of every
-// parameter set the tuner can pick (src/core/bccoo_tune.hpp) on random matrices.
+// bccoo host layer (src/core/bccoo.hpp): parameter resolution, the byte model of the block
+// shapes and the model's choices, and the host reference on the special cases (block
+// shapes not dividing the dimensions, tiles of row stops only, rows spanning many work groups,
+// empty rows and columns, more than 65,535 columns, dense blocks); a fuzz test of every parameter
+// set the tuner can pick (src/core/bccoo_tune.hpp) on random matrices. The products of every block
+// shape, slice count, tile and group on the standard set, and the refresh, are the typed suite's
+// (test_formats_host.cpp, the layout's invariants in format_traits.hpp).
 #include "core/bccoo.hpp"
 #include "matgen.hpp"
 #include "params.hpp"
 #include "bccoo_params.hpp"
+#include "format_traits.hpp"
 #include "host_helpers.hpp"
 
 #include <gtest/gtest.h>
@@ -29,48 +31,6 @@ using gpumat_test::bp;
 using gpumat_test::ZMode;
 using gpumat_test::describe;
 
-// Layout invariants: one row stop per segment, the stop ends it, padding flags are 1, decompressed
-// columns are block columns of the matrix inside the segment's slice, first_segment and no_scan
-// agree with the flags.
-template <typename T>
-void check_layout(const Bccoo<T> &B, const std::string &where) {
-  if (B.nblocks == 0) return;
-  std::int64_t stops = 0;
-  for (std::int64_t k = 0; k < B.padded_blocks; ++k) {
-    if (k >= B.nblocks) {
-      ASSERT_TRUE(B.flag(k)) << where << ": padding block " << k << " is a row stop";
-      continue;
-    }
-    const index_t c = B.block_col(k);
-    ASSERT_GE(c, 0) << where;
-    ASSERT_LT(c, B.nbcols) << where;
-    const std::int64_t slice = stops / B.nbrows;
-    ASSERT_EQ(c / B.slice_bcols, index_t(slice)) << where << ": block " << k << " outside its slice";
-    stops += !B.flag(k);
-  }
-  ASSERT_EQ(stops, B.nsegments) << where;
-  ASSERT_TRUE(!B.flag(B.nblocks - 1)) << where << ": the last block is no row stop";
-  std::int64_t seen = 0;
-  for (std::int64_t t = 0; t < B.thread_tiles(); ++t) {
-    ASSERT_EQ(B.first_segment[std::size_t(t)], seen) << where << ": tile " << t;
-    bool any = false;
-    for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k)
-      if (!B.flag(k)) any = true, ++seen;
-    if (!any) {
-      ASSERT_EQ(B.no_scan[std::size_t(t / B.p.group)], 0) << where << ": tile " << t;
-    }
-  }
-  for (std::int64_t g = 0; g < B.groups(); ++g) {
-    bool all = true;
-    for (std::int64_t t = g * B.p.group; t < (g + 1) * B.p.group; ++t) {
-      bool any = false;
-      for (std::int64_t k = t * B.p.tile; k < (t + 1) * B.p.tile; ++k) any |= !B.flag(k);
-      all &= any;
-    }
-    ASSERT_EQ(B.no_scan[std::size_t(g)], all ? 1 : 0) << where << ": group " << g;
-  }
-}
-
 template <typename T>
 void check_products(const matgen::Csr &M, const BccooParams &p) {
   const std::vector<T> vals = M.values<T>();
@@ -78,23 +38,12 @@ void check_products(const matgen::Csr &M, const BccooParams &p) {
   Bccoo<T> B;
   gpumat::bccoo_build(A, p, B);
   const std::string where = M.name + " " + describe(B.p);
-  check_layout(B, where);
+  gpumat_test::check_bccoo_layout(B, where);
   for (Op op : {Op::NoTrans, Op::Trans})
     for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
       ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 71, 72, [&](const T *x, const T *z, T *y) { gpumat::bccoo_apply(B, op, x, z, y); }), "")
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
-
-class BccooHostApply : public ::testing::TestWithParam<BccooParams> {};
-
-TEST_P(BccooHostApply, Double) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
-}
-TEST_P(BccooHostApply, Float) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
-}
-INSTANTIATE_TEST_SUITE_P(Params, BccooHostApply, ::testing::ValuesIn(gpumat_test::bccoo_param_sets()),
-                         [](const ::testing::TestParamInfo<BccooParams> &i) { return gpumat_test::bccoo_name(i.param); });
 
 // More than 65,535 columns, random: the 16-bit differences escape, the product stays exact.
 TEST(BccooHostSpecial, WideMatrixEscapes) {
@@ -139,18 +88,6 @@ TEST(BccooHostSpecial, RaggedBlocksAndEmptyRowsColumns) {
     for (int w : {1, 2, 4}) check_products<double>(M, bp(h, w, 5, 8, 32, 1));
   const matgen::Csr E = matgen::no_nonzeros("all_empty_37x11", 37, 11);
   check_products<double>(E, bp(3, 4, 2, 8, 32, 1));
-}
-
-// New values through the slot map give the product of a fresh build.
-TEST(BccooHostSpecial, RefreshEqualsRebuild) {
-  const matgen::Csr M = matgen::random_rows("refresh", 2000, 1800, 0, 12, 0.1, 85);
-  std::vector<double> v = M.values<double>();
-  Bccoo<double> B, C;
-  gpumat::bccoo_build(M.view(v), bp(3, 2, 4, 8, 32, 1), B);
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.25 - 0.5 * double(k % 7);
-  gpumat::bccoo_refresh(M.view(v), B);
-  gpumat::bccoo_build(M.view(v), bp(3, 2, 4, 8, 32, 1), C);
-  EXPECT_EQ(B.val, C.val);
 }
 
 // Bytes: full 3x3 blocks store fewer bytes per nonzero than CSR's 12 (fp64 + 32-bit index).

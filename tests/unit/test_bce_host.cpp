@@ -1,12 +1,14 @@
 // bce host layer (src/core/bce.hpp): parameter resolution; the distribution function on the
 // paper's 10 x 10 example; merging (at most max_sets sets, rows and entries kept, cheapest first);
 // the optimal partition against brute force on small random distributions (optimal under its own
-// time model, for several group costs); the layout's invariants (the long part included) and the
-// host reference products against a long-double CSR reference on the standard set; the issue's
-// special cases (a single row length, every length distinct, more than 100 lengths, one enormous
-// row, empty rows); the refresh; and a fuzz test of random patterns across the parameters.
+// time model, for several group costs); the host reference on the special cases (a single
+// row length, every length distinct, more than 100 lengths, one enormous row, regular rows without
+// a long part); and a fuzz test of random patterns across the parameters. The products across
+// long_row, group cost and merging bounds on the standard set, empty rows and the refresh are the
+// typed suite's (test_formats_host.cpp, the layout's invariants in format_traits.hpp).
 #include "core/bce.hpp"
 #include "bce_params.hpp"
+#include "format_traits.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
 
@@ -27,70 +29,13 @@ using gpumat_test::ZMode;
 
 namespace {
 
-// Every row at one position; groups in increasing width, consecutive positions; each row in the
-// narrowest group that holds it (the binary search), in matrix order within its group; padding
-// zeros with the row's last column; the slot map onto the values.
-template <typename T>
-void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Bce<T> &B, const std::string &where) {
-  const int            k = B.groups();
-  std::vector<index_t> long_rows;
-  for (index_t r = 0; r < M.nrows; ++r)
-    if (M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)] > B.p.long_row) long_rows.push_back(r);
-  ASSERT_TRUE(B.long_rows == long_rows) << where << ": the long rows";
-  ASSERT_EQ(B.row_no.size(), std::size_t(M.nrows) - long_rows.size()) << where;
-  std::vector<char> seen(std::size_t(M.nrows), 0);
-  for (index_t r : long_rows) seen[std::size_t(r)] = 1;
-  for (index_t r : B.row_no) {
-    ASSERT_TRUE(r >= 0 && r < M.nrows && !seen[std::size_t(r)]) << where;
-    seen[std::size_t(r)] = 1;
-  }
-  const int nb = B.blocks();
-  ASSERT_EQ(B.start.size(), std::size_t(nb) + 1) << where;
-  for (int g = 1; g < k; ++g) ASSERT_LT(B.group_width[std::size_t(g) - 1], B.group_width[std::size_t(g)]) << where;
-  std::int64_t prev_window = -1;
-  for (int b = 0; b < nb; ++b) {
-    const std::size_t bb = std::size_t(b);
-    if (b > 0) {
-      ASSERT_EQ(B.pos[bb], B.pos[bb - 1] + B.rows[bb - 1]) << where;
-    }
-    ASSERT_GT(B.rows[bb], 0) << where << ": an empty block";
-    ASSERT_EQ(B.start[bb + 1] - B.start[bb], std::int64_t(B.rows[bb]) * B.width[bb]) << where;
-    const std::int64_t window = B.row_no[std::size_t(B.pos[bb])] / B.p.window;
-    if (window == prev_window) {
-      ASSERT_LT(B.width[bb - 1], B.width[bb]) << where << ": groups in increasing width within a window";
-    } else {
-      ASSERT_GT(window, prev_window) << where << ": windows in order";
-    }
-    prev_window = window;
-    for (index_t i = 0; i < B.rows[bb]; ++i) {
-      const index_t r = B.row_no[std::size_t(B.pos[bb] + i)], n = M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)];
-      ASSERT_EQ(r / B.p.window, window) << where << ": row " << r << " in the block of window " << window;
-      const auto g = std::lower_bound(B.group_width.begin(), B.group_width.end(), n);
-      ASSERT_TRUE(g != B.group_width.end() && *g == B.width[bb]) << where << ": row " << r << " of " << n << " in block " << b << " of width " << B.width[bb];
-      if (i > 0) {
-        ASSERT_LT(B.row_no[std::size_t(B.pos[bb] + i - 1)], r) << where << ": matrix order within a block";
-      }
-      for (index_t j = n; j < B.width[bb]; ++j) {
-        const std::size_t at = std::size_t(B.start[bb] + std::int64_t(j) * B.rows[bb] + i);
-        ASSERT_EQ(B.val[at], T(0)) << where;
-        ASSERT_EQ(B.col[at], n > 0 ? M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1] : 0) << where;
-      }
-    }
-  }
-  ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
-  for (std::size_t q = 0; q < B.slot.size(); ++q) {
-    const std::int64_t s = B.slot[q];
-    ASSERT_EQ(s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())], v[q]) << where << ": entry " << q;
-  }
-}
-
 template <typename T>
 void check_products(const matgen::Csr &M, const BceParams &p) {
   const std::vector<T> vals = M.values<T>();
   Bce<T>               B;
   gpumat::bce_build(M.view(vals), p, B);
   const std::string where = M.name + " " + describe(B.p);
-  check_layout(M, vals, B, where);
+  gpumat_test::check_bce_layout(M, vals, B, where);
   for (Op op : {Op::NoTrans, Op::Trans})
     for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
       ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 91, 92, [&](const T *x, const T *z, T *y) { gpumat::bce_apply(B, op, x, z, y); }), "")
@@ -196,15 +141,6 @@ TEST(BcePartition, Extremes) {
   EXPECT_EQ(gpumat::bce_partition(few, gpumat::bce_resolve(BceParams{})), (std::vector<std::size_t>{1, 3}));
 }
 
-class BceHostApply : public ::testing::TestWithParam<BceParams> {};
-TEST_P(BceHostApply, Double) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
-}
-TEST_P(BceHostApply, Float) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
-}
-INSTANTIATE_TEST_SUITE_P(Params, BceHostApply, ::testing::ValuesIn(gpumat_test::bce_param_sets()), gpumat_test::bce_param_name);
-
 // A single row length: one group, no padding.
 TEST(BceHostSpecial, SingleLength) {
   const matgen::Csr M = matgen::from_lengths("rows_of_9", 4000, std::vector<index_t>(3000, 9), 11);
@@ -260,7 +196,6 @@ TEST(BceHostSpecial, OneEnormousRow) {
   check_products<double>(M, bp(n, -1, 0));
 }
 
-// Empty rows: the group of width 0 (y = 0 or z there), and a matrix of no nonzeros at all.
 // Rows of 40-80 entries (no row far longer than the mean): no long part by default, one group per
 // the model, products as AIJ's (default_long_row, long_rows.hpp).
 TEST(BceHostSpecial, RegularRowsHaveNoLongPart) {
@@ -271,28 +206,6 @@ TEST(BceHostSpecial, RegularRowsHaveNoLongPart) {
   EXPECT_TRUE(B.long_rows.empty());
   EXPECT_EQ(B.p.long_row, gpumat::longest_row(M.view(v)));
   check_products<double>(M, BceParams{});
-}
-
-TEST(BceHostSpecial, EmptyRows) {
-  check_products<double>(matgen::random_rows("with_empty", 3000, 500, 1, 20, 0.3, 14), BceParams{});
-  check_products<double>(matgen::no_nonzeros("no_nonzeros", 300, 50), BceParams{});
-  check_products<double>(matgen::empty_runs(15), BceParams{});
-  check_products<double>(matgen::leading_trailing_empty(16), BceParams{});
-  check_products<double>(matgen::no_nonzeros("no_rows", 0, 7), BceParams{});
-}
-
-TEST(BceHost, RefreshEqualsRebuild) {
-  const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 17);
-  std::vector<double> v = M.values<double>(), w(v.size());
-  for (std::size_t k = 0; k < w.size(); ++k) w[k] = 0.25 - 0.5 * double(k % 7);
-  Bce<double> D, E;
-  gpumat::bce_build(M.view(v), BceParams{}, D);
-  gpumat::bce_refresh(M.view(w), D);
-  gpumat::bce_build(M.view(w), BceParams{}, E);
-  EXPECT_TRUE(D.val == E.val);
-  EXPECT_TRUE(D.long_val == E.long_val);
-  EXPECT_FALSE(D.long_rows.empty());
-  check_layout(M, w, D, "refreshed");
 }
 
 // Fuzz: random patterns (empty rows, ragged sizes) across long_row, c and max_sets.

@@ -1,75 +1,23 @@
-// csrspec host layer: parameter resolution, statistics and the sequential emulation of the
-// speculative segmented sum against a plain long-double CSR reference.
+// csrspec host layer: parameter resolution and statistics. The products of the sequential
+// emulation of the speculative segmented sum are the typed suite's (test_formats_host.cpp).
 #include "core/csrspec.hpp"
 #include "matgen.hpp"
-#include "host_helpers.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
-using gpumat::CsrSpecHost;
 using gpumat::CsrSpecParams;
 using gpumat::CsrSpecStats;
 using gpumat::index_t;
-using gpumat::Op;
 
 namespace {
-
-using gpumat_test::ZMode;
 
 using gpumat_test::describe;
 using gpumat_test::param_sets;
 using gpumat_test::params;
-using gpumat_test::tolerance;
-
-template <typename T>
-void check_apply(const matgen::Csr &M, const CsrSpecParams &p, Op op, ZMode zm) {
-  const std::vector<T> vals = M.values<T>();
-  const auto A              = M.view(vals);
-  CsrSpecHost<T> host;
-  host.setup(A, p);
-  const bool trans = op == Op::Trans;
-  const std::size_t nin = std::size_t(trans ? M.nrows : M.ncols), nout = std::size_t(trans ? M.ncols : M.nrows);
-  const std::vector<T> x  = matgen::random_vector<T>(nin, 101);
-  const std::vector<T> zv = matgen::random_vector<T>(nout, 202);
-  std::vector<long double> ref, scale;
-  matgen::reference(M, vals, trans, x.data(), zm == ZMode::None ? nullptr : zv.data(), ref, scale);
-  // Twice: the second call reuses the scratch of the first.
-  for (int rep = 0; rep < 2; ++rep) {
-    std::vector<T> y(nout, std::numeric_limits<T>::quiet_NaN());
-    const T *z = nullptr;
-    if (zm == ZMode::Separate) z = zv.data();
-    if (zm == ZMode::Alias) {
-      y = zv;
-      z = y.data();
-    }
-    host.apply(A, op, x.data(), z, y.data());
-    ASSERT_EQ(matgen::mismatch(y, ref, scale, tolerance<T>()), "")
-        << M.name << " " << describe(p) << (trans ? " Trans" : " NoTrans") << " z mode " << int(zm) << " call " << rep;
-  }
-}
-
-class HostApply : public ::testing::TestWithParam<std::tuple<CsrSpecParams, Op>> {
-protected:
-  template <typename T> void run() {
-    const CsrSpecParams p = gpumat::csrspec_resolve<T>(std::get<0>(GetParam()));
-    const index_t ts      = index_t(p.bunches * p.T * p.W);
-    for (const matgen::Csr &M : matgen::standard_set_cached(ts))
-      for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) check_apply<T>(M, p, std::get<1>(GetParam()), zm);
-  }
-};
-
-TEST_P(HostApply, Double) { run<double>(); }
-TEST_P(HostApply, Float) { run<float>(); }
-
-INSTANTIATE_TEST_SUITE_P(Params, HostApply, ::testing::Combine(::testing::ValuesIn(param_sets()),
-                                                               ::testing::Values(Op::NoTrans, Op::Trans)),
-                         gpumat_test::ParamName());
 
 // Statistics against a direct count: empty rows, tiles, blocks, rows spanning blocks, and dirty
 // tiles present exactly when a tile owns an empty row.

@@ -1,8 +1,11 @@
-// cusparsebsr host layer: the BSR layout (block rows, sorted block columns, in-block order, padding
-// of rows and columns not divisible by bs, slot map), block counts, the byte model and the block
-// size choice, refresh and the reference product over the stored blocks against a plain
-// long-double CSR product.
+// cusparsebsr host layer: the layout by hand, the largest block size and block matrices at their
+// own block size and others, block counts, the byte model and the block size choice, refused
+// block sizes. The layout (block rows, sorted block columns, in-block order, padding of rows and
+// columns not divisible by bs, slot map) and the reference product over the stored blocks on the
+// standard set for every tested bs and both block orders, and the refresh, are the typed suite's
+// (test_formats_host.cpp, the layout's invariants in format_traits.hpp).
 #include "core/cusparsebsr.hpp"
+#include "format_traits.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
 #include "params.hpp"
@@ -14,7 +17,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 using gpumat::BsrHost;
@@ -24,81 +26,13 @@ using gpumat::Op;
 
 namespace {
 
-using gpumat_test::tolerance;
-
 using gpumat_test::ZMode;
-
-// The standard set without its largest random patterns (each nonzero its own block at bs up to 7
-// would store millions of values), plus a 1021 x 1013 matrix (no tested bs divides either) with one
-// long row.
-const std::vector<matgen::Csr> &matrices() {
-  static const std::vector<matgen::Csr> m = [] {
-    std::vector<matgen::Csr> v;
-    for (matgen::Csr &M : matgen::standard_set(512))
-      if (M.name != "power_law") v.push_back(std::move(M));
-    v.push_back(matgen::rows_1021_one_long(1013));
-    return v;
-  }();
-  return m;
-}
 
 template <typename T>
 void check_apply(const BsrHost<T> &H, const matgen::Csr &M, const std::vector<T> &vals, Op op, ZMode zm, const std::string &what) {
   ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 101, 202, [&](const T *x, const T *z, T *y) { H.apply(op, x, z, y); }), "")
       << what << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
-
-// The layout against its definition: the set of blocks of each block row, ascending, every entry
-// at its in-block position, the rest of every block zero.
-template <typename T>
-void check_layout(const BsrLayout &L, const std::vector<T> &stored, const matgen::Csr &M, const std::vector<T> &vals, int bs, bool row_major,
-                  const std::string &what) {
-  const index_t mb = (M.nrows + bs - 1) / bs, nb = (M.ncols + bs - 1) / bs;
-  ASSERT_EQ(L.mb, mb) << what;
-  ASSERT_EQ(L.nb, nb) << what;
-  ASSERT_EQ(L.rowptr.size(), std::size_t(mb) + 1) << what;
-  ASSERT_EQ(L.rowptr[0], 0) << what;
-  for (index_t I = 0; I < mb; ++I) {
-    std::set<index_t> want;
-    for (index_t r = I * bs; r < std::min<index_t>(M.nrows, (I + 1) * bs); ++r)
-      for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k) want.insert(M.colidx[std::size_t(k)] / bs);
-    const std::vector<index_t> got(L.colidx.begin() + L.rowptr[std::size_t(I)], L.colidx.begin() + L.rowptr[std::size_t(I) + 1]);
-    ASSERT_EQ(got, std::vector<index_t>(want.begin(), want.end())) << what << " block row " << I;
-  }
-  ASSERT_EQ(stored.size(), std::size_t(L.stored())) << what;
-  std::vector<char> used(stored.size(), 0);
-  for (index_t r = 0; r < M.nrows; ++r)
-    for (index_t k = M.rowptr[r]; k < M.rowptr[r + 1]; ++k) {
-      const index_t c = M.colidx[std::size_t(k)], I = r / bs, i = r % bs, j = c % bs;
-      const auto    b = std::lower_bound(L.colidx.begin() + L.rowptr[std::size_t(I)], L.colidx.begin() + L.rowptr[std::size_t(I) + 1], c / bs) - L.colidx.begin();
-      const index_t p = index_t(b) * bs * bs + (row_major ? i * bs + j : j * bs + i);
-      ASSERT_EQ(L.slot[std::size_t(k)], p) << what << " entry " << k;
-      ASSERT_EQ(stored[std::size_t(p)], vals[std::size_t(k)]) << what;
-      used[std::size_t(p)] = 1;
-    }
-  for (std::size_t p = 0; p < used.size(); ++p)
-    if (!used[p]) {
-      ASSERT_EQ(stored[p], T(0)) << what << " fill at " << p;
-    }
-}
-
-template <typename T> void run_all(const std::vector<int> &sizes) {
-  for (int bs : sizes)
-    for (bool row_major : {false, true})
-      for (const matgen::Csr &M : matrices()) {
-        const std::string    what = M.name + " bs " + std::to_string(bs) + (row_major ? " row-major" : " column-major");
-        const std::vector<T> vals = M.values<T>();
-        BsrHost<T>           H;
-        H.build(M.view(vals), bs, row_major);
-        check_layout(H.layout(), H.values(), M, vals, bs, row_major, what);
-        EXPECT_EQ(gpumat::bsr_block_count(M.view(vals), bs), H.layout().nnzb()) << what;
-        for (Op op : {Op::NoTrans, Op::Trans})
-          for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) check_apply(H, M, vals, op, zm, what);
-      }
-}
-
-TEST(BsrHost, ApplyAndLayoutDouble) { run_all<double>({2, 3, 5, 7}); }
-TEST(BsrHost, ApplyAndLayoutFloat) { run_all<float>({2, 4}); }
 
 // The largest block size on small matrices, and the block matrices at their own size and others.
 TEST(BsrHost, LargeAndMatchingBlocks) {
@@ -109,25 +43,9 @@ TEST(BsrHost, LargeAndMatchingBlocks) {
       BsrHost<double>           H;
       H.build(M.view(vals), bs, false);
       const std::string what = M.name + " bs " + std::to_string(bs);
-      check_layout(H.layout(), H.values(), M, vals, bs, false, what);
+      gpumat_test::check_bsr_layout(H.layout(), H.values(), M, vals, bs, false, what);
       for (Op op : {Op::NoTrans, Op::Trans}) check_apply(H, M, vals, op, ZMode::Separate, what);
     }
-}
-
-TEST(BsrHost, Refresh) {
-  for (const matgen::Csr &M : {matgen::random_rows("random_with_empty", 4000, 3000, 1, 12, 0.15, 12), matgen::dense_blocks(50, 3, 4, 3)}) {
-    const std::vector<double> vals = M.values<double>();
-    for (bool row_major : {false, true}) {
-      BsrHost<double> H;
-      H.build(M.view(vals), 3, row_major);
-      std::vector<double> fresh(vals.size());
-      for (std::size_t k = 0; k < fresh.size(); ++k) fresh[k] = 0.5 - vals[k] * double(k % 7);
-      H.refresh(fresh.data());
-      check_layout(H.layout(), H.values(), M, fresh, 3, row_major, M.name + " refreshed");
-      check_apply(H, M, fresh, Op::NoTrans, ZMode::Alias, M.name + " refreshed");
-      check_apply(H, M, fresh, Op::Trans, ZMode::None, M.name + " refreshed");
-    }
-  }
 }
 
 // 3 x 5 at bs 2 by hand: entries (0,0) (0,3) (1,4) (2,1); block rows {0: cols 0, 1, 2}, {1: col 0}.
@@ -152,8 +70,9 @@ TEST(BsrHost, LayoutByHand) {
   EXPECT_EQ(H.layout().slot, (std::vector<index_t>{0, 5, 10, 13}));
 }
 
+// Block counts of every bs in one pass against a set of blocks, on the typed suite's bsr matrices.
 TEST(BsrChoice, BlockCounts) {
-  for (const matgen::Csr &M : matrices()) {
+  for (const matgen::Csr &M : gpumat_test::FormatTraits<gpumat_test::fmt::cusparsebsr>::matrices({})) {
     const std::vector<double>       vals = M.values<double>();
     const std::vector<std::int64_t> all  = gpumat::bsr_block_counts(M.view(vals), 2, 6);
     ASSERT_EQ(all.size(), 5u);

@@ -1,50 +1,18 @@
-// cusparsecsr host layer: the reference product over the CSR view (both ops, z absent, separate and
-// aliasing y) against a plain long-double CSR product, a product by hand, empty rows and matrices
-// without rows or columns, the device bytes and the algorithm numbers accepted.
+// cusparsecsr host layer: a product by hand, the device bytes and the algorithm numbers accepted.
+// The reference product over the CSR view on the standard set (both ops, z absent, separate and
+// aliasing y) and on matrices without rows, columns or nonzeros is the typed suite's
+// (test_formats_host.cpp).
 #include "core/cusparsecsr.hpp"
-#include "matgen.hpp"
-#include "host_helpers.hpp"
-#include "params.hpp"
 
 #include <gtest/gtest.h>
 
 #include <limits>
-#include <string>
 #include <vector>
 
 using gpumat::index_t;
 using gpumat::Op;
 
 namespace {
-
-using gpumat_test::ZMode;
-
-// The standard set plus a row count no warp divides (1021, prime) with one long row.
-const std::vector<matgen::Csr> &matrices() {
-  static const std::vector<matgen::Csr> m = [] {
-    std::vector<matgen::Csr> v = matgen::standard_set(512);
-    v.push_back(matgen::rows_1021_one_long(1500));
-    return v;
-  }();
-  return m;
-}
-
-template <typename T>
-void check_apply(const matgen::Csr &M, const std::vector<T> &vals, Op op, ZMode zm, const std::string &what) {
-  ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 101, 202, [&](const T *x, const T *z, T *y) { gpumat::csr_apply(M.view(vals), op, x, z, y); }), "")
-      << what << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
-}
-
-template <typename T> void run_all() {
-  for (const matgen::Csr &M : matrices()) {
-    const std::vector<T> vals = M.values<T>();
-    for (Op op : {Op::NoTrans, Op::Trans})
-      for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) check_apply(M, vals, op, zm, M.name);
-  }
-}
-
-TEST(CsrHost, ApplyDouble) { run_all<double>(); }
-TEST(CsrHost, ApplyFloat) { run_all<float>(); }
 
 // A 4 x 3 matrix by hand, row 1 empty: [1 0 2; 0 0 0; 0 3 0; 4 5 6].
 TEST(CsrHost, ByHand) {
@@ -64,16 +32,6 @@ TEST(CsrHost, ByHand) {
   std::vector<double>       yt(3, std::numeric_limits<double>::quiet_NaN());
   gpumat::csr_apply(A, Op::Trans, xt.data(), static_cast<const double *>(nullptr), yt.data());
   EXPECT_EQ(yt, (std::vector<double>{401, 530, 602}));
-}
-
-// Matrices without rows, columns or nonzeros: y = z or 0 over the output, nothing read.
-TEST(CsrHost, NoNonzeros) {
-  for (const matgen::Csr &M : {matgen::no_nonzeros("empty_0x0", 0, 0), matgen::no_nonzeros("rows_7x0", 7, 0), matgen::no_nonzeros("cols_0x9", 0, 9),
-                               matgen::no_nonzeros("all_empty_500x40", 500, 40)}) {
-    const std::vector<double> vals;
-    for (Op op : {Op::NoTrans, Op::Trans})
-      for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) check_apply(M, vals, op, zm, M.name);
-  }
 }
 
 TEST(CsrHost, Bytes) {

@@ -1,18 +1,18 @@
-// pjds CUDA layer: the device builder produces the host builder's layout entry for entry (order,
-// lengths, block starts, columns and values with their padding, the long part, the slot map) and
-// the device products (y = A x with the long rows' chunks in the same kernel, y = A^T x, the
-// diagonal) match the long-double CSR reference for b_r, sigma and long-row thresholds on the
-// standard set, in double and float, z absent, separate and aliasing y, y poisoned with NaN; the
-// issue's special cases (equal rows, one full row among single entries, fewer rows than a block,
-// empty rows at the end of the sort, hub rows of over a million entries in many chunks, rows at
-// the chunk boundary); refresh equals a rebuild (also in several staging chunks); two products are
-// bitwise equal; the model's choice on a power law; refusals; every instance of the product (4, 6
-// resident blocks) gives the same bits, and occupancy 0 keeps the faster of the first products
-// (InstanceTrial); a fuzz test against the reference.
+// pjds CUDA layer: the issue's special cases (equal rows, one full row among single entries,
+// fewer rows than a block, empty rows at the end of the sort, hub rows of over a million entries
+// in many chunks, rows at the chunk boundary); the chunk shape by the long rows; refresh in several
+// staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's
+// reason; every instance of the product (4, 6 resident blocks) gives the same bits, and occupancy
+// 0 keeps the faster of the first products (InstanceTrial); a fuzz test against the reference. The
+// device builder's layout (order, lengths, block starts, columns and values with their padding,
+// the long part, the slot map) against the host builder's and the products for b_r, sigma and
+// long-row thresholds on the standard set, the refresh, the diagonal, refusals and release are the
+// typed suite's (test_formats_cuda.cu).
 // Without a CUDA device the program exits 77 (CTest: skipped; main() is in test_rowmap_cuda.cu).
 #include "core/pjds.hpp"
 #include "cuda/pjds.cuh"
 #include "device_helpers.cuh"
+#include "format_traits_cuda.cuh"
 #include "matgen.hpp"
 #include "params.hpp"
 #include "pjds_params.hpp"
@@ -38,30 +38,6 @@ using gpumat_test::ZMode;
 
 namespace {
 
-// The device's arrays equal the host builder's.
-template <typename T>
-void check_layout(const matgen::Csr &M, const std::vector<T> &vals, const PjdsParams &p, const PjdsDevice<T> &D, const std::string &where) {
-  Pjds<T> H, G;
-  gpumat::pjds_build(M.view(vals), p, H);
-  ASSERT_EQ(cudaSuccess, D.download(G)) << where;
-  EXPECT_EQ(G.p.block_rows, H.p.block_rows) << where;
-  EXPECT_EQ(G.p.sigma, H.p.sigma) << where;
-  EXPECT_EQ(G.p.long_row, H.p.long_row) << where;
-  EXPECT_EQ(G.nrows_pj, H.nrows_pj) << where;
-  EXPECT_TRUE(G.perm == H.perm) << where << ": order";
-  EXPECT_TRUE(G.rowlen == H.rowlen) << where << ": lengths";
-  EXPECT_TRUE(G.block_start == H.block_start) << where << ": block starts";
-  EXPECT_TRUE(G.col == H.col) << where << ": columns";
-  EXPECT_TRUE(G.val == H.val) << where << ": values";
-  EXPECT_TRUE(G.long_rows == H.long_rows) << where << ": long rows";
-  EXPECT_TRUE(G.long_ptr == H.long_ptr) << where << ": long row pointer";
-  EXPECT_TRUE(G.long_col == H.long_col) << where << ": long columns";
-  EXPECT_TRUE(G.long_val == H.long_val) << where << ": long values";
-  EXPECT_TRUE(G.slot == H.slot) << where << ": slots";
-  EXPECT_EQ(D.padding(), H.padding()) << where;
-  EXPECT_EQ(D.format_bytes(), H.bytes() - (D.reads_rowlen() ? 0 : H.rowlen.size() * sizeof(index_t))) << where << ": bytes (rowlen read: " << D.reads_rowlen() << ")";
-}
-
 template <typename T>
 void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, bool layout = true, LongShape shape = {}, int occupancy = 0) {
   const std::vector<T> vals  = M.values<T>();
@@ -70,20 +46,9 @@ void check_matrix(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s, boo
   ASSERT_TRUE(D.set_long_shape(shape));
   ASSERT_TRUE(D.set_occupancy(occupancy));
   ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << where << ": " << D.why();
-  if (layout) check_layout(M, vals, p, D, where);
+  if (layout) gpumat_test::check_pjds_device_layout(M, vals, p, D, where);
   check_device_products(M, vals, D, s, where);
 }
-
-class PjdsDeviceApply : public ::testing::TestWithParam<PjdsParams> {};
-TEST_P(PjdsDeviceApply, Double) {
-  const Stream s;
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<double>(M, GetParam(), s);
-}
-TEST_P(PjdsDeviceApply, Float) {
-  const Stream s;
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_matrix<float>(M, GetParam(), s);
-}
-INSTANTIATE_TEST_SUITE_P(Params, PjdsDeviceApply, ::testing::ValuesIn(gpumat_test::pjds_param_sets()), gpumat_test::pjds_param_name);
 
 // The model's choice (as the adapter builds it) on the standard set and a power law.
 TEST(PjdsDevice, ModelChoice) {
@@ -212,12 +177,6 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   EXPECT_TRUE(c.long_val == b.long_val) << M.name;
 }
 
-TEST(PjdsDevice, RefreshEqualsRebuild) {
-  const Stream s;
-  check_refresh<double>(matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36), pp(32, 512, 64), s);
-  check_refresh<float>(matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36), pp(32, gpumat::pjds_all_rows, 64), s);
-}
-
 // More values than one staging chunk of the refresh.
 TEST(PjdsDevice, RefreshInChunks) {
   const Stream      s;
@@ -243,38 +202,15 @@ TEST(PjdsDevice, Deterministic) {
   for (int k = 0; k < 5; ++k) EXPECT_TRUE(y1 == gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s));
 }
 
-// diagonal(): every row's diagonal entry (0 where the row has none), long rows included, with and
-// without a row map.
-TEST(PjdsDevice, Diagonal) {
-  const Stream s;
-  std::vector<matgen::Csr> ms = matgen::standard_set_cached(512);
-  std::vector<index_t>     len(3000, 4);
-  len[5] = len[2000] = 3000; // long rows holding their diagonal (full rows)
-  ms.push_back(matgen::from_lengths("long_diag", 3000, len, 45));
-  for (const PjdsParams &p : {pp(32, 1, 0), pp(4, gpumat::pjds_all_rows, 16)})
-    for (const matgen::Csr &M : ms) {
-      const std::vector<double> vals = M.values<double>();
-      PjdsDevice<double>        D;
-      ASSERT_EQ(cudaSuccess, D.build(M.view(vals), p, s)) << M.name << " " << D.why();
-      gpumat_test::check_device_diagonal(M, vals, D, s, M.name + " " + describe(p));
-    }
-}
-
-// Invalid parameters are refused with a reason and no storage; an empty matrix builds.
-TEST(PjdsDevice, RefusalsAndEmpty) {
-  const Stream        s;
-  const matgen::Csr   M = matgen::random_rows("r", 100, 100, 1, 5, 0.0, 46);
-  const auto          v = M.values<double>();
-  PjdsDevice<double>  D;
+// An invalid parameter is refused with a reason (the refusal itself, the empty matrices and
+// release: the typed suite's RefusalsAndRelease and EmptyAndSmall).
+TEST(PjdsDevice, RefusalGivesAReason) {
+  const Stream       s;
+  const matgen::Csr  M = matgen::random_rows("r", 100, 100, 1, 5, 0.0, 46);
+  const auto         v = M.values<double>();
+  PjdsDevice<double> D;
   EXPECT_EQ(cudaErrorInvalidValue, D.build(M.view(v), pp(gpumat::pjds_max_block_rows + 1, 1, 0), s));
   EXPECT_FALSE(D.why().empty());
-  EXPECT_EQ(D.device_bytes(), 0u);
-  const matgen::Csr E = matgen::random_rows("no_rows", 0, 10, 0, 0, 0.0, 47);
-  ASSERT_EQ(cudaSuccess, D.build(E.view(E.values<double>()), pp(32, 0, 0), s)) << D.why();
-  const auto yt = gpumat_test::device_apply(D, Op::Trans, std::vector<double>{}, std::vector<double>(10, 2.0), ZMode::Separate, s);
-  EXPECT_EQ(yt, std::vector<double>(10, 2.0));
-  D.release();
-  EXPECT_EQ(D.device_bytes(), 0u);
 }
 
 // Every instance of the product kernel (4, 6 resident blocks; 0 = measured) gives the

@@ -1,13 +1,15 @@
-// pjds host layer (src/core/pjds.hpp): parameter resolution, the layout's invariants, the host
-// reference products against a long-double CSR reference over block sizes, sorting windows and
-// long-row thresholds on the standard set, the special cases (equal rows, one full row
-// among single entries, fewer rows than a block, empty rows at the end of the sort, a hub row of
-// over a million entries), the refresh, the padding count without a build, the model, the code
-// balance, and a fuzz test of random patterns across b_r and sigma.
+// pjds host layer (src/core/pjds.hpp): parameter resolution, the host reference on the issue's
+// special cases (equal rows, one full row among single entries, fewer rows than a block, empty
+// rows at the end of the sort, a hub row of over a million entries), the padding count without a
+// build, the model, the code balance, and a fuzz test of random patterns across b_r and sigma. The
+// products over block sizes, sorting windows and long-row thresholds on the standard set, and the
+// refresh, are the typed suite's (test_formats_host.cpp, the layout's invariants in
+// format_traits.hpp).
 #include "core/pjds.hpp"
 #include "matgen.hpp"
 #include "host_helpers.hpp"
 #include "pjds_params.hpp"
+#include "format_traits.hpp"
 #include "params.hpp"
 
 #include <gtest/gtest.h>
@@ -27,86 +29,18 @@ using gpumat_test::ZMode;
 
 namespace {
 
-// Layout invariants: perm and the long rows together are every row once; each window is sorted by
-// length, descending, stably; blocks are padded to their longest row; padding has value 0 and a
-// column of its row; every CSR entry has one slot holding its value.
-template <typename T>
-void check_layout(const matgen::Csr &M, const std::vector<T> &v, const Pjds<T> &B, const std::string &where) {
-  std::vector<int> seen(std::size_t(M.nrows), 0);
-  if (B.p.sigma == 1 && B.long_rows.empty()) {
-    EXPECT_TRUE(B.perm.empty()) << where << ": the identity is not stored";
-  } else {
-    EXPECT_EQ(B.perm.size(), std::size_t(B.nrows_pj)) << where;
-  }
-  for (std::int64_t i = 0; i < B.nrows_pj; ++i) ++seen[std::size_t(B.row(i))];
-  for (index_t r : B.long_rows) {
-    ++seen[std::size_t(r)];
-    ASSERT_GT(M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)], B.p.long_row) << where;
-  }
-  for (index_t r = 0; r < M.nrows; ++r) ASSERT_EQ(seen[std::size_t(r)], 1) << where << ": row " << r;
-  const int          br = B.p.block_rows;
-  const std::int64_t n  = B.nrows_pj, w = std::min<std::int64_t>(B.p.sigma, std::max<std::int64_t>(n, 1));
-  for (std::int64_t i = 0; i < n; ++i) {
-    const index_t r = B.row(i);
-    ASSERT_EQ(B.rowlen[std::size_t(i)], M.rowptr[std::size_t(r) + 1] - M.rowptr[std::size_t(r)]) << where;
-    ASSERT_LE(B.rowlen[std::size_t(i)], B.p.long_row) << where;
-    if (B.p.sigma > 1 && i % w != 0) { // same window as i - 1: descending, and stable among equals
-      ASSERT_GE(B.rowlen[std::size_t(i) - 1], B.rowlen[std::size_t(i)]) << where << ": position " << i;
-      if (B.rowlen[std::size_t(i) - 1] == B.rowlen[std::size_t(i)]) {
-        ASSERT_LT(B.row(i - 1), r) << where;
-      }
-    }
-    if (B.p.sigma == 1 && i > 0) {
-      ASSERT_LT(B.row(i - 1), r) << where << ": sigma 1 keeps the order";
-    }
-  }
-  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
-    index_t mx = 0;
-    for (std::int64_t i = b * br; i < std::min<std::int64_t>(n, (b + 1) * br); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
-    ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], std::int64_t(mx) * B.block_rows(b)) << where << ": block " << b;
-  }
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t rows = B.block_rows(i / br), base = B.block_start[std::size_t(i / br)] + i % br, bl = (B.block_start[std::size_t(i / br) + 1] - B.block_start[std::size_t(i / br)]) / rows;
-    const index_t      r    = B.row(i);
-    for (std::int64_t j = B.rowlen[std::size_t(i)]; j < bl; ++j) {
-      const std::int64_t pos = base + j * rows;
-      ASSERT_EQ(B.val[std::size_t(pos)], T(0)) << where;
-      if (B.rowlen[std::size_t(i)] > 0) {
-        ASSERT_EQ(B.col[std::size_t(pos)], M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1]) << where;
-      }
-    }
-  }
-  ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
-  for (std::size_t q = 0; q < B.slot.size(); ++q) {
-    const std::int64_t s = B.slot[q];
-    ASSERT_GE(s, 0) << where;
-    const T got = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
-    ASSERT_EQ(got, v[q]) << where << ": entry " << q;
-  }
-  ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
-}
-
 template <typename T>
 void check_products(const matgen::Csr &M, const PjdsParams &p) {
   const std::vector<T> vals = M.values<T>();
   Pjds<T>              B;
   gpumat::pjds_build(M.view(vals), p, B);
   const std::string where = M.name + " " + describe(B.p);
-  check_layout(M, vals, B, where);
+  gpumat_test::check_pjds_layout(M, vals, B, where);
   for (Op op : {Op::NoTrans, Op::Trans})
     for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
       ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 81, 82, [&](const T *x, const T *z, T *y) { gpumat::pjds_apply(B, op, x, z, y); }), "")
           << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
 }
-
-class PjdsHostApply : public ::testing::TestWithParam<PjdsParams> {};
-TEST_P(PjdsHostApply, Double) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<double>(M, GetParam());
-}
-TEST_P(PjdsHostApply, Float) {
-  for (const matgen::Csr &M : matgen::standard_set_cached(512)) check_products<float>(M, GetParam());
-}
-INSTANTIATE_TEST_SUITE_P(Params, PjdsHostApply, ::testing::ValuesIn(gpumat_test::pjds_param_sets()), gpumat_test::pjds_param_name);
 
 TEST(PjdsResolve, DefaultsAndRanges) {
   const PjdsParams d = gpumat::pjds_resolve(PjdsParams{});
@@ -181,19 +115,6 @@ TEST(PjdsHostSpecial, HubRowOfOverAMillionEntries) {
   EXPECT_EQ(B.long_rows[0], 1234);
   EXPECT_EQ(B.padding(), 0);
   check_products<double>(M, ch.p);
-}
-
-TEST(PjdsHostSpecial, RefreshEqualsRebuild) {
-  const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
-  std::vector<double> v = M.values<double>();
-  Pjds<double>        B, R;
-  const PjdsParams    p = pp(32, 512, 64);
-  gpumat::pjds_build(M.view(v), p, B);
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.25 - 0.5 * double(k % 7);
-  gpumat::pjds_refresh(M.view(v), B);
-  gpumat::pjds_build(M.view(v), p, R);
-  EXPECT_EQ(B.val, R.val);
-  EXPECT_EQ(B.long_val, R.long_val);
 }
 
 // The model: a stencil keeps the matrix's order (no padding), a power law is sorted (its padding
