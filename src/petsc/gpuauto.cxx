@@ -131,7 +131,8 @@ public:
   // candidates (comma-separated, as -mat_gpuauto_candidates leaves them); once built: chosen,
   // reason (small|choose|prediction|trial: a small block, -mat_gpuauto_choose, the fastest
   // prediction, the fastest in -mat_gpuauto_trial), and unless small: predictions ("name:ms,..."
-  // fastest first, ms as MatView prints them) and constants (their name, or the file given); after
+  // fastest first, ms as MatView prints them), constants (their name, or the file given), longest_row
+  // and per candidate c prediction.c.bytes, .gather_ms, .bound (stream|gather), .detail; after
   // a trial: trial (timed|cache) and trial_times ("name:ms,..." of the candidates timed); then the
   // chosen candidate's own keys, each prefixed "candidate.".
   void Describe(Properties &out, const CsrView<Scalar> &A) const override
@@ -149,6 +150,18 @@ public:
       }
       out.emplace_back("predictions", all);
       out.emplace_back("constants", constants_file_.empty() ? constants_.name : constants_file_);
+      out.emplace_back("longest_row", std::to_string(decision_.sample.f.max_row));
+      // each prediction's parts, as MatView's table shows them
+      for (const AutoPrediction &p : decision_.predictions) {
+        char b[64];
+        const std::string k = "prediction." + p.candidate + ".";
+        snprintf(b, sizeof b, "%.6g", p.bytes);
+        out.emplace_back(k + "bytes", b);
+        snprintf(b, sizeof b, "%.6f", p.gather_ms);
+        out.emplace_back(k + "gather_ms", b);
+        out.emplace_back(k + "bound", p.gather_bound ? "gather" : "stream");
+        out.emplace_back(k + "detail", p.detail);
+      }
     }
     if (!trial_log_.empty()) {
       // the log's "name 0.012345 ms, name refused the matrix" as "name:0.012345"
