@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gpuauto's constants for one GPU, fitted to a suite run (issue 13).
+"""gpuauto's constants for one GPU, fitted to a suite run.
 
     python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] -o constants.txt [--base FILE] [--name NAME]
     python3 bench/calibrate.py --selftest

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Kreutzer et al.'s model of multi-GPU sparse MatMult (2012, sections 2.2-3), evaluated with this
-machine's measured links, against bench_matmult's multi-rank measurements (issue 15).
+machine's measured links, against bench_matmult's multi-rank measurements.
 
     python3 bench/scaling_model.py RESULTS.csv [MORE.csv ...] --links LINKS.csv
                                    [--staging pageable|pinned] [--alpha fit|min|max|VALUE]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The SNES re-assembly table (issue 14): what each matrix type pays per Newton step to bring the
+"""The SNES re-assembly table: what each matrix type pays per Newton step to bring the
 re-assembled Jacobian's values to the GPU, from the -log_view files of examples/bratu.
 
     python3 bench/snes_refresh.py FILE... [--markdown OUT.md]

@@ -28,6 +28,8 @@
 # header is kept (the suite's device calls share the minutes of the large ones; a file written with
 # another NP has the same header: remove it or set REWRITE=1 when NP changes).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/../conf/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../conf/env.sh" # OpenMPI as root, more ranks than cores
 
 usage() { echo "usage: $0 OUTDIR [small|large]  (env: PETSC_DIR, PETSC_ARCH, NP, MPIEXEC, EX19_GRID, EX56_NE, EX13_CELLS, REWRITE)" >&2; exit 2; }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi

@@ -6,15 +6,15 @@
 # and run with the device tool carrying .carry/src:   bash conf/device-petsc-src.sh
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/conf/env.sh"
 ver=${PETSC_VERSION:-3.26.1}
 export PETSC_TARBALL=$top/.carry/src/petsc-$ver.tar.gz PETSC_GPUMAT_JOBS=${PETSC_GPUMAT_JOBS:-$(nproc)}
 # the preconditions first, in seconds: the carried source and a GPU
 [ -f "$PETSC_TARBALL" ] || { echo "conf/device-petsc-src.sh: no $PETSC_TARBALL: copy ~/.cache/petsc-gpumat/src/petsc-$ver.tar.gz to .carry/src/ and carry .carry/src" >&2; exit 2; }
-{ command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; } || { echo "conf/device-petsc-src.sh: no GPU answers here (nvidia-smi): run it on the GPU machine" >&2; exit 2; }
+gpumat_gpu_answers || { echo "conf/device-petsc-src.sh: no GPU answers here (nvidia-smi): run it on the GPU machine" >&2; exit 2; }
 OUT=${OUT:-$top/device-out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/petsc-src.txt") 2>&1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 echo "== $(date -u) on $(hostname): $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader)"
 t0=$(date +%s)
 timeout "${PETSC_TIMEOUT:-520}" bash "$top/conf/petsc.sh" cuda > "$OUT/petsc-build.log" 2>&1

@@ -23,9 +23,9 @@
 #   bench-mpi.md (plot.py's table of 1 against 2 ranks).
 #   ranks: the 3D DMDA Poisson (128^3, CG+Jacobi) and 2D Bratu (400^2, re-assembled Jacobian) solves
 #   of examples/bratu on 1 and 2 ranks, aijcusparse against csrspec, with -log_view.
-#   snes: the re-assembly table (issue 14): examples/bratu in 3D (SNES_GRID^3, default 96; Jacobian
+#   snes: the re-assembly table: examples/bratu in 3D (SNES_GRID^3, default 96; Jacobian
 #   re-assembled every Newton step, CG + Jacobi, CUDA vectors) with -dm_mat_type aijcusparse and each
-#   of SNES_TYPES (default: every type of ours) on SNES_NP ranks (default "1 2"), -log_view into
+#   of SNES_TYPES (default: every format of src/formats.def) on SNES_NP ranks (default "1 2"), -log_view into
 #   $OUT/snes-<type>-np<n>.txt, then bench/snes_refresh.py's table (builds, refreshes, upload per
 #   Newton step against aijcusparse's copies) into $OUT/snes.md.
 #   multigpu: the multi-GPU tests (ctest -L multigpu: every rank's storage, vectors and products on
@@ -167,7 +167,7 @@ if [[ " $steps " == *" snes "* ]]; then
   g=${SNES_GRID:-96}
   a=(-dim 3 -da_grid_x "$g" -da_grid_y "$g" -da_grid_z "$g" -lambda 3 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-6 -dm_vec_type cuda -log_view -log_view_gpu_time)
   for np in ${SNES_NP:-1 2}; do
-    for t in aijcusparse ${SNES_TYPES:-bccoo pjds bce csrspec cusparsecsr cusparsesell cusparsebsr gpuauto}; do
+    for t in aijcusparse ${SNES_TYPES:-$(gpumat_types formats | tr , ' ')}; do
       f=$OUT/snes-$t-np$np.txt
       timeout 120 mpiexec -n "$np" --bind-to none "$BUILD/examples/bratu" -dm_mat_type "$t" "${a[@]}" > "$f" 2>&1 || { echo "!! snes $t np$np failed"; status=1; }
       grep '^bratu:' "$f"
@@ -194,7 +194,7 @@ if [[ " $steps " == *" mpi "* ]]; then
 fi
 
 if [[ " $steps " == *" multigpu "* ]]; then
-  echo "== multi-GPU: $(nvidia-smi -L | grep -c '^GPU ') GPU(s); ctest -L multigpu, the scaling self-checks, the links ($(date -u +%T))"
+  echo "== multi-GPU: $(gpumat_gpu_count) GPU(s); ctest -L multigpu, the scaling self-checks, the links ($(date -u +%T))"
   nvidia-smi topo -m 2>/dev/null || true
   ctest --test-dir "$BUILD" --output-on-failure -L multigpu --timeout 300 2>&1 | tee "$OUT/ctest-multigpu.txt" || status=1
   grep -E "test_devices: .*(rank [0-9]+: |all checks)" "$OUT/ctest-multigpu.txt" | sort -u | head -40

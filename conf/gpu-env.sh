@@ -10,6 +10,7 @@
 # GPU machines' OpenMPI is not CUDA-aware; MPICH's wheel fails PETSc's start-up check: the halo's
 # device buffers are asked for per matrix, -mat_gpumat_gpu_aware_mpi, or per run, bench_matmult
 # -gpu_aware_halo).
+source "$top/conf/env.sh" # OpenMPI as root, gpumat_gpu_answers
 gpu_env_cfg=${GPUMAT_CONFIG:-cuda}
 case "$gpu_env_cfg" in
   cuda) gpu_env_kit=$top/.carry ;;
@@ -17,7 +18,7 @@ case "$gpu_env_cfg" in
   cudampich) gpu_env_kit=$top/.carry/mpi ;;
   *) echo "$(basename "$0"): GPUMAT_CONFIG must be cuda, cudakk or cudampich on the GPU machine, not '$gpu_env_cfg'" >&2; exit 2 ;;
 esac
-if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+if ! gpumat_gpu_answers; then
   echo "$(basename "$0"): no GPU answers here (nvidia-smi); run this on the GPU machine (the device tool)" >&2
   exit 2
 fi
@@ -38,7 +39,6 @@ fi
 if [ -f "$gpu_env_petsc" ]; then tar -C / -xJf "$gpu_env_petsc" || exit 2; fi
 export GPUMAT_CONFIG=$gpu_env_cfg
 eval "$(bash "$top/conf/petsc.sh" "$gpu_env_cfg" --env)" || { echo "no $gpu_env_cfg PETSc: carry ${gpu_env_petsc#"$top"/}"; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # Ubuntu's OpenMPI is not GPU-aware (PETSc stages messages through the host); the carried PETSc
 # records the build machine's CUDA library folder (lib), the GPU machine has lib64.
 export PETSC_OPTIONS="-use_gpu_aware_mpi 0 ${PETSC_OPTIONS:-}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15: can the halo exchange pass device buffers? On the GPU machine, with the cudampich PETSc
+# Can the halo exchange pass device buffers? On the GPU machine, with the cudampich PETSc
 # (CUDA PETSc against MPICH 5.0.2 from PyPI whose UCX is libucx-cu13's, with UCX's CUDA transports)
 # and this project built against it (conf/gpu-env.sh, GPUMAT_CONFIG=cudampich). PETSc's start-up
 # check of a GPU-aware MPI (an MPI_Allreduce on device memory, PETSC_COMM_SELF) reads device
@@ -22,7 +22,8 @@
 #   tar -C build-cudampich --exclude='*.o' --exclude='*.a' -cJf .carry/mpi/build-cudampich.tar.xz .
 # then with the device tool, carrying .carry/mpi: bash conf/gpuaware.sh (exit 0 when device buffers
 # went through MPI in at least one variant, 1 when none did, 2 when it could not start). The
-# variant that passes is what conf/scaling.sh's HALO=device runs use (GPUAWARE_ENV).
+# environment of the variant through UCX is conf/env.sh's gpumat_gpu_aware_env, the one the
+# cudampich build's tests and conf/scaling.sh's HALO=device runs use (GPUAWARE_ENV).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$top/gpuaware-out}
@@ -44,23 +45,25 @@ run() { # name, env assignments..., --, command...
   say "   rc=$rc"
   return $rc
 }
+# the variants' environments: local ranks through UCX (nolocal), or through MPICH's shared memory (shm)
+read -r -a nolocal_env <<< "$(gpumat_gpu_aware_env)"
+shm_env=()
+for e in "${nolocal_env[@]}"; do [[ "$e" == MPIR_CVAR_NOLOCAL=* ]] || shm_env+=("$e"); done
 mpiexec=$(command -v mpiexec)
-say "mpiexec: $mpiexec; UCX from $(dirname "$(ldd "$BUILD/tests/petsc/test_mpi" | sed -n 's/.*libucp.so.0 => \([^ ]*\).*/\1/p')"); $(nvidia-smi -L | grep -c '^GPU ') GPU(s)"
-run mpi_host UCX_WARN_UNUSED_ENV_VARS=n -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -mat_gpumat_gpu_aware_mpi 0 || { say "the MPI itself does not run: stop"; exit 2; }
+say "mpiexec: $mpiexec; UCX from $(dirname "$(ldd "$BUILD/tests/petsc/test_mpi" | sed -n 's/.*libucp.so.0 => \([^ ]*\).*/\1/p')"); $(gpumat_gpu_count) GPU(s)"
+run mpi_host "${shm_env[@]}" -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -mat_gpumat_gpu_aware_mpi 0 || { say "the MPI itself does not run: stop"; exit 2; }
 # PETSc's own start-up check of -use_gpu_aware_mpi 1 (recorded, expected to refuse this MPI)
-run petsc_check UCX_WARN_UNUSED_ENV_VARS=n MPIR_CVAR_NOLOCAL=1 -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -use_gpu_aware_mpi 1
+run petsc_check "${nolocal_env[@]}" -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -use_gpu_aware_mpi 1
 say "   PETSc's -use_gpu_aware_mpi 1 with this MPI: $(grep -q 'your MPI is not GPU-aware' "$OUT/petsc_check.txt" && echo "refused at start-up (its device-memory reduction)" || echo "not refused")"
 ok=()
 for variant in nolocal shm; do
-  envs=(UCX_WARN_UNUSED_ENV_VARS=n)
-  [ "$variant" = nolocal ] && envs+=(MPIR_CVAR_NOLOCAL=1)
+  if [ "$variant" = nolocal ]; then envs=("${nolocal_env[@]}"); else envs=("${shm_env[@]}"); fi
   if run "device_$variant" "${envs[@]}" -- "$mpiexec" -n 2 "$BUILD/tests/petsc/test_mpi" -type csrspec -mat_gpumat_gpu_aware_mpi 1; then ok+=("$variant"); fi
 done
 if [ ${#ok[@]} -eq 0 ]; then say "no variant passed device buffers through MPI"; exit 1; fi
 say "device buffers through MPI: ${ok[*]}"
 [ "${GPUAWARE_BENCH:-1}" = 0 ] && exit 0 # the benchmark step left to conf/scaling.sh HALO=device
-envs=(UCX_WARN_UNUSED_ENV_VARS=n)
-[ "${ok[0]}" = nolocal ] && envs+=(MPIR_CVAR_NOLOCAL=1)
+if [ "${ok[0]}" = nolocal ]; then envs=("${nolocal_env[@]}"); else envs=("${shm_env[@]}"); fi
 for m in gen:lap3d:128 gen:powerlaw:2000000; do
   for aware in 0 1; do
     a=()

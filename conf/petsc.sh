@@ -8,7 +8,7 @@
 #   conf/petsc.sh cudakk         # cuda plus Kokkos, Kokkos Kernels and a CUDA hypre, from source
 #                                # archives in .carry-src/ (below; README, "Kokkos and GPU hypre")
 #   conf/petsc.sh cudampich      # cuda against MPICH from PyPI with UCX's CUDA transports (below):
-#                                # the GPU-aware MPI candidate of issue 15
+#                                # an MPI that may pass device buffers
 #   eval "$(conf/petsc.sh cpu --env)"   # only print the exports (builds first if needed)
 #
 # The install lands in $PETSC_GPUMAT_CACHE (default ~/.cache/petsc-gpumat) under a name made of
@@ -55,8 +55,12 @@ opts=(--with-debugging=0 --with-shared-libraries=1 --with-fc=0 --with-fortran-bi
       --with-x=0 --with-blaslapack-lib=-lopenblas
       --with-cc=mpicc --with-cxx=mpicxx
       "COPTFLAGS=-O3" "CXXOPTFLAGS=-O3")
-hypre_inc=/usr/include/hypre
-hypre_lib=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libHYPRE.so
+# the scripts' shared environment: OpenMPI as root (the configure tests and mpiexec in containers),
+# the hypre paths (conf/tutorial.sh runs this script's head with bash -c, $0 naming the script)
+# shellcheck source=SCRIPTDIR/env.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)/env.sh"
+hypre_inc=$(gpumat_hypre_include)
+hypre_lib=$(gpumat_hypre_lib)
 case "$config" in
   cpu) opts+=(--with-cuda=0 "--with-hypre-include=$hypre_inc" "--with-hypre-lib=$hypre_lib" --with-petsc4py=1) ;;
   cuda) opts+=(--with-cuda=1 "--with-cuda-dir=$cuda_dir" --with-cuda-arch=90 "CUDAOPTFLAGS=-O3") ;;
@@ -78,9 +82,9 @@ case "$config" in
     # gdr_copy transports, which move device buffers; --env puts it on LD_LIBRARY_PATH, which goes
     # before libmpi's RUNPATH): an MPI that may pass device buffers, where the GPU machines' OpenMPI
     # 4.1.6 is not CUDA-aware. Both into $mpi (carried with --pack: the GPU machine has no network).
-    # On four H100s (2026-11-27): device buffers pass with local ranks through UCX
-    # (MPIR_CVAR_NOLOCAL=1; MPICH's own shared memory copies them on the host), while PETSc's
-    # -use_gpu_aware_mpi 1 start-up check refuses this MPI (conf/gpuaware.sh, README).
+    # Device buffers pass with local ranks through UCX (MPIR_CVAR_NOLOCAL=1; MPICH's own shared
+    # memory copies them on the host), while PETSc's -use_gpu_aware_mpi 1 start-up check refuses
+    # this MPI (conf/gpuaware.sh, README; measured on four H100s: docs/results/x4-2026-11-27-scaling).
     mpi=$cache/mpich-5.0.2-ucx-cu13
     opts=("${opts[@]/--with-cc=mpicc/--with-cc=$mpi/bin/mpicc}")
     opts=("${opts[@]/--with-cxx=mpicxx/--with-cxx=$mpi/bin/mpicxx}")
@@ -133,10 +137,6 @@ print_env() {
     echo "export PYTHONPATH=$prefix/lib\${PYTHONPATH:+:\$PYTHONPATH}"
   fi
 }
-
-# OpenMPI refuses root unless told; the configure tests and mpiexec need this in containers.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
 
 if [ ! -f "$stamp" ]; then
   if [ "$config" != cpu ] && [ ! -x "$cuda_dir/bin/nvcc" ]; then # before any long step

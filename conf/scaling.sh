@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scaling study of issue 15 on a multi-GPU machine, one GPU per rank: one command per study.
+# The multi-GPU scaling study, one GPU per rank: one command per study.
 #
 #   bash conf/scaling.sh strong [NGPUS]   the matrices of bench/scaling.txt at 1, 2, 4, ... NGPUS ranks
 #   bash conf/scaling.sh weak [NGPUS]     its "#weak" series, the matrix grown with the rank count
@@ -36,8 +36,10 @@
 #   MATRICES   strong: names of bench/scaling.txt (default: all); weak: names of its "#weak" series
 #   RANKS      rank counts (default 1 2 4 ... NGPUS)
 #   LAYOUTS    the benchmark's -layout values (default strong "rows nnz", weak "rows"); 1 rank: rows only
-#   TYPES      default aijcusparse:alg1,aijcusparse:alg2,cusparsecsr,csrspec,bccoo,pjds,bce,gpuauto
-#              (cuSPARSE's SELL and BSR and sellcuda pad power-law rows many times: TYPES adds them)
+#   TYPES      default aijcusparse:alg1,aijcusparse:alg2 and every format of src/formats.def but
+#              cusparsesell and cusparsebsr (gpumat_types in conf/env.sh; cuSPARSE's SELL and BSR and
+#              sellcuda pad power-law rows many times: TYPES adds them). A run is recorded with its
+#              type list; a list of the same types in another order counts as the same run.
 #   OVERLAP    "1 0" (default), "1" or "0": 0 runs our types with -mat_gpumat_overlap 0 (the halo
 #              exchange finished before the diagonal block's product: the paper's vector mode),
 #              aijcusparse left out (its MPI product always overlaps); refused unless the MPI type
@@ -48,8 +50,9 @@
 #              every type, aijcusparse's included (bench_matmult -gpu_aware_halo), for an MPI that
 #              moves them (the cudampich configuration: GPUMAT_CONFIG=cudampich, conf/gpuaware.sh),
 #              run under GPUAWARE_ENV (default: the build's GPUMAT_GPU_AWARE_MPI_ENV, which
-#              conf/setup.sh sets for cudampich to "MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n":
-#              local ranks through UCX, whose CUDA transports move device memory) and named
+#              conf/setup.sh sets for cudampich to conf/env.sh's gpumat_gpu_aware_env,
+#              "MPIR_CVAR_NOLOCAL=1 UCX_WARN_UNUSED_ENV_VARS=n": local ranks through UCX, whose CUDA
+#              transports move device memory) and named
 #              <name>@gpuaware (then @vector without overlap); a 2-rank probe first (test_mpi with
 #              -mat_gpumat_gpu_aware_mpi 1, every product against MPIAIJ): where it fails the device
 #              runs are skipped with a message and the staged ones go on
@@ -61,6 +64,7 @@
 set -uo pipefail
 start=$(date +%s) # BUDGET_S counts from here: the links and the runs
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/conf/env.sh"
 me=conf/scaling.sh
 die() { echo "$me: $*" >&2; exit 2; }
 
@@ -102,9 +106,9 @@ cpu=0
 if [ $cpu = 1 ]; then
   [ "$study" = check ] || die "GPUMAT_CONFIG=cpu runs the check only (host types); the studies need the GPU machine"
   [[ " $HALO " == *" device "* ]] && die "HALO=device needs the GPU machine (device vectors); the CPU check runs HALO=staged"
-  TYPES=${TYPES:-aij,csrspec}
+  TYPES=${TYPES:-$(gpumat_types aij csrspec)} || exit 2
 else
-  TYPES=${TYPES:-aijcusparse:alg1,aijcusparse:alg2,cusparsecsr,csrspec,bccoo,pjds,bce,gpuauto}
+  TYPES=${TYPES:-$(gpumat_types aijcusparse:algs formats -cusparsesell -cusparsebsr)} || exit 2
 fi
 [[ "$TYPES" =~ ^[A-Za-z0-9_:=.,]+$ ]] || die "TYPES must be a comma-separated list of types, not '$TYPES'"
 SCALING_FILE=${SCALING_FILE:-$top/bench/scaling.txt}
@@ -138,11 +142,10 @@ fi
 if [ $cpu = 1 ]; then
   BUILD=${BUILD:-$top/build-cpu}
   [ -x "$BUILD/examples/bench_matmult" ] || die "no $BUILD/examples/bench_matmult: build the CPU configuration first (conf/test.sh)"
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
   visible=0
 else
   source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
-  visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+  visible=$(gpumat_gpu_count)
 fi
 # the environment of device buffers in MPI: the build's, as conf/setup.sh configured it for its tests
 GPUAWARE_ENV=${GPUAWARE_ENV:-$(sed -n 's/^GPUMAT_GPU_AWARE_MPI_ENV:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null | tr ';' ' ')}
@@ -238,6 +241,17 @@ nnz_estimate() { # gen:kind:n -> nonzeros (0: unknown kind)
   kind=$(cut -d: -f2 <<< "$1"); n=$(cut -d: -f3 <<< "$1")
   awk -v k="$kind" -v n="$n" 'BEGIN { f = (k == "lap3d") ? 7 : (k == "lap3d27") ? 27 : (k == "fem3") ? 178.3 : (k == "fem6") ? 458 : 0; printf "%.0f\n", f * n * n * n }'
 }
+recorded() { # "LABEL P LAYOUT" TYPES: whether the done file has the run (done or failed), its types in any order
+  awk -v run="$1" -v types="$2" '
+    function set(list,  a, n, i, j, t) { # the list sorted, so that the order does not count
+      n = split(list, a, ",")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      t = a[1]; for (i = 2; i <= n; i++) t = t "," a[i]
+      return t
+    }
+    ($1 == "done" || $1 == "failed") && NF == 5 && $2 " " $3 " " $4 == run && set($5) == set(types) { found = 1; exit }
+    END { exit !found }' "$done_file"
+}
 longest=0
 left=0
 plan=()
@@ -265,7 +279,7 @@ for item in "${plan[@]}"; do
   [ "$h" = device ] && label=$label@gpuaware
   if [ "$o" = 0 ]; then label=$label@vector; types=$(ours_types); fi
   key="$label $p $layout $types"
-  if grep -qxF -e "done $key" -e "failed $key" "$done_file"; then continue; fi
+  if recorded "$label $p $layout" "$types"; then continue; fi
   est=$(nnz_estimate "$spec")
   if [ "${est:-0}" -gt 2000000000 ]; then
     echo "!! $label on $p ranks: $spec has about $est nonzeros, over PetscInt's 2^31: skipped"

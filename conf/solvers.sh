@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The solver section of the report (issue 14): whole solves with our types against the peers.
+# The solver comparison: whole solves with our types against the peers.
 #   CG on the 3D 7-point Laplacian (examples/solve -kind lap3d, n^3 rows) with each preconditioner of
 #   $PCS, and GMRES + Jacobi on the 3D Bratu problem re-assembled every Newton step (examples/bratu),
 #   for each vector kind of $VECS; the peer of a row is aijcusparse with CUDA vectors, aijkokkos with
@@ -10,9 +10,11 @@
 #                                     .carry/kk/build-cudakk.tar.xz: Kokkos vectors, aijkokkos, CUDA hypre)
 #   GPUMAT_CONFIG=cpu BUILD=build-cpu bash conf/solvers.sh   the same on host vectors (ctest conf.solvers_check)
 # Environment: OUT (solvers-out), N (100), BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus
-# kokkos with cudakk; standard with cpu), TYPES (csrspec,bccoo,pjds,bce,gpuauto), NP (1), MPIEXEC.
+# kokkos with cudakk; standard with cpu), TYPES (every format of src/formats.def but the cuSPARSE
+# ones: csrspec,bccoo,bce,pjds,gpuauto; gpumat_types in conf/env.sh), NP (1), MPIEXEC.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/conf/env.sh"
 cfg=${GPUMAT_CONFIG:-cuda}
 case "$cfg" in
   cpu | cuda | cudakk) ;;
@@ -20,7 +22,7 @@ case "$cfg" in
 esac
 N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1}
 PCS=${PCS:-jacobi gamg hypre}
-TYPES=${TYPES:-csrspec,bccoo,pjds,bce,gpuauto}
+TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
 for v in "$N" "$BRATU_N" "$NP"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N and NP must be positive integers" >&2; exit 2; }; done
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
@@ -30,7 +32,6 @@ case "$cfg" in
 esac
 for v in $VECS; do [[ "$v" =~ ^(standard|cuda|kokkos)$ ]] || { echo "conf/solvers.sh: VECS must be standard, cuda and/or kokkos, not '$v'" >&2; exit 2; }; done
 OUT=${OUT:-$top/solvers-out}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 case "$cfg" in
   cuda | cudakk) source "$top/conf/gpu-env.sh" ;; # the carried PETSc and build of the configuration (exits without a GPU)
   cpu)

@@ -74,7 +74,7 @@ if [ -s "$OUT/results.csv" ] && ! head -1 "$OUT/results.csv" | grep -q ',ranks,l
 fi
 
 # The tutorial operators are written before anything is timed: a generator running beside the
-# benchmark takes the host cores its launches need (it doubled web_1M's 35 us products once).
+# benchmark takes the host cores its launches need (measured: web_1M's 35 us products took twice as long).
 if printf '%s\n' "${sel[@]}" | grep -q '\.bin'; then
   echo "== $(date -u +%T) writing the tutorial matrices into $MATRICES"
   NP=1 PETSC_DIR=$PETSC_DIR bash "$top/bench/tutorial_matrices.sh" "$MATRICES" large > "$OUT/tutorials.log" 2>&1

@@ -23,6 +23,7 @@
 #   NP                   MPI ranks (default 1); MPIEXEC_FLAGS: extra mpiexec flags (e.g. --bind-to none)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$top/conf/env.sh" # OpenMPI as root, more ranks than cores
 me="conf/tutorial.sh"
 usage() {
   echo "usage: bash $me NAME [ARGS...]   e.g. bash $me ksp/ksp/tutorials/ex2 -mat_type csrspec -ksp_view" >&2
@@ -114,8 +115,6 @@ echo "== building $name ($src) with PETSc at $petsc_prefix into $out" >&2
 make -s --no-print-directory -C "$out" -f "$petsc_dir/share/petsc/Makefile.basic.user" \
   PETSC_DIR="$petsc_dir" PETSC_ARCH="$petsc_arch" "$exe" >&2
 
-export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
-export OMPI_MCA_rmaps_base_oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-1}
 echo "== $mpiexec -n $np ${MPIEXEC_FLAGS:+$MPIEXEC_FLAGS }$out/$exe -dll_append $lib $*" >&2
 # shellcheck disable=SC2086
 exec "$mpiexec" -n "$np" ${MPIEXEC_FLAGS:-} "$out/$exe" -dll_append "$lib" "$@"

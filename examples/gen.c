@@ -383,7 +383,8 @@ PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt s
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, g.M == g.N ? m : PETSC_DECIDE, g.M, g.N));
   if (g.k == K_FEM3 || g.k == K_FEM6) PetscCall(MatSetBlockSize(*A, g.k == K_FEM3 ? 3 : 6));
-  PetscCall(MatSetType(*A, type ? type : MATAIJ));
+  if (type) PetscCall(MatSetType(*A, type));
+  else PetscCall(MatSetFromOptions(*A)); /* -mat_type (default MATAIJ) and the matrix's options */
   /* two passes: lengths, then entries */
   PetscCall(PetscMalloc1(m + 1, &ai));
   PetscCall(PetscMalloc2(g.cap, &c, g.cap, &v));

@@ -46,7 +46,9 @@
    Off-diagonal values are in [-1, -0.1]; the diagonal is the sum of their magnitudes plus one, so
    square matrices are strictly diagonally dominant, except the legacy powerlaw and uniform rows
    whose random columns hit the diagonal (then their value is added to it); stencils are weakly
-   dominant. The matrix is created with type `type` (NULL: MATAIJ) and assembled. */
+   dominant. The matrix is created with type `type`, or where `type` is NULL with the type and
+   options MatSetFromOptions reads (-mat_type, default MATAIJ; the type's options, listed by
+   -help), and assembled. */
 #define GEN_KINDS "lap2d, lap3d, lap3d27, powerlaw, uniform, fem3, fem6, short4, random, econ, web, circuit, lp, dense, emptyrows"
 
 PETSC_EXTERN PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt seed, MatType type, Mat *A);

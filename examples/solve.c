@@ -1,11 +1,16 @@
-static char help[] = "The main job: one KSP solve of a generated problem with several matrix types, compared.\n"
+static char help[] = "The main job: one KSP solve of a generated problem with one or several matrix types, compared.\n"
                      "  -kind <lap3d>          lap2d, lap3d, lap3d27, powerlaw, uniform (see examples/gen.h)\n"
                      "  -n <64>                grid points per dimension (stencils) or rows\n"
-                     "  -types <list>          matrix types to compare; default aij,csrspec (plus aijcusparse with CUDA)\n"
+                     "  -mat_type <type>       solve with this matrix type alone, as any PETSc program\n"
+                     "  -types <list>          matrix types to compare (instead of -mat_type); default\n"
+                     "                         aij,csrspec (plus aijcusparse with CUDA)\n"
                      "  -rtol etc.             any KSP/PC option; default CG+Jacobi for SPD kinds, GMRES+Jacobi otherwise\n"
                      "  -mat_vec_type <type>   the matrix's vector type (MatSetVecType: MatCreateVecs, the KSP's work vectors)\n"
                      "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies on one\n"
                      "                         rank, and no more than the first GPU type's on several (MPI staging)\n"
+                     "Each type is set by MatSetFromOptions (a type of -types as if given by -mat_type): every\n"
+                     "-mat_ option applies to each type, and -help lists the options of the (first) type\n"
+                     "(-mat_<type>_*, -mat_gpumat_*).\n"
                      "Exits with an error when a type's iteration count differs from the first type's, or its\n"
                      "solution differs by more than -tol (default 1e-8, relative).\n";
 
@@ -22,10 +27,10 @@ typedef struct {
 
 int main(int argc, char **argv)
 {
-  char      kind[64] = "lap3d", list[512], method[128] = "";
+  char      kind[64] = "lap3d", list[512], mat_type[64], method[128] = "";
   PetscInt  n = 64, ntypes = 0;
   PetscReal tol = 1e-8;
-  PetscBool flg, spd, check_copies = PETSC_FALSE;
+  PetscBool flg, spd, check_copies = PETSC_FALSE, types_set, mat_type_set;
   Result    res[16];
   Vec       xref = NULL;
   double    ref_copies = -1; /* copies in the second solve of the first GPU type */
@@ -38,11 +43,18 @@ int main(int argc, char **argv)
 #else
   PetscCall(PetscStrncpy(list, "aij,csrspec", sizeof(list)));
 #endif
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-kind", kind, sizeof(kind), NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-types", list, sizeof(list), NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-check_no_copies", &check_copies, NULL));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "solve: a KSP solve with one or several matrix types", NULL);
+  PetscCall(PetscOptionsString("-kind", "Generated problem: " GEN_KINDS, "GenCreate", kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsInt("-n", "Grid points per dimension (stencils) or rows", "GenCreate", n, &n, NULL));
+  PetscCall(PetscOptionsString("-types", "Comma-separated matrix types to compare (instead of -mat_type)", "MatSetType", list, list, sizeof(list), &types_set));
+  PetscCall(PetscOptionsReal("-tol", "Largest relative difference of a type's solution from the first type's", NULL, tol, &tol, NULL));
+  PetscCall(PetscOptionsBool("-check_no_copies", "Solve twice; the second solve must make no CPU<->GPU copies (one rank) or no more than the first GPU type's", NULL, check_copies, &check_copies, NULL));
+  PetscOptionsEnd();
+  /* -mat_type: the one type to solve with (each type of a list is solved as if given by -mat_type,
+     below, so the two cannot be combined) */
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mat_type, sizeof(mat_type), &mat_type_set));
+  PetscCheck(!(types_set && mat_type_set), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "Give -types (several matrix types, compared) or -mat_type (one), not both");
+  if (mat_type_set) PetscCall(PetscStrncpy(list, mat_type, sizeof(list)));
   PetscCall(GenIsSPD(kind, &spd));
   if (check_copies) PetscCall(PetscLogDefaultBegin());
 
@@ -58,15 +70,14 @@ int main(int argc, char **argv)
     if (next) *next++ = 0;
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
 
-    PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, type, &A));
-    { /* PETSc's -mat_vec_type (MatSetFromOptions reads it in a program that calls it): the type of
-         MatCreateVecs' vectors, so of the KSP's work vectors; -mat_vec_type kokkos with -vec_type
-         kokkos keeps every vector of the solve a Kokkos vector */
-      char      vt[64];
-      PetscBool set;
-      PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_vec_type", vt, sizeof(vt), &set));
-      if (set) PetscCall(MatSetVecType(A, vt));
-    }
+    /* The type as any PETSc program takes it: MatSetFromOptions reads -mat_type (a type of the list
+       is given as -mat_type for the time of the creation), the matrix's options and its type's
+       (-mat_<type>_*, -mat_gpumat_*; -help lists them), and -mat_vec_type: the type of
+       MatCreateVecs' vectors, so of the KSP's work vectors (-mat_vec_type kokkos with -vec_type
+       kokkos keeps every vector of the solve a Kokkos vector). */
+    if (!mat_type_set) PetscCall(PetscOptionsSetValue(NULL, "-mat_type", type));
+    PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, NULL, &A));
+    if (!mat_type_set) PetscCall(PetscOptionsClearValue(NULL, "-mat_type"));
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecSetFromOptions(x)); /* -vec_type overrides the matrix's default vector type */
     PetscCall(VecSetFromOptions(b));

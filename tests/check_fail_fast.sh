@@ -3,6 +3,7 @@
 # seconds, with a message that says what to do, before any long step. Run from the repository root.
 set -u
 cd "$(dirname "$0")/.."
+source conf/env.sh # gpumat_gpu_answers
 fails=0 runs=0
 # expect EXIT REGEX COMMAND...: the command exits with EXIT within 20 s and prints REGEX
 expect() {
@@ -42,7 +43,7 @@ expect 2 "HALO must be staged, device or \"staged device\", not 'peer'" env HALO
 expect 2 "HALO=device needs the GPU machine" env GPUMAT_CONFIG=cpu HALO=device bash conf/scaling.sh check
 expect 2 "GPUMAT_CONFIG must be cuda, cudakk or cudampich on the GPU machine, not 'gpu'" env GPUMAT_CONFIG=gpu OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
 expect 2 "no /nonexistent/.carry/src|no .*petsc-3.26.1.tar.gz" env PETSC_VERSION=3.26.1 bash -c 'cd /tmp && bash "$0"' "$PWD/conf/device-petsc-src.sh"
-if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+if ! gpumat_gpu_answers; then
   expect 2 "no GPU answers here" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh tests
   expect 2 "no GPU answers here" bash conf/suite.sh part1
   expect 2 "no GPU answers here" bash conf/scaling.sh strong 8

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""petsc-gpumat's types from petsc4py (issue 14, item 6).
+"""petsc-gpumat's types from petsc4py.
 
 Loads the plugin (petsc4py.init(['-dll_append', LIB]), or ctypes calling PetscGpuMatInitialize
 after a plain petsc4py.init()), then for each type, made once with Mat.setType(type) and once with
