@@ -7,7 +7,8 @@
 //                                           (format, compressed, rows, empty_rows, host_builds,
 //                                           device_builds, host_refreshes, device_refreshes,
 //                                           coo_device_assemblies, overlap, side_stream,
-//                                           gpu_aware_mpi); the others the format's properties.
+//                                           gpu_aware_mpi); the others the format's properties. The
+//                                           list is split at commas: a regex matches one with '.'.
 //   -check optable     a matrix of the type converted back to AIJ (seq and MPI, in place and to a new
 //                      matrix) keeps none of the library's operations: every slot of its operation
 //                      table lies outside libpetscgpumat, and its spptr is gone
