@@ -8,7 +8,9 @@
 
 A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
 ARGS=-view_types (its suite.log, or suite.log.gz, holds gpuauto's predictions for every candidate: bytes per
-product and the gathers' time, per matrix; its results.csv the measured time of every type).
+product and the gathers' time, per matrix, as gpuauto's properties, the benchmark's "gpumat-property"
+lines; logs from before those lines are read from MatView's table; its results.csv the measured time
+of every type).
 The model (src/core/gpuauto.hpp):
 
     t_c = launch + max(k_c B_c / bw + r_c n,  g_c (B_c / bw + G_c))
@@ -93,11 +95,16 @@ def parse_log(path):
     """{matrix: {candidate: (bytes, gather_ms, key, long_share, hops)}} and [floor:stream GB/s of matrices over 100 MB]."""
     preds, streams, cur, in_pred = {}, [], None, False
     longest, bccoo_floor = {}, {}  # for logs before bccoo's hops: the matrix's longest row, bccoo's parameters
+    props = {}  # {matrix: {key: value}}: gpuauto's properties (bench_matmult -view_types' gpumat-property lines)
     with open_log(path) as f:
         for line in f:
             m = re.match(r"== \S+ (\S+), 1 rank", line)
             if m:
                 cur, in_pred = m.group(1), False
+                continue
+            m = re.match(r"gpumat-property gpuauto (\S+) (.*)$", line.rstrip("\n"))
+            if m and cur:
+                props.setdefault(cur, {}).setdefault(m.group(1), m.group(2))  # the first view
                 continue
             if "gpuauto predictions for" in line:
                 in_pred = True
@@ -127,7 +134,19 @@ def parse_log(path):
                 ms, gbs = float(m.group(1)), float(m.group(2))
                 if ms * 1e-3 * gbs * 1e9 > 100e6:
                     streams.append(gbs)
-    # logs of gpuauto before its long part (no "long part" in its lines): the share from pjds's own
+    # the properties, where the log has them: every prediction's parts from the record itself
+    for mat, pr in props.items():
+        cands = {}
+        for k, v in pr.items():
+            m = re.match(r"prediction\.([a-z]+)\.bytes$", k)
+            if m:
+                c = m.group(1)
+                f = lambda field: pr.get(f"prediction.{c}.{field}")
+                cands[c] = (float(v), float(f("gather_ms")), f("key") or c, float(f("long_share") or 0), float(f("hops") or 0))
+        if cands:
+            preds[mat] = cands
+    # logs kept in docs/results from before the properties: MatView's prediction table above, and
+    # for logs of gpuauto before its long part (no "long part" in its lines): the share from pjds's own
     # MatView of the matrix ("long part: R rows, E entries"), over the matrix's nonzeros
     if any(v[3] is None for cands in preds.values() for v in cands.values()):
         with open_log(path) as f:
@@ -280,47 +299,56 @@ def replay(dirs, path):
 
 
 def selftest():
-    """Synthetic suite output from known constants: the fit recovers them."""
+    """Synthetic suite output from known constants: the fit recovers them, from the benchmark's
+    property lines and from MatView's table (the logs kept from before those lines) alike."""
     truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93), "pjds:long": (1.06, 0.0, 0.99)}
-    with tempfile.TemporaryDirectory() as d:
-        log, rows = [], []
-        # matrices a-f: pjds without a long part; g-l: all long rows (pjds:long's samples); m: half
-        # (neither's sample, the model weighing the two)
-        mats = [("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0), ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]
-        mats += [("g", 1e4, 1200, 0.0), ("h", 2e4, 700, 0.02), ("i", 8e3, 500, 0.6), ("j", 5e4, 900, 0.9), ("l", 3e4, 400, 1.1), ("m", 1e7, 1000, 0.3)]
-        for i, (name, n, mb, gfrac) in enumerate(mats):
-            share = 1.0 if name in "ghijl" else 0.5 if name == "m" else 0.0
-            log.append(f"== 00:00:{i:02d} {name}, 1 rank(s)")
-            log.append("floor:stream              0.5000    0.4900         -     3000  100.0   (no row sums: a lower bound)")
-            log.append(f"      gpuauto predictions for {int(n)} rows (ms per product; ...):")
-            for cand in ("pjds", "bccoo", "cusparsecsr"):
-                b = mb * 1e6 * (1.0 + 0.05 * len(cand) % 3)
-                x = b / 3000e6
-                gather = gfrac * x
-                c = {"fmt": {k: list(v) for k, v in truth.items()}, "bw_gbs": 3000, "launch_us": 4}
-                t = predict(c, b, gather, cand, share if cand == "pjds" else 0.0, n)
-                detail = f"rows sorted by length, padding 0.0 %, long part {100 * share:.1f} %" if cand == "pjds" else "detail"
-                log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
-                rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), f"{t:.6g}", 1])
-            log.append("      gpuauto features (sampled): ...")
-        with open(os.path.join(d, "suite.log"), "w") as f:
-            f.write("\n".join(log) + "\n")
-        with open(os.path.join(d, "results.csv"), "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["matrix", "type", "rows", "median_ms", "ranks"])
-            w.writerows(rows)
-        c, report, bw = fit([d], None)
-        out = os.path.join(d, "c.txt")
-        write_constants(out, c)
-        back = read_constants(out)
-        _, within, total = replay([d], out)  # the fitted constants choose the fastest everywhere
-    assert (within, total) == (len(mats), len(mats)), (within, total)
-    assert abs(bw - 3000) < 1e-9, bw
-    for cand, (k, r, g) in truth.items():
-        fk, fr, fg = back["fmt"][cand]
-        assert abs(fk - k) < 0.02 and abs(fr - r) < 0.5 and abs(fg - g) < 0.02, (cand, (fk, fr, fg), (k, r, g))
-    assert back["fmt"]["bce"] == read_constants(None)["fmt"]["bce"], "a candidate without samples keeps the base constants"
-    print("calibrate.py self-test passed: " + "; ".join(report))
+    # matrices a-f: pjds without a long part; g-l: all long rows (pjds:long's samples); m: half
+    # (neither's sample, the model weighing the two)
+    mats = [("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0), ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]
+    mats += [("g", 1e4, 1200, 0.0), ("h", 2e4, 700, 0.02), ("i", 8e3, 500, 0.6), ("j", 5e4, 900, 0.9), ("l", 3e4, 400, 1.1), ("m", 1e7, 1000, 0.3)]
+    for style in ("properties", "table"):
+        with tempfile.TemporaryDirectory() as d:
+            log, rows = [], []
+            for i, (name, n, mb, gfrac) in enumerate(mats):
+                share = 1.0 if name in "ghijl" else 0.5 if name == "m" else 0.0
+                log.append(f"== 00:00:{i:02d} {name}, 1 rank(s)")
+                log.append("floor:stream              0.5000    0.4900         -     3000  100.0   (no row sums: a lower bound)")
+                if style == "table":
+                    log.append(f"      gpuauto predictions for {int(n)} rows (ms per product; ...):")
+                for cand in ("pjds", "bccoo", "cusparsecsr"):
+                    b = mb * 1e6 * (1.0 + 0.05 * len(cand) % 3)
+                    x = b / 3000e6
+                    gather = gfrac * x
+                    c = {"fmt": {k: list(v) for k, v in truth.items()}, "bw_gbs": 3000, "launch_us": 4}
+                    sh = share if cand == "pjds" else 0.0
+                    t = predict(c, b, gather, cand, sh, n)
+                    if style == "table":
+                        detail = f"rows sorted by length, padding 0.0 %, long part {100 * share:.1f} %" if cand == "pjds" else "detail"
+                        log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
+                    else:
+                        for field, v in (("bytes", f"{b:.6g}"), ("gather_ms", f"{gather:.6f}"), ("key", cand), ("long_share", f"{sh:.6g}"), ("hops", "0")):
+                            log.append(f"gpumat-property gpuauto prediction.{cand}.{field} {v}")
+                    rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), f"{t:.6g}", 1])
+                if style == "table":
+                    log.append("      gpuauto features (sampled): ...")
+            with open(os.path.join(d, "suite.log"), "w") as f:
+                f.write("\n".join(log) + "\n")
+            with open(os.path.join(d, "results.csv"), "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["matrix", "type", "rows", "median_ms", "ranks"])
+                w.writerows(rows)
+            c, report, bw = fit([d], None)
+            out = os.path.join(d, "c.txt")
+            write_constants(out, c)
+            back = read_constants(out)
+            _, within, total = replay([d], out)  # the fitted constants choose the fastest everywhere
+        assert (within, total) == (len(mats), len(mats)), (style, within, total)
+        assert abs(bw - 3000) < 1e-9, bw
+        for cand, (k, r, g) in truth.items():
+            fk, fr, fg = back["fmt"][cand]
+            assert abs(fk - k) < 0.02 and abs(fr - r) < 0.5 and abs(fg - g) < 0.02, (style, cand, (fk, fr, fg), (k, r, g))
+        assert back["fmt"]["bce"] == read_constants(None)["fmt"]["bce"], "a candidate without samples keeps the base constants"
+    print("calibrate.py self-test passed (property lines and MatView's table): " + "; ".join(report))
 
 
 def main(argv=None):

@@ -34,7 +34,8 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "  -coo_csv <file>    with -coo: append its rows to this CSV (matrix,type,ranks,layout,nnz,entries,\n"
                      "                     coo_ms,coo_min_ms,coo_max_ms,coo_mults,median_ms), apart from -csv's\n"
                      "  -view_types <0>    after each type's first product, its MatView (ascii info: a format's\n"
-                     "                     parameters, bytes and, for bccoo, the time of each build phase)\n"
+                     "                     parameters, bytes and, for bccoo, the time of each build phase), then the\n"
+                     "                     diagonal block's properties as 'gpumat-property <type> <key> <value>' lines\n"
                      "  -floors <1>        also time the floors of bench/floors.cu (GPU builds, one rank): the CSR\n"
                      "                     bytes streamed (floor:stream) and with x gathered in CSR order (floor:gather*);\n"
                      "                     bccoo's arrays streamed (floor:bccoo-stream) and read as its product reads\n"
@@ -1215,6 +1216,12 @@ int main(int argc, char **argv)
       PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_WORLD, PETSC_VIEWER_ASCII_INFO));
       PetscCall(MatView(A, PETSC_VIEWER_STDOUT_WORLD));
       PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_WORLD));
+      { /* the diagonal block's properties, machine-readable (bench/calibrate.py reads them) */
+        PetscInt           np;
+        const char *const *keys, *const *values;
+        PetscCall(MatGpuMatGetProperties(A, MAT_GPUMAT_DIAGONAL_BLOCK, &np, &keys, &values));
+        for (PetscInt k = 0; k < np; k++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "gpumat-property %s %s %s\n", type, keys[k], values[k]));
+      }
     }
     const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
     PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max, NULL));

@@ -124,5 +124,10 @@ PETSC_EXTERN PetscErrorCode MatGpuMatGetInfo(Mat A, MatGpuMatBlock block, MatGpu
    build. Not collective. */
 PETSC_EXTERN PetscErrorCode MatGpuMatGetProperty(Mat A, MatGpuMatBlock block, const char *key, const char **value);
 
+/* Every property of the block at once: *n keys and their values (as MatGpuMatGetProperty's), valid
+   until the next query of this block or its next build; *n is 0 before the block's first build or
+   when A is not a petsc-gpumat matrix. Not collective. */
+PETSC_EXTERN PetscErrorCode MatGpuMatGetProperties(Mat A, MatGpuMatBlock block, PetscInt *n, const char *const **keys, const char *const **values);
+
 /* The loader's entry point (PETSc's naming rule for libpetscgpumat.so). */
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpumat(void);

@@ -351,6 +351,9 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     AutoPrediction p;
     p.candidate = name;
     p.detail    = sh.detail;
+    p.key       = sh.key;
+    p.long_share = sh.long_share;
+    p.hops      = sh.hops;
     p.bytes     = sh.bytes + 8 * m + 8 * n + (sh.permuted ? c.y_scatter_bytes * n : 0);
     const double xs    = xbytes / sh.slices;
     const double miss  = xs <= l2x ? 0 : 1 - l2x / xs;

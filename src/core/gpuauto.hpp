@@ -134,6 +134,9 @@ struct AutoPrediction {
   double      gather_ms = 0;
   bool        gather_bound = false;
   std::string detail;      // its parameters in words ("3x3 blocks", "sorted within 4096 rows", ...)
+  std::string key;         // the constants it was predicted with ("cusparsebsr:3": BSR with 3 x 3 blocks)
+  double      long_share = 0; // of the entries, those its long part sums (pjds, bce)
+  double      hops       = 0; // bccoo: the longest row's hops between work groups
 };
 struct AutoDecision {
   std::vector<AutoPrediction> predictions; // fastest first (ties: candidate order)

@@ -166,7 +166,8 @@ struct SeqData {
   PetscLogDouble build_seconds[2] = {0, 0}, refresh_seconds[2] = {0, 0};
   PetscInt       builds[2] = {0, 0}, refreshes[2] = {0, 0};
   // MatGpuMatGetProperty's answers (Format::Describe), kept until the next query
-  Properties props;
+  Properties               props;
+  std::vector<const char *> prop_keys, prop_values; // props' strings, for MatGpuMatGetProperties
 
   std::size_t DeviceBytes() const;
 };

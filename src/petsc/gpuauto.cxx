@@ -132,7 +132,8 @@ public:
   // reason (small|choose|prediction|trial: a small block, -mat_gpuauto_choose, the fastest
   // prediction, the fastest in -mat_gpuauto_trial), and unless small: predictions ("name:ms,..."
   // fastest first, ms as MatView prints them), constants (their name, or the file given), longest_row
-  // and per candidate c prediction.c.bytes, .gather_ms, .bound (stream|gather), .detail; after
+  // and per candidate c prediction.c.bytes, .gather_ms, .bound (stream|gather), .detail, .key (the
+  // constants it was predicted with), .long_share, .hops; after
   // a trial: trial (timed|cache) and trial_times ("name:ms,..." of the candidates timed); then the
   // chosen candidate's own keys, each prefixed "candidate.".
   void Describe(Properties &out, const CsrView<Scalar> &A) const override
@@ -161,6 +162,11 @@ public:
         out.emplace_back(k + "gather_ms", b);
         out.emplace_back(k + "bound", p.gather_bound ? "gather" : "stream");
         out.emplace_back(k + "detail", p.detail);
+        out.emplace_back(k + "key", p.key);
+        snprintf(b, sizeof b, "%.6g", p.long_share);
+        out.emplace_back(k + "long_share", b);
+        snprintf(b, sizeof b, "%.6g", p.hops);
+        out.emplace_back(k + "hops", b);
       }
     }
     if (!trial_log_.empty()) {

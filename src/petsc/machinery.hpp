@@ -98,6 +98,7 @@ PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *n
 // The public queries of one block (null or not ours: *info says so)
 PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info);
 PetscErrorCode SeqGetProperty(Mat A, const char *key, const char **value);
+PetscErrorCode SeqGetProperties(Mat A, PetscInt *n, const char *const **keys, const char *const **values);
 
 // ---- mpiaij.cxx: the MPI type ------------------------------------------------------------------
 PetscErrorCode MPIInstall(Mat A, const FormatInfo *f); // make an (un)assembled MPIAIJ one of ours (converts assembled blocks)

@@ -184,6 +184,18 @@ PetscErrorCode MatGpuMatGetProperty(Mat A, MatGpuMatBlock block, const char *key
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatGpuMatGetProperties(Mat A, MatGpuMatBlock block, PetscInt *n, const char *const **keys, const char *const **values)
+{
+  Mat B;
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(n, 3);
+  *n = 0;
+  PetscCall(QueriedBlock(A, block, &B));
+  if (B) PetscCall(gpumat::SeqGetProperties(B, n, keys, values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatGpuMatGetDeviceBytes(Mat A, PetscBool *ours, size_t *bytes)
 {
   MatGpuMatInfo d, o;

@@ -5,6 +5,7 @@
 #include "block.hpp"
 #include "values.hpp"
 #include <petscdevice.h>
+#include <cstring>
 
 namespace gpumat {
 namespace {
@@ -305,17 +306,36 @@ PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SeqGetProperty(Mat A, const char *key, const char **value)
+PetscErrorCode SeqGetProperties(Mat A, PetscInt *n, const char *const **keys, const char *const **values)
 {
   SeqData *d = Ours(A);
   PetscFunctionBegin;
-  *value = nullptr;
+  *n = 0;
   if (!d || !d->st.built || d->st.pattern != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(GetCsr(A, false));
   d->props.clear();
+  d->prop_keys.clear();
+  d->prop_values.clear();
   PetscCallCXX(d->fmt->Describe(d->props, Stored(d)));
-  for (const auto &[k, v] : d->props)
-    if (k == key) *value = v.c_str();
+  for (const auto &[k, v] : d->props) {
+    PetscCallCXX(d->prop_keys.push_back(k.c_str()));
+    PetscCallCXX(d->prop_values.push_back(v.c_str()));
+  }
+  *n = (PetscInt)d->props.size();
+  if (keys) *keys = d->prop_keys.data();
+  if (values) *values = d->prop_values.data();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SeqGetProperty(Mat A, const char *key, const char **value)
+{
+  PetscInt           n;
+  const char *const *k, *const *v;
+  PetscFunctionBegin;
+  *value = nullptr;
+  PetscCall(SeqGetProperties(A, &n, &k, &v));
+  for (PetscInt i = 0; i < n; i++)
+    if (!std::strcmp(k[i], key)) *value = v[i];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
