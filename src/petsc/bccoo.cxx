@@ -284,42 +284,41 @@ private:
   // this GPU, or the winner of a search whose candidates are built into dev_ and timed on s
   // (src/cuda/bccoo_tune.cuh); the caller builds the winner. A candidate that cannot be built is
   // skipped; an error that leaves the GPU unusable, or every candidate failing, is a PETSc error.
-  PetscErrorCode Tune(const CsrView<Scalar> &A, cudaStream_t s)
+  // The tuning cache's decision for key, where it can be used (*used; report_ and choice_ then hold it).
+  PetscErrorCode FromCache(const TuningKey &key, bool *used)
   {
-    constexpr int               schema = 1; // raise when the meaning of the stored values changes
-    TuningKey                   key;
     std::optional<TuningValues> cached;
     PetscFunctionBegin;
-    PetscCallCXX(report_ = TuneReport());
-    report_.cache_on = !TuningCacheDir().empty();
-    if (A.nnz() == 0) { // nothing to time: every candidate's product is y = 0
-      report_.source = TuneSource::Empty;
+    *used = false;
+    PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
+    if (!cached) PetscFunctionReturn(PETSC_SUCCESS);
+    BccooTuneResult r;
+    std::string     why, path;
+    BccooCached     use;
+    PetscCallCXX(use = bccoo_tune_from_values(*cached, user_, &r, &why));
+    if (use == BccooCached::Use) {
+      report_.source = TuneSource::Cached;
+      PetscCallCXX(report_.r = std::move(r));
+      choice_.p = report_.r.best;
+      PetscCallCXX(why = bccoo_describe(choice_.p));
+      PetscCall(PetscInfo(nullptr, "bccoo tuner: parameters from the tuning cache: %s\n", why.c_str()));
+      *used = true;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    PetscCall(TuningKeyFor(A, "bccoo", schema, &key));
-    PetscCall(TuningCacheLookup(nullptr, TuningCacheDir(), key, &cached));
-    if (cached) {
-      BccooTuneResult r;
-      std::string     why, path;
-      BccooCached     use;
-      PetscCallCXX(use = bccoo_tune_from_values(*cached, user_, &r, &why));
-      if (use == BccooCached::Use) {
-        report_.source = TuneSource::Cached;
-        PetscCallCXX(report_.r = std::move(r));
-        choice_.p = report_.r.best;
-        PetscCallCXX(why = bccoo_describe(choice_.p));
-        PetscCall(PetscInfo(nullptr, "bccoo tuner: parameters from the tuning cache: %s\n", why.c_str()));
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }
-      PetscCallCXX(path = TuningCache(TuningCacheDir()).path(key));
-      PetscCall(PetscInfo(nullptr, "bccoo tuner: the cached decision %s is not used: %s; tuning afresh\n", path.c_str(), why.c_str()));
-      if (use == BccooCached::Invalid) PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat bccoo: the tuning cache entry %s is unusable (%s); ignored, tuning afresh (the file will be replaced)\n", path.c_str(), why.c_str()));
-    }
-    // The CSR is uploaded once; each candidate is built from it into dev_ (the previous one
-    // released first: one candidate on the GPU at a time) and timed. Non-sticky errors skip it;
-    // others end the search.
+    PetscCallCXX(path = TuningCache(TuningCacheDir()).path(key));
+    PetscCall(PetscInfo(nullptr, "bccoo tuner: the cached decision %s is not used: %s; tuning afresh\n", path.c_str(), why.c_str()));
+    if (use == BccooCached::Invalid) PetscCall(PetscPrintf(PETSC_COMM_SELF, "WARNING: petsc-gpumat bccoo: the tuning cache entry %s is unusable (%s); ignored, tuning afresh (the file will be replaced)\n", path.c_str(), why.c_str()));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  // The search: the CSR is uploaded once; each candidate is built from it into dev_ (the previous
+  // one released first: one candidate on the GPU at a time) and timed. Non-sticky errors skip it;
+  // others end the search, which is then an error, as is a search where no candidate could be built.
+  PetscErrorCode Search(const CsrView<Scalar> &A, cudaStream_t s, BccooTuneResult *r)
+  {
     cuda::DeviceCsr<Scalar> csr;
     cudaError_t             last = csr.upload(A, s); // the last candidate's error
+    PetscFunctionBegin;
     if (last != cudaSuccess) {
       dev_.release();
       PetscCall(CheckDevice((int)last, "bccoo tuner: the upload of the matrix", A));
@@ -333,25 +332,44 @@ private:
       t.why    = e == cudaErrorInvalidValue && !dev_.why().empty() ? dev_.why() : std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); // may throw: caught below
       return t;
     };
-    BccooTuneResult r;
-    PetscCallCXX(r = bccoo_tune(choice_, user_, time));
+    PetscCallCXX(*r = bccoo_tune(choice_, user_, time));
     dev_.release(); // the last candidate's memory and the CSR's, before the winner is built
     csr.release();
-    for (const BccooTrial &t : r.trials) {
+    for (const BccooTrial &t : r->trials) {
       std::string what;
       PetscCallCXX(what = bccoo_describe(t.p));
       if (t.t.status == BccooTiming::Ok) PetscCall(PetscInfo(nullptr, "bccoo tuner: stage %d candidate %s: %.4f ms\n", t.stage, what.c_str(), t.t.ms));
       else PetscCall(PetscInfo(nullptr, "bccoo tuner: stage %d candidate %s skipped: %s\n", t.stage, what.c_str(), t.t.why.c_str()));
     }
-    if (!r.ok()) {
+    if (!r->ok()) {
       std::string failure;
-      PetscCallCXX(failure = r.failure());
-      PetscCheck(!r.aborted, PETSC_COMM_SELF, PETSC_ERR_GPU, "bccoo tuner (-mat_bccoo_tune): %s", failure.c_str());
+      PetscCallCXX(failure = r->failure());
+      PetscCheck(!r->aborted, PETSC_COMM_SELF, PETSC_ERR_GPU, "bccoo tuner (-mat_bccoo_tune): %s", failure.c_str());
       PetscCall(CheckDevice(last == cudaErrorMemoryAllocation ? (int)last : 0, "bccoo tuner: no candidate fits", A));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "bccoo tuner (-mat_bccoo_tune): %s; set the parameters with -mat_bccoo_* and turn the tuner off", failure.c_str());
     }
-    TuningValues values;
-    std::string  best, model;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+  PetscErrorCode Tune(const CsrView<Scalar> &A, cudaStream_t s)
+  {
+    constexpr int   schema = 1; // raise when the meaning of the stored values changes
+    TuningKey       key;
+    bool            cached;
+    BccooTuneResult r;
+    TuningValues    values;
+    std::string     best, model;
+    PetscFunctionBegin;
+    PetscCallCXX(report_ = TuneReport());
+    report_.cache_on = !TuningCacheDir().empty();
+    if (A.nnz() == 0) { // nothing to time: every candidate's product is y = 0
+      report_.source = TuneSource::Empty;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(TuningKeyFor(A, "bccoo", schema, &key));
+    PetscCall(FromCache(key, &cached));
+    if (cached) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(Search(A, s, &r));
     PetscCallCXX(values = bccoo_tune_values(r, user_));
     PetscCallCXX(best = bccoo_describe(r.best));
     PetscCallCXX(model = bccoo_describe(r.model));
