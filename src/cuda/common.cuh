@@ -41,7 +41,7 @@ inline cudaError_t launched() { return cudaGetLastError(); }
 // Before a download's copies (cudaMemcpy, on the legacy default stream): the work queued on the
 // caller's stream finished. The legacy stream does not wait for non-blocking streams, so a download
 // right after an asynchronous refresh could read the values it replaced (seen on an H200:
-// BceDevice.RefreshEqualsRebuild after a refresh from device memory).
+// FormatDevice/bce_*.RefreshEqualsRebuild after a refresh from device memory).
 inline cudaError_t settled() { return cudaDeviceSynchronize(); }
 
 // Blocks of `threads` threads covering n items, at least one.

@@ -1,7 +1,8 @@
 // What a format adapter implements (gpumat::Format, one class per format in src/petsc/<f>.cxx)
 // and what adapters use besides: the registry's lookup, CUDA errors as PETSc errors, the disk cache
-// of tuning decisions. The machinery that runs every format (the AIJ subclasses, seq and MPI) is
-// declared in machinery.hpp; docs/design.md draws the whole.
+// of tuning decisions. A format's name, options, capabilities and gpuauto byte model are its record
+// (src/core/format_record.hpp, <root>_record() in src/core/<root>.cpp); the machinery that runs every
+// format (the AIJ subclasses, seq and MPI) is declared in machinery.hpp; docs/design.md draws the whole.
 #pragma once
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>

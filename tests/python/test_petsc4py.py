@@ -14,9 +14,12 @@ imported and --require was not given (CMake passes --require where PETSc was bui
 import argparse
 import ctypes
 import os
+import re
 import sys
 
-TYPES = "csrspec,bccoo,pjds,bce,cusparsesell,cusparsecsr,cusparsebsr,gpuauto"
+# every registered format (src/formats.def), the default of --types (CTest passes the same list)
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "formats.def")) as _f:
+    TYPES = ",".join(re.findall(r"^GPUMAT_FORMAT\(\s*(\w+)", _f.read(), re.M))
 
 
 def parse():
