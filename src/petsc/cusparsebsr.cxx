@@ -14,7 +14,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseBsrFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::BsrDevice<Scalar>) {
+class CusparseBsrFormat final : public WithHostObject<GPUMAT_CUSPARSE_FORMAT(cuda::BsrDevice<Scalar>), BsrHost<Scalar>> {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -44,20 +44,6 @@ public:
     PetscCall(Choose(A, &bs, nullptr, nullptr));
     PetscCall(CheckStored(A, bs));
     PetscCallCXX(host_.build(A, bs, row_major_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(host_.refresh(A.val));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(host_.apply(op, x, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -153,7 +139,6 @@ private:
 
   int             user_bs_   = 0;     // 0: the matrix's block size, else the fewest bytes
   bool            row_major_ = false; // column-major blocks by default (src/core/cusparsebsr.hpp)
-  BsrHost<Scalar> host_;
 };
 
 } // namespace

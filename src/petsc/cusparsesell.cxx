@@ -14,7 +14,7 @@
 namespace gpumat {
 namespace {
 
-class CusparseSellFormat final : public GPUMAT_CUSPARSE_FORMAT(cuda::SellDevice<Scalar>) {
+class CusparseSellFormat final : public WithHostObject<GPUMAT_CUSPARSE_FORMAT(cuda::SellDevice<Scalar>), SellHost<Scalar>> {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -39,20 +39,6 @@ public:
     PetscFunctionBegin;
     PetscCall(CheckPadded(A));
     PetscCallCXX(host_.build(A, slice_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(host_.refresh(A.val));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(host_.apply(op, x, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -115,7 +101,6 @@ private:
 
   int                  slice_     = sell_default_slice;
   bool                 slice_set_ = false; // -mat_cusparsesell_slice given
-  SellHost<Scalar>     host_;
 };
 
 } // namespace

@@ -221,6 +221,30 @@ protected:
   #define GPUMAT_CUSPARSE_FORMAT(Dev) gpumat::Format
 #endif
 
+// The host reference side of a format whose core object Host refreshes from the values array and
+// applies on its own (Host::refresh(values), Host::apply(op, x, z, y): the cuSPARSE formats' sliced
+// ELL and BSR): HostRefresh and HostApply forwarded to host_, written once. Base is the format's
+// device base (GPUMAT_CUSPARSE_FORMAT(Dev), ...); the adapter builds host_ in its HostBuild.
+template <class Base, class Host>
+class WithHostObject : public Base {
+public:
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(host_.refresh(A.val));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(host_.apply(op, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+protected:
+  Host host_;
+};
+
 struct FormatInfo {
   const char *name;                    // the root type name, e.g. "csrspec"
   const char *title;                   // one line for MatView and help
