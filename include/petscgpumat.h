@@ -109,6 +109,7 @@ typedef struct {
   PetscInt    host_builds, device_builds;         /* builds of the storage (a new nonzero pattern), per side */
   PetscInt    host_refreshes, device_refreshes;   /* value refreshes (new values, same pattern), per side */
   PetscInt    coo_device_assemblies;              /* MatSetValuesCOO with device values summed on the GPU */
+  PetscBool   values_hooked;                      /* PETSc's AIJ value accessors hooked (COO maps made: device values copied back on demand) */
   size_t      device_bytes;                       /* device memory held: the format, the row list, COO values and maps */
   PetscBool   host_products, host_reference;      /* -mat_gpumat_host, -mat_gpumat_host_reference */
   PetscBool   eager;                              /* -mat_gpumat_eager */

@@ -299,6 +299,7 @@ PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info)
 #if defined(GPUMAT_WITH_CUDA)
   info->coo_device_assemblies = d->dv.assemblies;
 #endif
+  info->values_hooked  = d->coo.hooked > 0 ? PETSC_TRUE : PETSC_FALSE;
   info->device_bytes   = d->DeviceBytes();
   info->host_products  = d->opt.force_host;
   info->host_reference = d->opt.host_reference;
