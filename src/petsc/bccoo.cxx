@@ -15,7 +15,7 @@
 namespace gpumat {
 namespace {
 
-class BccooFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BccooDevice<Scalar>) {
+class BccooFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::BccooDevice<Scalar>), Bccoo<Scalar>, bccoo_refresh<Scalar>, bccoo_apply<Scalar>> {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -64,20 +64,6 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(bccoo_refresh(A, host_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(bccoo_apply(host_, op, x, z, y));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
   {
@@ -98,6 +84,10 @@ public:
     const bool         tuned = Tuned();
     auto               src = [tuned](int user) { return user ? "set" : tuned ? "tuner" : "model"; };
     PetscFunctionBegin;
+    if (p.h == 0) { // never built: the options only
+      PetscCall(PetscViewerASCIIPrintf(v, "not built yet\n"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(PetscViewerASCIIPrintf(v, "blocks %d x %d (%s), %d slice(s), tile %d blocks per thread, %d threads per group, 16-bit column differences: %s (%s)\n", p.h, p.w, src(user_.h || user_.w), p.slices, p.tile, p.group,
                                      p.compress_col ? "yes" : "no", src(user_.compress_col >= 0)));
     if (!choice_.shapes.empty()) {
@@ -389,7 +379,6 @@ private:
   BccooChoice   choice_{};
   double        model_ms_ = 0;  // host time of the last bccoo_model
   double        l2_bytes_ = -1; // L2Bytes(): -1 until asked
-  Bccoo<Scalar> host_;
 };
 
 } // namespace

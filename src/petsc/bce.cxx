@@ -14,7 +14,7 @@
 namespace gpumat {
 namespace {
 
-class BceFormat final : public GPUMAT_DEVICE_FORMAT(cuda::BceDevice<Scalar>) {
+class BceFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::BceDevice<Scalar>), Bce<Scalar>, bce_refresh<Scalar>, bce_apply<Scalar>> {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -48,20 +48,6 @@ public:
   {
     PetscFunctionBegin;
     PetscCallCXX(bce_build(A, user_, host_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(bce_refresh(A, host_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(bce_apply(host_, op, x, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -196,7 +182,6 @@ public:
 private:
   BceParams user_{};
   LongShape shape_{}; // -mat_bce_lanes, -mat_bce_passes (0: by the long rows)
-  Bce<Scalar> host_;
 };
 
 } // namespace

@@ -245,6 +245,28 @@ protected:
   Host host_;
 };
 
+// The same for a format whose core layer refreshes and applies through free functions
+// (Refresh(A, host), Apply(host, op, x, z, y): bccoo, pjds, bce).
+template <class Base, class Host, void (*Refresh)(const CsrView<Scalar> &, Host &), void (*Apply)(const Host &, Op, const Scalar *, const Scalar *, Scalar *)>
+class WithHostFunctions : public Base {
+public:
+  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(Refresh(A, host_));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
+  {
+    PetscFunctionBegin;
+    PetscCallCXX(Apply(host_, op, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+
+protected:
+  Host host_;
+};
+
 struct FormatInfo {
   const char *name;                    // the root type name, e.g. "csrspec"
   const char *title;                   // one line for MatView and help

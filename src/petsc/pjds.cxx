@@ -12,7 +12,7 @@
 namespace gpumat {
 namespace {
 
-class PjdsFormat final : public GPUMAT_DEVICE_FORMAT(cuda::PjdsDevice<Scalar>) {
+class PjdsFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::PjdsDevice<Scalar>), Pjds<Scalar>, pjds_refresh<Scalar>, pjds_apply<Scalar>> {
 public:
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
@@ -49,20 +49,6 @@ public:
     PetscFunctionBegin;
     PetscCall(Choose(A));
     PetscCallCXX(pjds_build(A, choice_.p, host_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostRefresh(const CsrView<Scalar> &A) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(pjds_refresh(A, host_));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-
-  PetscErrorCode HostApply(const CsrView<Scalar> &, Op op, const Scalar *x, const Scalar *z, Scalar *y) override
-  {
-    PetscFunctionBegin;
-    PetscCallCXX(pjds_apply(host_, op, x, z, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -238,7 +224,6 @@ private:
   LongShape shape_{}; // -mat_pjds_lanes, -mat_pjds_passes (0: by the long rows)
   PjdsChoice   choice_{};
   double       model_ms_ = 0;
-  Pjds<Scalar> host_;
 };
 
 } // namespace

@@ -74,7 +74,11 @@ PetscErrorCode SeqView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(ViewFormat(A, viewer, built));
   const char *host = d->opt.host_reference ? "the format's host reference kernel" : "PETSc's SeqAIJ kernels";
+#if defined(GPUMAT_WITH_CUDA)
   PetscCall(PetscViewerASCIIPrintf(viewer, "products: CUDA vectors on the GPU (this format), host vectors with %s%s\n", host, d->opt.force_host ? " (-mat_gpumat_host: every product on the host)" : ""));
+#else
+  PetscCall(PetscViewerASCIIPrintf(viewer, "products: host vectors with %s (a build without CUDA)\n", host));
+#endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT "; value refreshes: host %" PetscInt_FMT ", device %" PetscInt_FMT "\n", d->builds[0], d->builds[1], d->refreshes[0], d->refreshes[1]));
   PetscCall(ViewCOO(d, viewer));
   const std::size_t dev = d->DeviceBytes();
