@@ -1,6 +1,6 @@
 // bccoo CUDA layer: a build from a CSR already on the device lays out the host builder's arrays;
-// refresh in several staging chunks; two products are bitwise equal; the special cases of the
-// issue: rows spanning many work groups, every block a row stop, more than 65,535 columns,
+// refresh in several staging chunks; two products are bitwise equal; special cases: rows
+// spanning many work groups, every block a row stop, more than 65,535 columns,
 // unsorted columns, a matrix large enough for thousands of concurrently running groups; a fuzz
 // test of every parameter set the tuner can pick on random matrices; the tuner's timing of one
 // candidate and a whole search on the device. The ablation's steps (apply_variant) and strategy 1
@@ -191,7 +191,7 @@ TEST(BccooDeviceVariants, StrategyParameter) {
   EXPECT_TRUE(device_apply(D1, Op::NoTrans, x, z, ZMode::None, s) == device_apply(D2, Op::NoTrans, x, z, ZMode::None, s));
 }
 
-// The issue's special cases.
+// Special cases.
 TEST(BccooDeviceSpecial, RowsSpanningManyGroups) {
   const Stream         s;
   std::vector<index_t> lengths(3000, 3);

@@ -1,5 +1,5 @@
 // bccoo host layer (src/core/bccoo.hpp): parameter resolution, the byte model of the block
-// shapes and the model's choices, and the host reference on the special cases (block
+// shapes and the model's choices, and the host reference on special cases (block
 // shapes not dividing the dimensions, tiles of row stops only, rows spanning many work groups,
 // empty rows and columns, more than 65,535 columns, dense blocks); a fuzz test of every parameter
 // set the tuner can pick (src/core/bccoo_tune.hpp) on random matrices. The products of every block

@@ -1,4 +1,4 @@
-// bce CUDA layer: the issue's special cases (a single row length, every length distinct, more
+// bce CUDA layer: special cases (a single row length, every length distinct, more
 // than 100 lengths, one enormous row, regular rows without a long part) with chunk shapes, two
 // products bitwise equal, the refusals' reasons, and a fuzz test against the reference. The device
 // builder's layout (groups, row order, columns and values with their padding, the long part, the

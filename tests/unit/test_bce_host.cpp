@@ -1,7 +1,7 @@
 // bce host layer (src/core/bce.hpp): parameter resolution; the distribution function on the
 // paper's 10 x 10 example; merging (at most max_sets sets, rows and entries kept, cheapest first);
 // the optimal partition against brute force on small random distributions (optimal under its own
-// time model, for several group costs); the host reference on the special cases (a single
+// time model, for several group costs); the host reference on special cases (a single
 // row length, every length distinct, more than 100 lengths, one enormous row, regular rows without
 // a long part); and a fuzz test of random patterns across the parameters. The products across
 // long_row, group cost and merging bounds on the standard set, empty rows and the refresh are the

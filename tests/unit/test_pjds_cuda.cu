@@ -1,4 +1,4 @@
-// pjds CUDA layer: the issue's special cases (equal rows, one full row among single entries,
+// pjds CUDA layer: special cases (equal rows, one full row among single entries,
 // fewer rows than a block, empty rows at the end of the sort, hub rows of over a million entries
 // in many chunks, rows at the chunk boundary); the chunk shape by the long rows; refresh in several
 // staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's

@@ -1,5 +1,5 @@
-// pjds host layer (src/core/pjds.hpp): parameter resolution, the host reference on the issue's
-// special cases (equal rows, one full row among single entries, fewer rows than a block, empty
+// pjds host layer (src/core/pjds.hpp): parameter resolution, the host reference on special
+// cases (equal rows, one full row among single entries, fewer rows than a block, empty
 // rows at the end of the sort, a hub row of over a million entries), the padding count without a
 // build, the model, the code balance, and a fuzz test of random patterns across b_r and sigma. The
 // products over block sizes, sorting windows and long-row thresholds on the standard set, and the
