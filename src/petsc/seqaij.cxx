@@ -4,13 +4,20 @@
 // view.cxx.
 #include "block.hpp"
 #include "values.hpp"
+#include "core/format_record.hpp"
 #include <petscdevice.h>
 #include <cstring>
 
 namespace gpumat {
 namespace {
 
-const char *const kCompressNames[] = {"auto", "always", "never", "MatGpuMatCompressedRows", "MAT_GPUMAT_COMPRESSED_ROWS_", nullptr};
+// The record of one of the machinery's options (src/core/format_record.cpp; null where none).
+const OptionRecord *Machinery(const char *name)
+{
+  for (const OptionRecord &o : machinery_option_records())
+    if (o.name == name) return &o;
+  return nullptr;
+}
 
 // SeqAIJ's operations that read the AIJ value array itself (MatSOR's inode variant, the column
 // reductions): the newest values copied back first (HostReader)
@@ -98,14 +105,14 @@ PetscErrorCode TuningCacheOptions(Options &o, PetscOptionItems PetscOptionsObjec
   PetscFunctionBegin;
   if (o.tuning_cache.empty()) PetscCallCXX(o.tuning_cache = default_tuning_dir());
   PetscCall(PetscStrncpy(dir, o.tuning_cache.c_str(), sizeof(dir)));
-  PetscCall(PetscOptionsString("-mat_gpumat_tuning_cache", "Directory of the disk cache of tuning decisions (default: $PETSC_GPUMAT_TUNING_DIR, else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning)", "MatMult", dir, dir, sizeof(dir), &set));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_tuning_cache"), dir, dir, sizeof(dir), &set));
   if (set) {
     PetscCheck(dir[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_gpumat_tuning_cache needs a directory (-mat_gpumat_tuning_cache_disable turns the cache off)");
     char full[PETSC_MAX_PATH_LEN];
     PetscCall(PetscGetFullPath(dir, full, sizeof(full))); // ~ expanded, relative to the current directory now
     PetscCallCXX(o.tuning_cache = full);
   }
-  PetscCall(PetscOptionsBool("-mat_gpumat_tuning_cache_disable", "Neither read nor write the disk cache of tuning decisions (a format that tunes decides afresh for every new nonzero pattern)", "MatMult", o.tuning_cache_disable, &o.tuning_cache_disable, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_tuning_cache_disable"), o.tuning_cache_disable, &o.tuning_cache_disable, nullptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -212,17 +219,15 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
   SeqData    *d    = Data(A);
   std::string head = std::string("petsc-gpumat ") + d->info->name + " options";
   Options    &o    = d->opt;
-  PetscBool   set;
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, head.c_str());
-  PetscCall(PetscOptionsBool("-mat_gpumat_eager", "Build the GPU format in MatAssemblyEnd instead of at the first product", "MatAssemblyEnd", o.eager, &o.eager, nullptr));
-  PetscCall(PetscOptionsBool("-mat_gpumat_host", "Run products on the host even for CUDA vectors", "MatMult", o.force_host, &o.force_host, nullptr));
-  PetscCall(PetscOptionsBool("-mat_gpumat_host_reference", "Host products with the format's host reference kernel instead of PETSc's SeqAIJ kernels", "MatMult", o.host_reference, &o.host_reference, nullptr));
-  PetscCall(PetscOptionsEnum("-mat_gpumat_compressed_rows", "Store only the nonempty rows of a block: auto (when the empty-row ratio is reached), always, never", "MatMult", kCompressNames, o.compress, &o.compress, nullptr));
-  PetscCall(PetscOptionsReal("-mat_gpumat_compressed_rows_ratio", "Fraction of empty rows from which auto compresses a block (0..1)", "MatMult", o.compress_ratio, &o.compress_ratio, &set));
-  PetscCheck(!set || (o.compress_ratio >= 0 && o.compress_ratio <= 1), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpumat_compressed_rows_ratio must be in [0, 1], got %g", (double)o.compress_ratio);
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_eager"), o.eager, &o.eager, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_host"), o.force_host, &o.force_host, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_host_reference"), o.host_reference, &o.host_reference, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_compressed_rows"), o.compress, &o.compress, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_compressed_rows_ratio"), o.compress_ratio, &o.compress_ratio, nullptr));
   PetscCall(TuningCacheOptions(o, PetscOptionsObject));
-  PetscCall(PetscOptionsBool("-mat_gpumat_coo_host_reference", "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "MatSetValuesCOO", o.coo_host_reference, &o.coo_host_reference, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_coo_host_reference"), o.coo_host_reference, &o.coo_host_reference, nullptr));
   PetscCall(d->fmt->SetFromOptions(PetscOptionsObject));
   PetscOptionsHeadEnd();
   d->st.Forget(); // new settings: decide and build again at the next product
