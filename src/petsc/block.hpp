@@ -89,8 +89,7 @@ struct BlockState {
   }
   // The device copy holds the current values of object state `state`.
   bool DeviceValuesCurrent(PetscObjectState state) const { return host_stale || dev_values == state; }
-  // A host writer of the AIJ array: the device copy no longer holds the values. A writer of every
-  // value (write-only access) makes the host's the newest without a copy back.
+  // A host writer of the AIJ array: the device copy no longer holds the values.
   void HostWritten()
   {
     dev_values = -1;

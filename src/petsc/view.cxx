@@ -7,12 +7,16 @@
 namespace gpumat {
 namespace {
 
-bool IsInfo(PetscViewer viewer)
+// Whether the viewer asks for the summary lines (ASCII, info or info_detail).
+PetscErrorCode IsInfo(PetscViewer viewer, bool *info)
 {
   PetscBool         ascii;
   PetscViewerFormat format;
-  if (PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii) || PetscViewerGetFormat(viewer, &format)) return false;
-  return ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL);
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  *info = ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The format's lines: of the storage while it describes the current pattern (built), else of the
@@ -60,9 +64,10 @@ PetscErrorCode ViewCOO(const SeqData *d, PetscViewer viewer)
 
 PetscErrorCode SeqView(Mat A, PetscViewer viewer)
 {
-  SeqData   *d    = Data(A);
-  const bool info = IsInfo(viewer);
+  SeqData *d = Data(A);
+  bool     info;
   PetscFunctionBegin;
+  PetscCall(IsInfo(viewer, &info));
   if (!info) PetscCall(SyncHost(A)); // SeqAIJ's viewers print the AIJ array itself
   PetscCall(d->parent.view(A, viewer));
   if (!info) PetscFunctionReturn(PETSC_SUCCESS);
@@ -96,9 +101,11 @@ PetscErrorCode MPIView(Mat A, PetscViewer viewer)
   Mat         Ad, Ao;
   PetscMPIInt rank;
   PetscViewer sub;
+  bool        info;
   PetscFunctionBegin;
   PetscCall(d->parent.view(A, viewer));
-  if (!IsInfo(viewer)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(IsInfo(viewer, &info));
+  if (!info) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPrintf(viewer, "petsc-gpumat %s blocks, halo exchange %s; each rank (diagonal block, then off-diagonal block):\n", d->info->name, d->set.overlap ? "overlapped with the diagonal block's product" : "finished before the diagonal block's product (-mat_gpumat_overlap 0)"));
