@@ -92,7 +92,12 @@ PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours
 PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);                                // make an (un)assembled SeqAIJ one of ours, in place
 PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_source); // options read with its prefix
 PetscErrorCode SeqUninstall(Mat A);                                                   // back to plain SeqAIJ
+// The record of one of the machinery's options (src/core/format_record.cpp; null where none)
+const OptionRecord *Machinery(const char *name);
+// A block's options (the machinery's and the format's), within an open options block; the same
+// options read into scratch settings (-help's lines, bad values refused, nothing kept)
 PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject);
+PetscErrorCode BlockOptionsCheck(const FormatInfo *f, PetscOptionItems PetscOptionsObject);
 PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev); // CUDA, or Kokkos on CUDA: the device products read it
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 // The public queries of one block (null or not ours: *info says so)

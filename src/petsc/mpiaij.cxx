@@ -37,6 +37,47 @@ PetscErrorCode SetOption(Mat A, MatOption op, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The MPI product's settings (-mat_gpumat_overlap, _gpu_aware_mpi, _side_stream), within an open
+// options block.
+PetscErrorCode ReadMPISettings(MPIData *d, PetscOptionItems PetscOptionsObject)
+{
+  std::string head = "petsc-gpumat " + Names(d->info).mpi + " options";
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, head.c_str());
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_overlap"), d->set.overlap, &d->set.overlap, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_gpu_aware_mpi"), d->set.gpu_aware, &d->set.gpu_aware, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_side_stream"), d->set.side_stream, &d->set.side_stream, nullptr));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatSetFromOptions: MPIAIJ's options, the MPI product's settings, then the blocks' options, read
+// inside this one options block so that -help lists them and a bad value is refused here. The
+// diagonal block reads them (with -help's lines) and the off-diagonal block the same without;
+// before the preallocation, when there are no blocks yet, scratch settings read them (the blocks
+// read them when they are made: MPIConvertBlocks).
+PetscErrorCode SetFromOptions(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  MPIData  *d  = MPIDataOf(A);
+  Mat       Ad = nullptr, Ao = nullptr;
+  PetscBool ours_d = PETSC_FALSE, ours_o = PETSC_FALSE;
+  PetscFunctionBegin;
+  if (d->parent.setfromoptions) PetscCall(d->parent.setfromoptions(A, PetscOptionsObject));
+  PetscCall(ReadMPISettings(d, PetscOptionsObject));
+  if (A->preallocated) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
+  if (Ad) PetscCall(PetscObjectTypeCompare((PetscObject)Ad, Names(d->info).seq.c_str(), &ours_d));
+  if (Ao) PetscCall(PetscObjectTypeCompare((PetscObject)Ao, Names(d->info).seq.c_str(), &ours_o));
+  if (ours_d) PetscCall(SeqSetFromOptionsItems(Ad, PetscOptionsObject));
+  else PetscCall(BlockOptionsCheck(d->info, PetscOptionsObject));
+  if (ours_o) {
+    const PetscBool printed = PetscOptionsObject->alreadyprinted;
+    PetscOptionsObject->alreadyprinted = PETSC_TRUE; // the lines are the diagonal block's
+    PetscCall(SeqSetFromOptionsItems(Ao, PetscOptionsObject));
+    PetscOptionsObject->alreadyprinted = printed;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // MPIAIJ's operations that read their blocks' AIJ arrays themselves (not through the accessors):
 // the newest values copied back into both blocks first (HostReader)
 PetscErrorCode SyncBlocks(Mat A)
@@ -180,6 +221,7 @@ const OpSlot kMPIOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(setoption, SetOption),
+  GPUMAT_OP(setfromoptions, SetFromOptions),
   MPI_HOST_READER(getcolumnreductions),
   MPI_HOST_READER(createsubmatrices),
   MPI_HOST_READER(createsubmatrix),

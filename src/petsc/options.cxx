@@ -20,6 +20,13 @@ PetscErrorCode CheckKind(const OptionRecord *rec, OptionKind kind)
 
 } // namespace
 
+const OptionRecord *Machinery(const char *name)
+{
+  for (const OptionRecord &o : machinery_option_records())
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
 PetscErrorCode ReadOption(PetscOptionItems PetscOptionsObject, const OptionRecord *rec, PetscInt shown, PetscInt *value, PetscBool *set)
 {
   PetscBool   given = PETSC_FALSE;

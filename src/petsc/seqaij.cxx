@@ -11,14 +11,6 @@
 namespace gpumat {
 namespace {
 
-// The record of one of the machinery's options (src/core/format_record.cpp; null where none).
-const OptionRecord *Machinery(const char *name)
-{
-  for (const OptionRecord &o : machinery_option_records())
-    if (o.name == name) return &o;
-  return nullptr;
-}
-
 // SeqAIJ's operations that read the AIJ value array itself (MatSOR's inode variant, the column
 // reductions): the newest values copied back first (HostReader)
 const struct _MatOps &ParentOps(Mat A) { return Data(A)->parent; }
@@ -213,12 +205,11 @@ bool SeqValuesInternal(Mat A)
   return d && d->st.internal > 0;
 }
 
-// Options of the machinery and of the format, within an open options block.
-PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject)
+// The machinery's options of a block and its format's, within an open options block, into `o` and
+// `fmt`: a block's own, or scratch ones (an MPI matrix before its blocks exist).
+static PetscErrorCode ReadBlockOptions(Options &o, Format &fmt, const char *name, PetscOptionItems PetscOptionsObject)
 {
-  SeqData    *d    = Data(A);
-  std::string head = std::string("petsc-gpumat ") + d->info->name + " options";
-  Options    &o    = d->opt;
+  std::string head = std::string("petsc-gpumat ") + name + " options";
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, head.c_str());
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_eager"), o.eager, &o.eager, nullptr));
@@ -228,9 +219,28 @@ PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_compressed_rows_ratio"), o.compress_ratio, &o.compress_ratio, nullptr));
   PetscCall(TuningCacheOptions(o, PetscOptionsObject));
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_coo_host_reference"), o.coo_host_reference, &o.coo_host_reference, nullptr));
-  PetscCall(d->fmt->SetFromOptions(PetscOptionsObject));
+  PetscCall(fmt.SetFromOptions(PetscOptionsObject));
   PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Options of the machinery and of the format, within an open options block.
+PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCall(ReadBlockOptions(d->opt, *d->fmt, d->info->name, PetscOptionsObject));
   d->st.Forget(); // new settings: decide and build again at the next product
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode BlockOptionsCheck(const FormatInfo *f, PetscOptionItems PetscOptionsObject)
+{
+  Options                 o;
+  std::unique_ptr<Format> fmt;
+  PetscFunctionBegin;
+  PetscCallCXX(fmt = f->create());
+  PetscCall(ReadBlockOptions(o, *fmt, f->name, PetscOptionsObject));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -17,6 +17,8 @@
 //                      leading dash, which PETSc would read as an option) is refused by MatSetFromOptions
 //                      with PETSC_ERR_ARG_OUTOFRANGE or PETSC_ERR_ARG_WRONG and a message naming the option
 //   -check trial       gpuauto's trial keeps the candidate with the shortest time it measured
+//   -check reread      options set after the matrix was assembled and used take effect at the next
+//                      MatSetFromOptions, in both blocks of an MPI matrix (MatGpuMatGetInfo)
 // Exits non-zero, with the reason, when a check fails.
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h> // struct _MatOps: the operation table, slot by slot
@@ -244,6 +246,35 @@ PetscErrorCode CheckTrial(MPI_Comm comm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Options changed after the first product reach every block at the next MatSetFromOptions.
+PetscErrorCode CheckReread(MPI_Comm comm)
+{
+  Mat           A;
+  MatGpuMatInfo info;
+  PetscMPIInt   size;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(GenCreate(comm, kind, n, 1, type, &A));
+  PetscCall(Product(A));
+  PetscCall(MatGpuMatGetInfo(A, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
+  PetscCheck(!info.eager && (size == 1 || info.overlap), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the defaults changed: eager %d, overlap %d", info.eager, info.overlap);
+  PetscCall(PetscOptionsSetValue(nullptr, "-mat_gpumat_eager", "1"));
+  PetscCall(PetscOptionsSetValue(nullptr, "-mat_gpumat_overlap", "0"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(nullptr, "-mat_gpumat_eager"));
+  PetscCall(PetscOptionsClearValue(nullptr, "-mat_gpumat_overlap"));
+  for (MatGpuMatBlock blk : {MAT_GPUMAT_DIAGONAL_BLOCK, MAT_GPUMAT_OFFDIAGONAL_BLOCK}) {
+    PetscCall(MatGpuMatGetInfo(A, blk, &info));
+    if (!info.rows) continue; // a sequential matrix's off-diagonal block, or none on this rank
+    PetscCheck(info.eager, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_gpumat_eager 1 set before MatSetFromOptions did not reach the %s block", blk == MAT_GPUMAT_DIAGONAL_BLOCK ? "diagonal" : "off-diagonal");
+    PetscCheck(size == 1 || !info.overlap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_gpumat_overlap 0 set before MatSetFromOptions did not reach the MPI product");
+  }
+  PetscCall(Product(A)); // the product with the new settings
+  PetscCall(PetscPrintf(comm, "reread: -mat_gpumat_eager%s reached every block\n", size > 1 ? " and -mat_gpumat_overlap" : ""));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -265,7 +296,8 @@ int main(int argc, char **argv)
   else if (!std::strcmp(check, "duplicate")) PetscCall(CheckDuplicate(comm));
   else if (!std::strcmp(check, "bad_options")) PetscCall(CheckBadOptions(comm, bad));
   else if (!std::strcmp(check, "trial")) PetscCall(CheckTrial(comm));
-  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options or trial, not '%s'", check);
+  else if (!std::strcmp(check, "reread")) PetscCall(CheckReread(comm));
+  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options, trial or reread, not '%s'", check);
   if (has_expect) {
     Mat A;
     PetscCall(GenCreate(comm, kind, n, 1, type, &A));
