@@ -55,29 +55,30 @@ for vec in $VECS; do
     # the types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
     # read whatever solve's own agreement check says
     run "$BUILD/examples/solve" -kind lap3d -n "$N" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 > "$f" 2>&1 || true
-    awk -v pc="$pc" -v vec="$vec" -v np="$NP" -v n="$N" '/^type +its/{t=1; next} t && NF >= 6 && $2 ~ /^[0-9]+$/ {print "CG lap3d " n "^3", pc, vec, np, $1, $2, $4}' "$f" >> "$rows"
+    awk -v pc="$pc" -v vec="$vec" -v np="$NP" -v n="$N" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "CG lap3d " n "^3", pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
     grep -q "^type  *its" "$f" || { echo "!! CG $pc $vec: no table (see $f)"; status=1; }
   done
   for t in $peer ${TYPES//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP.txt
     run "$BUILD/examples/bratu" -dim 3 -da_grid_x "$BRATU_N" -da_grid_y "$BRATU_N" -da_grid_z "$BRATU_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-6 > "$f" 2>&1 || { echo "!! bratu $t $vec failed (see $f)"; status=1; }
     sed -n 's/^bratu: Jacobian \([^,]*\), \([0-9]*\) Newton steps, \([0-9]*\) linear iterations, SNESSolve \([0-9.]*\) s$/\1 \3 \4/p' "$f" | while read -r mt lits s; do
-      echo "GMRES bratu ${BRATU_N}^3 jacobi $vec $NP $mt $lits $s" >> "$rows"
+      echo "GMRES bratu ${BRATU_N}^3 jacobi $vec $NP $mt $lits - - $s $s" >> "$rows"
     done
   done
 done
 python3 - "$rows" "$OUT/solvers.md" <<'PY' || status=1
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-# problem is 3 words; then pc, vectors, ranks, type, iterations, seconds
-recs = [(" ".join(r[0:3]), r[3], r[4], r[5], r[6], int(r[7]), float(r[8])) for r in rows if len(r) == 9]
+# problem is 3 words; then pc, vectors, ranks, type, iterations, and the seconds of assembly,
+# set-up, solve and their total ("-": not measured apart, the Newton solve's own clock)
+recs = [(" ".join(r[0:3]), r[3], r[4], r[5], r[6], int(r[7]), r[8], r[9], float(r[10]), float(r[11])) for r in rows if len(r) == 12]
 peer = {}
-for p, pc, v, np, t, its, s in recs:
-    if (p, pc, v, np) not in peer: peer[(p, pc, v, np)] = (t, s)  # the first row of a group is the peer
-out = ["| problem | PC | vectors | ranks | type | iterations | solve s | peer's time / this |", "|---|---|---|---|---|---:|---:|---:|"]
-for p, pc, v, np, t, its, s in recs:
+for p, pc, v, np, t, its, a, u, s, tot in recs:
+    if (p, pc, v, np) not in peer: peer[(p, pc, v, np)] = (t, tot)  # the first row of a group is the peer
+out = ["| problem | PC | vectors | ranks | type | iterations | assembly s | set-up s | solve s | total s | peer's total / this |", "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+for p, pc, v, np, t, its, a, u, s, tot in recs:
     pt, ps = peer[(p, pc, v, np)]
-    out.append(f"| {p} | {pc} | {v} | {np} | {t} | {its} | {s:.4f} | {ps / s if s > 0 else float('nan'):.2f} ({pt}) |")
+    out.append(f"| {p} | {pc} | {v} | {np} | {t} | {its} | {a} | {u} | {s:.4f} | {tot:.4f} | {ps / tot if tot > 0 else float('nan'):.2f} ({pt}) |")
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 if not recs: sys.exit("no rows")
