@@ -1,0 +1,189 @@
+// Sparse-sparse products (MatProduct) with one of our types as an operand, checked against the same
+// products of AIJ matrices: AB, AtB, ABt, PtAP, RARt and ABC, symbolic once and numeric again after
+// the operands' values change (as GAMG's re-set-up and SNES do), at any number of ranks.
+//   -type <csrspec>          our type (A, and P/R/B where -operands ours)
+//   -kind <lap2d> -n <20>    A, square (examples/gen.h)
+//   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
+//                            or aijcusparse on a CUDA build with CUDA vectors)
+//   -products <list>         which of ab,atb,abt,ptap,rart,abc (default all)
+// Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
+// most 1e-12), must be of A's type with its blocks ours. (With -operands aij, AIJ's own RARt, and its
+// MPI AtB, make the result R's or B's type today: ctest runs -operands ours.) Exits non-zero, with
+// the reason, when a check fails.
+#include <petscmat.h>
+#include <petscgpumat.h>
+#include <cstring>
+#include <string>
+#include <vector>
+#include "gen.h"
+
+namespace {
+
+char     type[64]     = "csrspec";
+char     kind[64]     = "lap2d";
+char     operands[16] = "ours";
+PetscInt n            = 20;
+
+// A rectangular interpolation-like matrix of rows x cols (cols about rows / 2), AIJ: row i has
+// entries in columns i/2 and (i/2 + 1) mod cols with values that depend on i (an aggregation's
+// smoothed prolongator has this shape), in the layout of A's rows.
+PetscErrorCode Interpolation(Mat A, Mat *P)
+{
+  PetscInt M, rstart, rend, cols;
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, nullptr));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  cols = (M + 1) / 2;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), P));
+  PetscCall(MatSetSizes(*P, rend - rstart, PETSC_DECIDE, M, cols));
+  PetscCall(MatSetType(*P, MATAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*P, 2, nullptr));
+  PetscCall(MatMPIAIJSetPreallocation(*P, 2, nullptr, 2, nullptr));
+  for (PetscInt i = rstart; i < rend; i++) {
+    const PetscInt    c[2] = {i / 2, (i / 2 + 1) % cols};
+    const PetscScalar v[2] = {1.0 + 0.01 * (i % 7), 0.5 - 0.02 * (i % 5)};
+    PetscCall(MatSetValues(*P, 1, &i, c[0] == c[1] ? 1 : 2, c, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A copy of X as `to` (a new matrix)
+PetscErrorCode As(Mat X, const char *to, Mat *Y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert(X, to, MAT_INITIAL_MATRIX, Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// |C - R|_F <= 1e-12 |R|_F, after converting C to AIJ (so any type's values are compared as stored)
+PetscErrorCode Compare(Mat C, Mat R, const char *what)
+{
+  Mat       D;
+  PetscReal diff, ref;
+  PetscFunctionBegin;
+  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
+  PetscCall(MatDestroy(&D));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "%s: |C - AIJ's C| = %g, |AIJ's C| = %g", what, (double)diff, (double)ref);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Whether the comma-separated list holds this name
+bool Listed(const char *list, const char *name)
+{
+  std::string l = std::string(",") + list + ",";
+  return l.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+struct Case {
+  const char    *name;
+  MatProductType ptype;
+  bool           three;         // ABC
+};
+
+// One product type: symbolic and numeric with our operands, against AIJ's; then the operands'
+// values scaled (same pattern) and the numeric phase alone again.
+PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat Cthird, Mat Caij)
+{
+  Mat         C, R;
+  PetscBool   same;
+  const char *expect_type, *got;
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(A, B, c.three ? Cthird : nullptr, &C));
+  PetscCall(MatProductSetType(C, c.ptype));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductCreate(Aaij, Baij, c.three ? Caij : nullptr, &R));
+  PetscCall(MatProductSetType(R, c.ptype));
+  PetscCall(MatProductSetFromOptions(R));
+  PetscCall(MatProductSymbolic(R));
+  PetscCall(MatProductNumeric(R));
+  PetscCall(Compare(C, R, c.name));
+  PetscCall(PetscObjectGetType((PetscObject)A, &expect_type));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, expect_type, &same));
+  PetscCall(PetscObjectGetType((PetscObject)C, &got));
+  PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s: the result is %s, not %s (A's type)", c.name, got, expect_type);
+  {
+    MatGpuMatInfo info;
+    PetscCall(MatGpuMatGetInfo(C, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
+    PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
+  }
+
+  // new values, same pattern: the numeric phase again (MatProductNumeric re-uses the symbolic one)
+  PetscCall(MatScale(A, 2.0));
+  PetscCall(MatScale(Aaij, 2.0));
+  PetscCall(MatScale(B, -0.5));
+  PetscCall(MatScale(Baij, -0.5));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductNumeric(R));
+  std::string again = std::string(c.name) + " after new values";
+  PetscCall(Compare(C, R, again.c_str()));
+  PetscCall(MatScale(A, 0.5)); // back, for the next case
+  PetscCall(MatScale(Aaij, 0.5));
+  PetscCall(MatScale(B, -2.0));
+  PetscCall(MatScale(Baij, -2.0));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "%s: %s equals AIJ's, symbolic once, numeric twice\n", c.name, got));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  char      list[256] = "ab,atb,abt,ptap,rart,abc";
+  Mat       A, Aaij, P, Paij, R, Raij, S, Saij;
+  PetscBool cuda = PETSC_FALSE;
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
+  PetscCall(PetscGpuMatInitialize());
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, sizeof(type), nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, sizeof(kind), nullptr));
+  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+  PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours or aij, not '%s'", operands);
+#if defined(PETSC_HAVE_CUDA)
+  {
+    char vtype[64] = "";
+    PetscCall(PetscOptionsGetString(nullptr, nullptr, "-vec_type", vtype, sizeof(vtype), nullptr));
+    cuda = std::strcmp(vtype, "standard") ? PETSC_TRUE : PETSC_FALSE; // the matrices' vectors are CUDA unless host vectors are asked for
+  }
+#endif
+  const char *other = !std::strcmp(operands, "ours") ? type : cuda ? MATAIJCUSPARSE : MATAIJ;
+
+  PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, &Aaij));
+  PetscCall(As(Aaij, type, &A));
+  PetscCall(Interpolation(Aaij, &Paij));
+  PetscCall(As(Paij, other, &P));
+  PetscCall(MatTranspose(Paij, MAT_INITIAL_MATRIX, &Raij)); // R = P^T, for RARt
+  PetscCall(As(Raij, other, &R));
+  PetscCall(MatDuplicate(Aaij, MAT_COPY_VALUES, &Saij)); // a second square operand (AB, AtB, ABt, ABC)
+  PetscCall(MatShift(Saij, 3.0));
+  PetscCall(As(Saij, other, &S));
+
+  const Case cases[] = {
+    {"ab", MATPRODUCT_AB, false},     {"atb", MATPRODUCT_AtB, false},   {"abt", MATPRODUCT_ABt, false},
+    {"ptap", MATPRODUCT_PtAP, false}, {"rart", MATPRODUCT_RARt, false}, {"abc", MATPRODUCT_ABC, true},
+  };
+  PetscInt ran = 0;
+  for (const Case &c : cases) {
+    if (!Listed(list, c.name)) continue;
+    Mat B = c.ptype == MATPRODUCT_PtAP ? P : c.ptype == MATPRODUCT_RARt ? R : S;
+    Mat Baij = c.ptype == MATPRODUCT_PtAP ? Paij : c.ptype == MATPRODUCT_RARt ? Raij : Saij;
+    PetscCall(CheckProduct(c, A, B, Aaij, Baij, S, Saij));
+    ran++;
+  }
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc", list);
+  PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product types checked\n", ran));
+  for (Mat *m : {&A, &Aaij, &P, &Paij, &R, &Raij, &S, &Saij}) PetscCall(MatDestroy(m));
+  PetscCall(PetscFinalize());
+  return 0;
+}
