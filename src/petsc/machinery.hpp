@@ -88,6 +88,11 @@ struct CooChain {
 // on: keeps the parent's pair in *parent and composes ours; off: gives the parent's back.
 PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours);
 
+// ---- matproduct.cxx: sparse products (MatProduct) with our operands --------------------------
+PetscErrorCode ProductSetFromOptions(Mat C); // AIJ's algorithms; the result of A's type
+// MatProductSetFromOptions_<ours>_<level>aij_C and _<level>aij_<ours>_C (on: composed; off: removed)
+PetscErrorCode ComposeProducts(Mat A, const FormatInfo *f, const char *level, bool on);
+
 // ---- seqaij.cxx: the sequential type -----------------------------------------------------------
 PetscErrorCode SeqInstall(Mat A, const FormatInfo *f);                                // make an (un)assembled SeqAIJ one of ours, in place
 PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_source); // options read with its prefix

@@ -222,6 +222,7 @@ const OpSlot kMPIOps[] = {
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(setoption, SetOption),
   GPUMAT_OP(setfromoptions, SetFromOptions),
+  GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
   MPI_HOST_READER(getcolumnreductions),
   MPI_HOST_READER(createsubmatrices),
   MPI_HOST_READER(createsubmatrix),
@@ -234,6 +235,7 @@ PetscErrorCode Compose(Mat A, const FormatInfo *f, bool on)
 {
   PetscFunctionBegin;
   PetscCall(ComposeConverters(A, f, "mpi", on ? MatConvert_MPIAIJ_Gpu : nullptr, on ? FromUs : nullptr));
+  PetscCall(ComposeProducts(A, f, "mpi", on));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", on ? Preallocation : MPIDataOf(A)->preallocation));
   PetscCall(MPIComposeCOO(A, on));
   PetscFunctionReturn(PETSC_SUCCESS);

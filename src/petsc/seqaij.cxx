@@ -35,6 +35,7 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(getdiagonal, GetDiagonal),
+  GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
   SEQ_HOST_READER(sor),
   SEQ_HOST_READER(getcolumnreductions),
 };
@@ -161,6 +162,7 @@ PetscErrorCode SeqUninstall(Mat A)
   if (!d) PetscFunctionReturn(PETSC_SUCCESS);
   UninstallOps(A, kSeqTable, &d->parent);
   PetscCall(ComposeConverters(A, d->info, "seq", nullptr, nullptr));
+  PetscCall(ComposeProducts(A, d->info, "seq", false));
   PetscCall(SeqComposeCOO(A, false));
   UnhookValueAccess(A); // the device values go (the caller copied them back where A lives on)
   SeqReleaseCOO(d);
@@ -260,6 +262,7 @@ PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_sou
   A->spptr = d;
   InstallOps(A, kSeqTable, &d->parent);
   PetscCall(ComposeConverters(A, f, "seq", MatConvert_SeqAIJ_Gpu, FromUs));
+  PetscCall(ComposeProducts(A, f, "seq", true));
   PetscCall(SeqComposeCOO(A, true));
 #if defined(GPUMAT_WITH_CUDA)
   // MatCreate() binds every matrix to the CPU in device builds, and MatCreateVecs() passes that on

@@ -7,9 +7,8 @@
 //                            or aijcusparse on a CUDA build with CUDA vectors)
 //   -products <list>         which of ab,atb,abt,ptap,rart,abc (default all)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
-// most 1e-12), must be of A's type with its blocks ours. (With -operands aij, AIJ's own RARt, and its
-// MPI AtB, make the result R's or B's type today: ctest runs -operands ours.) Exits non-zero, with
-// the reason, when a check fails.
+// most 1e-12) and must be of A's type with its blocks ours. Exits non-zero, with the reason, when a
+// check fails.
 #include <petscmat.h>
 #include <petscgpumat.h>
 #include <cstring>
