@@ -60,6 +60,7 @@ PetscErrorCode ProductSetFromOptions(Mat C)
   aij = mpi ? MPIDataOf(X)->parent.productsetfromoptions : Data(X)->parent.productsetfromoptions;
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "AIJ without MatProductSetFromOptions");
   PetscCall((*aij)(C));
+  PetscCall(PetscInfo(C, "MatProduct %s with %s: AIJ's algorithm, on the host\n", MatProductTypes[p->type], ((PetscObject)X)->type_name));
   if (C->ops->productsymbolic) {
     PetscCall(PetscObjectComposeFunction((PetscObject)C, kAIJSymbolic, C->ops->productsymbolic));
     C->ops->productsymbolic = ProductSymbolic;
