@@ -1,0 +1,314 @@
+// The other operations of a PETSc matrix (GAMG's set-up and users' codes) on one of our types,
+// checked against the same operation on AIJ, at any number of ranks. After each operation the two
+// matrices must hold the same entries (relative Frobenius norm of the difference at most 1e-12) and
+// give the same product through our matrix's own storage (its format's kernel: the device on a GPU
+// build with CUDA vectors, the host reference kernel with -mat_gpumat_host_reference), so an
+// operation that changed the values without our storage following would show.
+//   -type <csrspec>        our type
+//   -kind <lap2d> -n <20>  the matrix (examples/gen.h), square
+//   -ops <list>            which of the operations below (default all)
+// Exits non-zero, with the reason, when a check fails.
+#include <petscmat.h>
+#include <petscgpumat.h>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+#include "gen.h"
+
+namespace {
+
+char     type[64] = "csrspec";
+char     kind[64] = "lap2d";
+PetscInt n        = 20;
+
+// Whether the comma-separated list holds this name
+bool Listed(const char *list, const char *name)
+{
+  std::string l = std::string(",") + list + ",";
+  return l.find(std::string(",") + name + ",") != std::string::npos;
+}
+
+// The same entries, and the same product through M's own storage
+PetscErrorCode Same(Mat M, Mat R, const char *what)
+{
+  Mat       D;
+  Vec       x, y, xr, yr;
+  PetscReal diff, ref;
+  PetscFunctionBegin;
+  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
+  PetscCall(MatDestroy(&D));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M - AIJ's| = %g, |AIJ's| = %g", what, (double)diff, (double)ref);
+  PetscCall(MatCreateVecs(M, &x, &y));
+  PetscCall(MatCreateVecs(R, &xr, &yr));
+  PetscCall(VecSetRandom(xr, nullptr));
+  PetscCall(VecCopy(xr, x));
+  PetscCall(MatMult(M, x, y));
+  PetscCall(MatMult(R, xr, yr));
+  PetscCall(VecNorm(yr, NORM_2, &ref));
+  PetscCall(VecCopy(y, xr)); // xr: M x, in a vector of R's type
+  PetscCall(VecAXPY(xr, -1.0, yr));
+  PetscCall(VecNorm(xr, NORM_2, &diff));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M x - AIJ's| = %g, |AIJ's| = %g (M's own product)", what, (double)diff, (double)ref);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDestroy(&yr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A new matrix of our type and its AIJ twin, both used once (their first product) so that our
+// storage exists before the operation
+PetscErrorCode Pair(MPI_Comm comm, Mat *M, Mat *R)
+{
+  PetscFunctionBegin;
+  PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, R));
+  PetscCall(MatConvert(*R, type, MAT_INITIAL_MATRIX, M));
+  PetscCall(Same(*M, *R, "before"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A vector with varied entries in the layout of M's rows
+PetscErrorCode Varied(Mat M, Vec *v)
+{
+  PetscInt           lo, hi;
+  PetscScalar       *a;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(M, nullptr, v));
+  PetscCall(VecGetOwnershipRange(*v, &lo, &hi));
+  PetscCall(VecGetArray(*v, &a));
+  for (PetscInt i = lo; i < hi; i++) a[i - lo] = 1.0 + 0.1 * (i % 7);
+  PetscCall(VecRestoreArray(*v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// An operation applied to both: (ours, AIJ's) -> the matrices to compare (ours is checked to
+// stay of our type where the operation keeps the type)
+struct Op {
+  const char                                  *name;
+  std::function<PetscErrorCode(Mat &, Mat &)> apply;
+  bool                                         keeps_type;
+};
+
+PetscErrorCode Run(MPI_Comm comm, const Op &op)
+{
+  Mat       M, R;
+  PetscBool same;
+  PetscFunctionBegin;
+  PetscCall(Pair(comm, &M, &R));
+  PetscCall(op.apply(M, R));
+  if (op.keeps_type) {
+    PetscMPIInt       size;
+    const char       *got;
+    const std::string want = std::string("aij") + type;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCall(PetscObjectGetType((PetscObject)M, &got));
+    PetscCall(PetscStrcmp(got, ((size == 1 ? "seq" : "mpi") + want).c_str(), &same));
+    PetscCheck(same, comm, PETSC_ERR_PLIB, "%s: the matrix became %s, not %s%s", op.name, got, size == 1 ? "seq" : "mpi", want.c_str());
+  }
+  PetscCall(Same(M, R, op.name));
+  PetscCall(Same(M, R, (std::string(op.name) + ", a second product").c_str()));
+  PetscCall(PetscPrintf(comm, "%s: equals AIJ's\n", op.name));
+  PetscCall(MatDestroy(&M));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
+  PetscCall(PetscGpuMatInitialize());
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, sizeof(type), nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, sizeof(kind), nullptr));
+  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-ops", list, sizeof(list), nullptr));
+  const MPI_Comm comm = PETSC_COMM_WORLD;
+
+  // Rows this rank owns, every third one, for MatZeroRows(Columns)
+  auto some_rows = [](Mat M, std::vector<PetscInt> *rows) -> PetscErrorCode {
+    PetscInt lo, hi;
+    PetscFunctionBegin;
+    PetscCall(MatGetOwnershipRange(M, &lo, &hi));
+    rows->clear();
+    for (PetscInt i = lo; i < hi; i += 3) rows->push_back(i);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  };
+  const std::vector<Op> ops = {
+    {"scale", [](Mat &M, Mat &R) -> PetscErrorCode { PetscFunctionBegin; PetscCall(MatScale(M, -1.5)); PetscCall(MatScale(R, -1.5)); PetscFunctionReturn(PETSC_SUCCESS); }, true},
+    {"shift", [](Mat &M, Mat &R) -> PetscErrorCode { PetscFunctionBegin; PetscCall(MatShift(M, 2.5)); PetscCall(MatShift(R, 2.5)); PetscFunctionReturn(PETSC_SUCCESS); }, true},
+    {"diagonal_scale",
+     [](Mat &M, Mat &R) -> PetscErrorCode {
+       Vec l, r;
+       PetscFunctionBegin;
+       PetscCall(Varied(M, &l));
+       PetscCall(Varied(M, &r));
+       PetscCall(VecScale(r, 0.5));
+       PetscCall(MatDiagonalScale(M, l, r));
+       PetscCall(MatDiagonalScale(R, l, r));
+       PetscCall(VecDestroy(&l));
+       PetscCall(VecDestroy(&r));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"diagonal_set",
+     [](Mat &M, Mat &R) -> PetscErrorCode {
+       Vec d;
+       PetscFunctionBegin;
+       PetscCall(Varied(M, &d));
+       PetscCall(MatDiagonalSet(M, d, ADD_VALUES));
+       PetscCall(MatDiagonalSet(R, d, ADD_VALUES));
+       PetscCall(VecDestroy(&d));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"axpy_same",
+     [](Mat &M, Mat &R) -> PetscErrorCode {
+       Mat X;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
+       PetscCall(MatScale(X, 0.25));
+       PetscCall(MatAXPY(M, 3.0, X, SAME_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, 3.0, X, SAME_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"axpy_subset",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // X: the diagonal of R only, a subset of its pattern
+       Mat X;
+       Vec d;
+       PetscFunctionBegin;
+       PetscCall(MatCreateVecs(R, nullptr, &d));
+       PetscCall(MatGetDiagonal(R, d));
+       PetscCall(MatCreateDiagonal(d, &X));
+       PetscCall(MatConvert(X, MATAIJ, MAT_INPLACE_MATRIX, &X));
+       PetscCall(MatAXPY(M, -0.5, X, SUBSET_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, -0.5, X, SUBSET_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscCall(VecDestroy(&d));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"axpy_different",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // X = R^T shifted: a pattern other than R's where R is not symmetric
+       Mat X;
+       PetscFunctionBegin;
+       PetscCall(MatTranspose(R, MAT_INITIAL_MATRIX, &X));
+       PetscCall(MatShift(X, 1.0));
+       PetscCall(MatAXPY(M, 0.75, X, DIFFERENT_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, 0.75, X, DIFFERENT_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"copy",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // new values into ours from AIJ, same pattern
+       Mat X;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
+       PetscCall(MatScale(X, 4.0));
+       PetscCall(MatCopy(X, M, SAME_NONZERO_PATTERN));
+       PetscCall(MatCopy(X, R, SAME_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"duplicate",
+     [](Mat &M, Mat &R) -> PetscErrorCode {
+       Mat X;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(M, MAT_COPY_VALUES, &X));
+       PetscCall(MatDestroy(&M));
+       M = X;
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"transpose",
+     [](Mat &M, Mat &R) -> PetscErrorCode {
+       Mat X;
+       PetscFunctionBegin;
+       PetscCall(MatTranspose(M, MAT_INITIAL_MATRIX, &X));
+       PetscCall(MatDestroy(&M));
+       M = X;
+       PetscCall(MatTranspose(R, MAT_INPLACE_MATRIX, &R));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     false},
+    {"zero_rows",
+     [&some_rows](Mat &M, Mat &R) -> PetscErrorCode {
+       std::vector<PetscInt> rows;
+       PetscFunctionBegin;
+       PetscCall(some_rows(M, &rows));
+       PetscCall(MatZeroRows(M, (PetscInt)rows.size(), rows.data(), 7.0, nullptr, nullptr));
+       PetscCall(MatZeroRows(R, (PetscInt)rows.size(), rows.data(), 7.0, nullptr, nullptr));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"zero_rows_columns",
+     [&some_rows](Mat &M, Mat &R) -> PetscErrorCode {
+       std::vector<PetscInt> rows;
+       PetscFunctionBegin;
+       PetscCall(some_rows(M, &rows));
+       PetscCall(MatZeroRowsColumns(M, (PetscInt)rows.size(), rows.data(), 7.0, nullptr, nullptr));
+       PetscCall(MatZeroRowsColumns(R, (PetscInt)rows.size(), rows.data(), 7.0, nullptr, nullptr));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"eliminate_zeros",
+     [&some_rows](Mat &M, Mat &R) -> PetscErrorCode { // zeroed rows (diagonal kept), then their zeros removed
+       std::vector<PetscInt> rows;
+       PetscFunctionBegin;
+       PetscCall(some_rows(M, &rows));
+       PetscCall(MatZeroRows(M, (PetscInt)rows.size(), rows.data(), 1.0, nullptr, nullptr));
+       PetscCall(MatZeroRows(R, (PetscInt)rows.size(), rows.data(), 1.0, nullptr, nullptr));
+       PetscCall(MatEliminateZeros(M, PETSC_TRUE));
+       PetscCall(MatEliminateZeros(R, PETSC_TRUE));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"convert_back",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // to AIJ, new values there, and back to our type
+       PetscFunctionBegin;
+       PetscCall(MatConvert(M, MATAIJ, MAT_INPLACE_MATRIX, &M));
+       PetscCall(MatScale(M, 2.0));
+       PetscCall(MatScale(R, 2.0));
+       PetscCall(MatConvert(M, type, MAT_INPLACE_MATRIX, &M));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"set_values",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // MatSetValues on existing entries (the diagonal), ADD, then assembly
+       PetscInt lo, hi;
+       PetscFunctionBegin;
+       PetscCall(MatGetOwnershipRange(M, &lo, &hi));
+       for (PetscInt i = lo; i < hi; i += 2) {
+         const PetscScalar v = 0.5 + 0.01 * i;
+         PetscCall(MatSetValue(M, i, i, v, ADD_VALUES));
+         PetscCall(MatSetValue(R, i, i, v, ADD_VALUES));
+       }
+       for (Mat X : {M, R}) {
+         PetscCall(MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY));
+         PetscCall(MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY));
+       }
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+  };
+  PetscInt ran = 0;
+  for (const Op &op : ops) {
+    if (!Listed(list, op.name)) continue;
+    PetscCall(Run(comm, op));
+    ran++;
+  }
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-ops '%s' names no operation", list);
+  PetscCall(PetscPrintf(comm, "test_ops: %" PetscInt_FMT " operations equal AIJ's\n", ran));
+  PetscCall(PetscFinalize());
+  return 0;
+}
