@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 #include "gen.h"
+#include "same_as_aij.hpp"
 
 namespace {
 
@@ -56,48 +57,6 @@ PetscErrorCode As(Mat X, const char *to, Mat *Y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// |C - R|_F <= 1e-12 |R|_F, after converting C to AIJ (so any type's values are compared as
-// stored); and C x against R x with C's own vectors (CUDA vectors on a GPU build: the product
-// through C's device storage, so values that reached the host only would show)
-PetscErrorCode Compare(Mat C, Mat R, const char *what)
-{
-  Mat       D;
-  Vec       x, y, yr;
-  PetscReal diff, ref;
-  PetscFunctionBegin;
-  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
-  PetscCall(MatDestroy(&D));
-  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "%s: |C - AIJ's C| = %g, |AIJ's C| = %g", what, (double)diff, (double)ref);
-  PetscCall(MatCreateVecs(C, &x, &y));
-  PetscCall(MatCreateVecs(R, nullptr, &yr));
-  PetscCall(VecSetRandom(x, nullptr));
-  PetscCall(MatMult(C, x, y));
-  {
-    Vec xr; // x's values in a vector of R's type
-    PetscCall(MatCreateVecs(R, &xr, nullptr));
-    PetscCall(VecCopy(x, xr));
-    PetscCall(MatMult(R, xr, yr));
-    PetscCall(VecDestroy(&xr));
-  }
-  PetscCall(VecNorm(yr, NORM_2, &ref));
-  {
-    Vec yc;
-    PetscCall(VecDuplicate(yr, &yc));
-    PetscCall(VecCopy(y, yc));
-    PetscCall(VecAXPY(yc, -1.0, yr));
-    PetscCall(VecNorm(yc, NORM_2, &diff));
-    PetscCall(VecDestroy(&yc));
-  }
-  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "%s: |C x - AIJ's C x| = %g, |AIJ's C x| = %g (C's product)", what, (double)diff, (double)ref);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&yr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // Whether the comma-separated list holds this name
 bool Listed(const char *list, const char *name)
 {
@@ -129,7 +88,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
   PetscCall(MatProductSetFromOptions(R));
   PetscCall(MatProductSymbolic(R));
   PetscCall(MatProductNumeric(R));
-  PetscCall(Compare(C, R, c.name));
+  PetscCall(SameAsAIJ(C, R, c.name));
   PetscCall(PetscObjectGetType((PetscObject)A, &expect_type));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, expect_type, &same));
   PetscCall(PetscObjectGetType((PetscObject)C, &got));
@@ -148,7 +107,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
   PetscCall(MatProductNumeric(C));
   PetscCall(MatProductNumeric(R));
   std::string again = std::string(c.name) + " after new values";
-  PetscCall(Compare(C, R, again.c_str()));
+  PetscCall(SameAsAIJ(C, R, again.c_str()));
   PetscCall(MatScale(A, 0.5)); // back, for the next case
   PetscCall(MatScale(Aaij, 0.5));
   PetscCall(MatScale(B, -2.0));

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 #include "gen.h"
+#include "same_as_aij.hpp"
 
 namespace {
 
@@ -29,37 +30,6 @@ bool Listed(const char *list, const char *name)
   return l.find(std::string(",") + name + ",") != std::string::npos;
 }
 
-// The same entries, and the same product through M's own storage
-PetscErrorCode Same(Mat M, Mat R, const char *what)
-{
-  Mat       D;
-  Vec       x, y, xr, yr;
-  PetscReal diff, ref;
-  PetscFunctionBegin;
-  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
-  PetscCall(MatDestroy(&D));
-  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M - AIJ's| = %g, |AIJ's| = %g", what, (double)diff, (double)ref);
-  PetscCall(MatCreateVecs(M, &x, &y));
-  PetscCall(MatCreateVecs(R, &xr, &yr));
-  PetscCall(VecSetRandom(xr, nullptr));
-  PetscCall(VecCopy(xr, x));
-  PetscCall(MatMult(M, x, y));
-  PetscCall(MatMult(R, xr, yr));
-  PetscCall(VecNorm(yr, NORM_2, &ref));
-  PetscCall(VecCopy(y, xr)); // xr: M x, in a vector of R's type
-  PetscCall(VecAXPY(xr, -1.0, yr));
-  PetscCall(VecNorm(xr, NORM_2, &diff));
-  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M x - AIJ's| = %g, |AIJ's| = %g (M's own product)", what, (double)diff, (double)ref);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&xr));
-  PetscCall(VecDestroy(&yr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // A new matrix of our type and its AIJ twin, both used once (their first product) so that our
 // storage exists before the operation
 PetscErrorCode Pair(MPI_Comm comm, Mat *M, Mat *R)
@@ -67,7 +37,7 @@ PetscErrorCode Pair(MPI_Comm comm, Mat *M, Mat *R)
   PetscFunctionBegin;
   PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, R));
   PetscCall(MatConvert(*R, type, MAT_INITIAL_MATRIX, M));
-  PetscCall(Same(*M, *R, "before"));
+  PetscCall(SameAsAIJ(*M, *R, "before"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -109,8 +79,8 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
     PetscCall(PetscStrcmp(got, ((size == 1 ? "seq" : "mpi") + want).c_str(), &same));
     PetscCheck(same, comm, PETSC_ERR_PLIB, "%s: the matrix became %s, not %s%s", op.name, got, size == 1 ? "seq" : "mpi", want.c_str());
   }
-  PetscCall(Same(M, R, op.name));
-  PetscCall(Same(M, R, (std::string(op.name) + ", a second product").c_str()));
+  PetscCall(SameAsAIJ(M, R, op.name));
+  PetscCall(SameAsAIJ(M, R, (std::string(op.name) + ", a second product").c_str()));
   PetscCall(PetscPrintf(comm, "%s: equals AIJ's\n", op.name));
   PetscCall(MatDestroy(&M));
   PetscCall(MatDestroy(&R));

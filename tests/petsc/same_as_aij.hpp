@@ -1,0 +1,36 @@
+// One check shared by the integration tests: a matrix of ours against AIJ's result of the same work.
+#pragma once
+#include <petscmat.h>
+
+// The same entries (M converted to AIJ, so any type's values are compared as stored: relative
+// Frobenius norm of the difference at most 1e-12), and the same product through M's own storage
+// (M's vectors: CUDA vectors on a GPU build, so values that reached only the host would show).
+inline PetscErrorCode SameAsAIJ(Mat M, Mat R, const char *what)
+{
+  Mat       D;
+  Vec       x, y, xr, yr;
+  PetscReal diff, ref;
+  PetscFunctionBegin;
+  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
+  PetscCall(MatDestroy(&D));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M - AIJ's| = %g, |AIJ's| = %g", what, (double)diff, (double)ref);
+  PetscCall(MatCreateVecs(M, &x, &y));
+  PetscCall(MatCreateVecs(R, &xr, &yr));
+  PetscCall(VecSetRandom(xr, nullptr));
+  PetscCall(VecCopy(xr, x));
+  PetscCall(MatMult(M, x, y));
+  PetscCall(MatMult(R, xr, yr));
+  PetscCall(VecNorm(yr, NORM_2, &ref));
+  PetscCall(VecCopy(y, xr)); // xr: M x, in a vector of R's type
+  PetscCall(VecAXPY(xr, -1.0, yr));
+  PetscCall(VecNorm(xr, NORM_2, &diff));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M x - AIJ's| = %g, |AIJ's| = %g (M's own product)", what, (double)diff, (double)ref);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDestroy(&yr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
