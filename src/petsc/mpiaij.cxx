@@ -288,16 +288,15 @@ PetscErrorCode FromUs(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 // format's options and the product's settings with the MPI matrix's prefix.
 PetscErrorCode MPIConvertBlocks(Mat A)
 {
-  MPIData    *d = MPIDataOf(A);
-  PetscObject o = (PetscObject)A;
-  Mat         Ad, Ao;
+  MPIData *d = MPIDataOf(A);
+  Mat      Ad, Ao;
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, nullptr));
   if (Ad) PetscCall(SeqInstallWithOptions(Ad, d->info, A));
   if (Ao) PetscCall(SeqInstallWithOptions(Ao, d->info, A));
-  PetscCall(PetscOptionsGetBool(o->options, o->prefix, "-mat_gpumat_overlap", &d->set.overlap, nullptr));
-  PetscCall(PetscOptionsGetBool(o->options, o->prefix, "-mat_gpumat_gpu_aware_mpi", &d->set.gpu_aware, nullptr));
-  PetscCall(PetscOptionsGetBool(o->options, o->prefix, "-mat_gpumat_side_stream", &d->set.side_stream, nullptr));
+  PetscObjectOptionsBegin((PetscObject)A);
+  PetscCall(ReadMPISettings(d, PetscOptionsObject));
+  PetscOptionsEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
