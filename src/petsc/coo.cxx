@@ -367,6 +367,36 @@ PetscErrorCode MPISetValuesCOO(Mat A, const PetscScalar v[], InsertMode mode)
 
 } // namespace
 
+#if defined(GPUMAT_WITH_CUDA)
+PetscErrorCode SeqSetDeviceCsrValues(Mat A, const PetscScalar v[])
+{
+  SeqData     *d = Data(A);
+  PetscInt     nnz;
+  cudaStream_t stream;
+  PetscFunctionBegin;
+  PetscCall(HostNonzeros(A, &nnz));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (!d->coo.hooked) {
+    bool ok;
+    PetscCall(HookValueAccess(A, &ok));
+    d->coo.hooked = ok ? 1 : -1;
+  }
+  if (d->coo.hooked < 0) { // a host reader could not get them back: through the host
+    PetscScalar *h;
+    PetscCall(MatSeqAIJGetArrayWrite(A, &h));
+    if (nnz) PetscCallCUDA(cudaMemcpy(h, v, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCall(MatSeqAIJRestoreArrayWrite(A, &h));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)nnz * sizeof(PetscScalar)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(DeviceValuesForWrite(A, false, stream));
+  if (nnz) PetscCallCUDA(cudaMemcpyAsync(d->dv.val, v, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+  PetscCall(SeqCooDeviceDone(A));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 PetscErrorCode SeqComposeCOO(Mat A, bool on)
 {
   PetscFunctionBegin;

@@ -17,6 +17,11 @@ PetscErrorCode BuildCooMaps(Mat A, PetscCount n, const PetscInt *ci, const Petsc
 #if defined(GPUMAT_WITH_CUDA)
 // Whether a block's device assembly can run (maps for the current pattern, hooked accessors).
 PetscErrorCode SeqCooDeviceReady(Mat A, bool *ready);
+// Every value of a sequential block of ours, in CSR order, from device memory into its device copy
+// (no COO map: the order is the block's own), as a device COO assembly leaves them: the device copy
+// the newest, host readers get them copied back through the hooked accessors (where they cannot be
+// hooked, the values go to the host array instead).
+PetscErrorCode SeqSetDeviceCsrValues(Mat A, const PetscScalar v[]);
 #endif
 
 } // namespace gpumat

@@ -6,6 +6,8 @@
 //   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
 //                            or aijcusparse on a CUDA build with CUDA vectors)
 //   -products <list>         which of ab,atb,abt,ptap,rart,abc (default all)
+//   -expect_device           the results' values arrived on the device (the device route: a device
+//                            COO assembly of the result per numeric phase, MatGpuMatGetInfo)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
 // most 1e-12) and must be of A's type with its blocks ours. Exits non-zero, with the reason, when a
 // check fails.
@@ -23,6 +25,7 @@ char     type[64]     = "csrspec";
 char     kind[64]     = "lap2d";
 char     operands[16] = "ours";
 PetscInt n            = 20;
+PetscBool expect_device = PETSC_FALSE;
 
 // A rectangular interpolation-like matrix of rows x cols (cols about rows / 2), AIJ: row i has
 // entries in columns i/2 and (i/2 + 1) mod cols with values that depend on i (an aggregation's
@@ -97,6 +100,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     MatGpuMatInfo info;
     PetscCall(MatGpuMatGetInfo(C, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
     PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
+    PetscCheck(!expect_device || info.coo_device_assemblies >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values did not arrive on the device (%d device COO assemblies)", c.name, (int)info.coo_device_assemblies);
   }
 
   // new values, same pattern: the numeric phase again (MatProductNumeric re-uses the symbolic one)
@@ -133,6 +137,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));
   const MPI_Comm comm = PETSC_COMM_WORLD;
   PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours or aij, not '%s'", operands);
 #if defined(PETSC_HAVE_CUDA)
