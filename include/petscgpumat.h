@@ -108,7 +108,7 @@ typedef struct {
   PetscInt    rows, empty_rows;                   /* the block's rows, and those empty (counted at its last build) */
   PetscInt    host_builds, device_builds;         /* builds of the storage (a new nonzero pattern), per side */
   PetscInt    host_refreshes, device_refreshes;   /* value refreshes (new values, same pattern), per side */
-  PetscInt    coo_device_assemblies;              /* MatSetValuesCOO with device values summed on the GPU */
+  PetscInt    coo_device_assemblies;              /* writes of the values on the GPU: MatSetValuesCOO with device values, and each numeric phase of a device product whose result is this block */
   PetscBool   values_hooked;                      /* PETSc's AIJ value accessors hooked (COO maps made: device values copied back on demand) */
   size_t      device_bytes;                       /* device memory held: the format, the row list, COO values and maps */
   PetscBool   host_products, host_reference;      /* -mat_gpumat_host, -mat_gpumat_host_reference */
