@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# The solver comparison: whole solves with our types against the peers.
-#   CG on the 3D 7-point Laplacian (examples/solve -kind lap3d, n^3 rows) with each preconditioner of
-#   $PCS, and GMRES + Jacobi on the 3D Bratu problem re-assembled every Newton step (examples/bratu),
-#   for each vector kind of $VECS; the peer of a row is aijcusparse with CUDA vectors, aijkokkos with
-#   Kokkos vectors (then -mat_vec_type kokkos: the KSP's work vectors are Kokkos vectors too), aij
-#   with host vectors. Out: $OUT/solvers.md (one table) and each run's output.
+# The time-to-solution benchmark: whole solves with our types against the peers, each type's
+# assembly, preconditioner set-up and solve timed apart and summed (examples/solve's clocks: the
+# matrix's creation, fill and assembly, KSPSetUp, KSPSolve; every build and conversion inside them).
+#   CG on each problem of $PROBLEMS with each preconditioner of $PCS; GMRES + Jacobi on the
+#   nonsymmetric problem $NS; GMRES + Jacobi on the 3D Bratu problem re-assembled every Newton step
+#   (examples/bratu, SNESSolve's clock); for each vector kind of $VECS. The peer of a row is
+#   aijcusparse with CUDA vectors, aijkokkos with Kokkos vectors (then -mat_vec_type kokkos: the
+#   KSP's work vectors are Kokkos vectors too), aij with host vectors. Out: $OUT/solvers.md (one
+#   table), $OUT/solvers.png (stacked bars of the three phases per type and case, where python3 has
+#   matplotlib) and each run's output.
 #   bash conf/solvers.sh              GPU machine: GPUMAT_CONFIG=cuda (carried .carry/petsc-cuda.tar.xz,
 #                                     build-cuda) or cudakk (.carry/kk/petsc-cudakk.tar.xz and
 #                                     .carry/kk/build-cudakk.tar.xz: Kokkos vectors, aijkokkos, CUDA hypre)
 #   GPUMAT_CONFIG=cpu BUILD=build-cpu bash conf/solvers.sh   the same on host vectors (ctest conf.solvers_check)
-# Environment: OUT (solvers-out), N (100), BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus
-# kokkos with cudakk; standard with cpu), TYPES (every format of src/formats.def but the cuSPARSE
-# ones: csrspec,bccoo,bce,pjds,gpuauto; gpumat_types in conf/env.sh), NP (1), MPIEXEC.
+# Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D": kind:n of
+# examples/gen.h, SPD; FEM_N 40, N2D 1000), NS ("random:$NS_N", NS_N 1000000; "" for none),
+# BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
+# TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
+# gpumat_types in conf/env.sh), NP (1), MPIEXEC.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -20,10 +26,13 @@ case "$cfg" in
   cpu | cuda | cudakk) ;;
   *) echo "conf/solvers.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk, not '$cfg'" >&2; exit 2 ;;
 esac
-N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1}
+N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000}
+PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D}
+NS=${NS-random:$NS_N}
 PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
-for v in "$N" "$BRATU_N" "$NP"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N and NP must be positive integers" >&2; exit 2; }; done
+for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D and NS_N must be positive integers" >&2; exit 2; }; done
+for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
   cpu) VECS=${VECS:-standard} ;;
@@ -50,13 +59,24 @@ for vec in $VECS; do
     kokkos) peer=aijkokkos extra=(-mat_vec_type kokkos) ;;
     standard) peer=aij extra=() ;;
   esac
-  for pc in $PCS; do
-    f=$OUT/cg-$pc-$vec-np$NP.txt
-    # the types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
-    # read whatever solve's own agreement check says
-    run "$BUILD/examples/solve" -kind lap3d -n "$N" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 > "$f" 2>&1 || true
-    awk -v pc="$pc" -v vec="$vec" -v np="$NP" -v n="$N" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "CG lap3d " n "^3", pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
-    grep -q "^type  *its" "$f" || { echo "!! CG $pc $vec: no table (see $f)"; status=1; }
+  for prob in $PROBLEMS; do
+    kind=${prob%%:*} n=${prob#*:}
+    case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6) size="$n^3" ;; *) size="$n" ;; esac
+    for pc in $PCS; do
+      f=$OUT/cg-$kind-$pc-$vec-np$NP.txt
+      # the types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
+      # read whatever solve's own agreement check says
+      run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 > "$f" 2>&1 || true
+      awk -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "CG", k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
+      grep -q "^type  *its" "$f" || { echo "!! CG $kind $pc $vec: no table (see $f)"; status=1; }
+    done
+  done
+  for prob in $NS; do # nonsymmetric: GMRES + Jacobi
+    kind=${prob%%:*} n=${prob#*:}
+    f=$OUT/gmres-$kind-jacobi-$vec-np$NP.txt
+    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-8 > "$f" 2>&1 || true
+    awk -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$n" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "GMRES", k, sz, "jacobi", vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
+    grep -q "^type  *its" "$f" || { echo "!! GMRES $kind $vec: no table (see $f)"; status=1; }
   done
   for t in $peer ${TYPES//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP.txt
@@ -66,7 +86,7 @@ for vec in $VECS; do
     done
   done
 done
-python3 - "$rows" "$OUT/solvers.md" <<'PY' || status=1
+python3 - "$rows" "$OUT/solvers.md" "$OUT/solvers.png" <<'PY' || status=1
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 # problem is 3 words; then pc, vectors, ranks, type, iterations, and the seconds of assembly,
@@ -82,5 +102,39 @@ for p, pc, v, np, t, its, a, u, s, tot in recs:
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 if not recs: sys.exit("no rows")
+# the figure: per case (problem, PC, vectors, ranks) one panel, one bar per type, stacked assembly /
+# set-up / solve (the Newton rows: SNESSolve alone, its Jacobians assembled inside)
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("(no matplotlib: no figure)")
+    sys.exit(0)
+cases = list(dict.fromkeys((p, pc, v, np) for p, pc, v, np, *_ in recs))
+cols = min(3, len(cases))
+rowsn = (len(cases) + cols - 1) // cols
+fig, axes = plt.subplots(rowsn, cols, figsize=(5.2 * cols, 3.4 * rowsn), squeeze=False)
+colors = {"assembly": "#4c72b0", "set-up": "#dd8452", "solve": "#55a868"}
+for ax, case in zip(axes.flat, cases):
+    sel = [r for r in recs if (r[0], r[1], r[2], r[3]) == case]
+    names = [r[4] for r in sel]
+    x = range(len(sel))
+    a = [float(r[6]) if r[6] != "-" else 0.0 for r in sel]
+    u = [float(r[7]) if r[7] != "-" else 0.0 for r in sel]
+    s = [r[8] for r in sel]
+    ax.bar(x, a, color=colors["assembly"], label="assembly")
+    ax.bar(x, u, bottom=a, color=colors["set-up"], label="set-up")
+    ax.bar(x, s, bottom=[i + j for i, j in zip(a, u)], color=colors["solve"], label="solve")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("s")
+    ax.set_title(f"{case[0]}, {case[1]}, {case[2]}, {case[3]} rank(s)", fontsize=8)
+for ax in list(axes.flat)[len(cases):]:
+    ax.axis("off")
+axes.flat[0].legend(fontsize=7)
+fig.tight_layout()
+fig.savefig(sys.argv[3], dpi=110)
+print(f"figure: {sys.argv[3]}")
 PY
 exit $status

@@ -6,7 +6,8 @@ static char help[] = "The main job: one KSP solve of a generated problem with on
                      "                         aij,csrspec (plus aijcusparse with CUDA)\n"
                      "  -rtol etc.             any KSP/PC option; default CG+Jacobi for SPD kinds, GMRES+Jacobi otherwise\n"
                      "  -mat_vec_type <type>   the matrix's vector type (MatSetVecType: MatCreateVecs, the KSP's work vectors)\n"
-                     "  -warmup <1>            first solve a small problem (n = 8, or 1000 rows) with every type, untimed\n"
+                     "  -warmup <1>            first solve a small problem (n = 8 for the grid kinds lap* and fem*, else\n"
+                     "                         1000 rows) with every type, untimed\n"
                      "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies on one\n"
                      "                         rank, and no more than the first GPU type's on several (MPI staging)\n"
                      "Each type is set by MatSetFromOptions (a type of -types as if given by -mat_type): every\n"
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
     for (char *wtype = wlist; wtype && *wtype; wtype = wnext) {
       wnext = strchr(wtype, ',');
       if (wnext) *wnext++ = 0;
-      PetscCall(SolveType(kind, PetscMin(n, strncmp(kind, "lap", 3) ? 1000 : 8), spd, wtype, mat_type_set, PETSC_FALSE, &w, NULL, &wcopies, method, sizeof(method)));
+      PetscCall(SolveType(kind, PetscMin(n, strncmp(kind, "lap", 3) && strncmp(kind, "fem", 3) ? 1000 : 8), spd, wtype, mat_type_set, PETSC_FALSE, &w, NULL, &wcopies, method, sizeof(method)));
     }
   }
   char *type = list, *next;
