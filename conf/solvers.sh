@@ -13,8 +13,9 @@
 #                                     build-cuda) or cudakk (.carry/kk/petsc-cudakk.tar.xz and
 #                                     .carry/kk/build-cudakk.tar.xz: Kokkos vectors, aijkokkos, CUDA hypre)
 #   GPUMAT_CONFIG=cpu BUILD=build-cpu bash conf/solvers.sh   the same on host vectors (ctest conf.solvers_check)
-# Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D": kind:n of
-# examples/gen.h, SPD; FEM_N 40, N2D 1000), NS ("random:$NS_N", NS_N 1000000; "" for none),
+# Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N":
+# kind:n of examples/solve, SPD; FEM_N 40, N2D 1000, PLEX_N 64), NS ("random:$NS_N", NS_N 1000000;
+# "" for none),
 # BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC.
@@ -26,12 +27,12 @@ case "$cfg" in
   cpu | cuda | cudakk) ;;
   *) echo "conf/solvers.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk, not '$cfg'" >&2; exit 2 ;;
 esac
-N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000}
-PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D}
+N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000} PLEX_N=${PLEX_N:-64}
+PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N}
 NS=${NS-random:$NS_N}
 PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
-for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D and NS_N must be positive integers" >&2; exit 2; }; done
+for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N and PLEX_N must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
@@ -61,7 +62,7 @@ for vec in $VECS; do
   esac
   for prob in $PROBLEMS; do
     kind=${prob%%:*} n=${prob#*:}
-    case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6) size="$n^3" ;; *) size="$n" ;; esac
+    case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6 | plex3d) size="$n^3" ;; *) size="$n" ;; esac
     for pc in $PCS; do
       f=$OUT/cg-$kind-$pc-$vec-np$NP.txt
       # the types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is

@@ -1,12 +1,13 @@
 static char help[] = "The main job: one KSP solve of a generated problem with one or several matrix types, compared.\n"
-                     "  -kind <lap3d>          lap2d, lap3d, lap3d27, powerlaw, uniform (see examples/gen.h)\n"
+                     "  -kind <lap3d>          lap2d, lap3d, lap3d27, fem3, powerlaw, uniform, ... (see examples/gen.h), or\n"
+                     "                         plex3d: a DMPlex FEM Poisson problem (examples/plex.h; -plex_order <1>)\n"
                      "  -n <64>                grid points per dimension (stencils) or rows\n"
                      "  -mat_type <type>       solve with this matrix type alone, as any PETSc program\n"
                      "  -types <list>          matrix types to compare (instead of -mat_type); default\n"
                      "                         aij,csrspec (plus aijcusparse with CUDA)\n"
                      "  -rtol etc.             any KSP/PC option; default CG+Jacobi for SPD kinds, GMRES+Jacobi otherwise\n"
                      "  -mat_vec_type <type>   the matrix's vector type (MatSetVecType: MatCreateVecs, the KSP's work vectors)\n"
-                     "  -warmup <1>            first solve a small problem (n = 8 for the grid kinds lap* and fem*, else\n"
+                     "  -warmup <1>            first solve a small problem (n = 8 for the grid kinds lap*, fem*, plex*, else\n"
                      "                         1000 rows) with every type, untimed\n"
                      "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies on one\n"
                      "                         rank, and no more than the first GPU type's on several (MPI staging)\n"
@@ -27,6 +28,24 @@ static char help[] = "The main job: one KSP solve of a generated problem with on
   #include <petscdevice.h>
 #endif
 #include "gen.h"
+#include "plex.h"
+
+/* -kind plex3d: the DMPlex mesh of the current size, made once (outside the clocks: the mesh and its
+   discretization are the program's, whatever the matrix type) and kept for every type */
+static DM       plex_dm    = NULL;
+static PetscInt plex_n     = -1, plex_order = 1;
+
+static PetscErrorCode PlexFor(PetscInt n, DM *dm)
+{
+  PetscFunctionBegin;
+  if (plex_n != n) {
+    PetscCall(DMDestroy(&plex_dm));
+    PetscCall(PlexPoissonCreate(PETSC_COMM_WORLD, n, plex_order, &plex_dm));
+    plex_n = n;
+  }
+  *dm = plex_dm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 typedef struct {
   char           type[64], where[48]; /* where its products ran */
@@ -69,9 +88,12 @@ static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, con
      (-mat_<type>_*, -mat_gpumat_*; -help lists them), and -mat_vec_type: the type of
      MatCreateVecs' vectors, so of the KSP's work vectors (-mat_vec_type kokkos with -vec_type
      kokkos keeps every vector of the solve a Kokkos vector). */
+  DM dm = NULL;
+  if (!strcmp(kind, "plex3d")) PetscCall(PlexFor(n, &dm));
   if (!mat_type_set) PetscCall(PetscOptionsSetValue(NULL, "-mat_type", type));
   PetscCall(Now(&t0));
-  PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, NULL, &A));
+  if (dm) PetscCall(PlexPoissonAssemble(dm, type, &A));
+  else PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, NULL, &A));
   PetscCall(Now(&t1));
   if (!mat_type_set) PetscCall(PetscOptionsClearValue(NULL, "-mat_type"));
   r->assembly = t1 - t0;
@@ -176,7 +198,8 @@ int main(int argc, char **argv)
   PetscCall(PetscStrncpy(list, "aij,csrspec", sizeof(list)));
 #endif
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "solve: a KSP solve with one or several matrix types", NULL);
-  PetscCall(PetscOptionsString("-kind", "Generated problem: " GEN_KINDS, "GenCreate", kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsString("-kind", "Generated problem: " GEN_KINDS ", plex3d", "GenCreate", kind, kind, sizeof(kind), NULL));
+  PetscCall(PetscOptionsInt("-plex_order", "plex3d: the Lagrange elements' order (1 or 2)", "PetscFECreateLagrange", plex_order, &plex_order, NULL));
   PetscCall(PetscOptionsInt("-n", "Grid points per dimension (stencils) or rows", "GenCreate", n, &n, NULL));
   PetscCall(PetscOptionsString("-types", "Comma-separated matrix types to compare (instead of -mat_type)", "MatSetType", list, list, sizeof(list), &types_set));
   PetscCall(PetscOptionsReal("-tol", "Largest relative difference of a type's solution from the first type's", NULL, tol, &tol, NULL));
@@ -188,7 +211,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mat_type, sizeof(mat_type), &mat_type_set));
   PetscCheck(!(types_set && mat_type_set), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "Give -types (several matrix types, compared) or -mat_type (one), not both");
   if (mat_type_set) PetscCall(PetscStrncpy(list, mat_type, sizeof(list)));
-  PetscCall(GenIsSPD(kind, &spd));
+  if (!strcmp(kind, "plex3d")) spd = PETSC_TRUE;
+  else PetscCall(GenIsSPD(kind, &spd));
   if (check_copies) PetscCall(PetscLogDefaultBegin());
 
   /* Warm-up: every type once on a small problem, untimed, so that no type's clock pays the
@@ -202,7 +226,7 @@ int main(int argc, char **argv)
     for (char *wtype = wlist; wtype && *wtype; wtype = wnext) {
       wnext = strchr(wtype, ',');
       if (wnext) *wnext++ = 0;
-      PetscCall(SolveType(kind, PetscMin(n, strncmp(kind, "lap", 3) && strncmp(kind, "fem", 3) ? 1000 : 8), spd, wtype, mat_type_set, PETSC_FALSE, &w, NULL, &wcopies, method, sizeof(method)));
+      PetscCall(SolveType(kind, PetscMin(n, strncmp(kind, "lap", 3) && strncmp(kind, "fem", 3) && strncmp(kind, "plex", 4) ? 1000 : 8), spd, wtype, mat_type_set, PETSC_FALSE, &w, NULL, &wcopies, method, sizeof(method)));
     }
   }
   char *type = list, *next;
@@ -212,6 +236,7 @@ int main(int argc, char **argv)
     PetscCall(SolveType(kind, n, spd, type, mat_type_set, check_copies, &res[ntypes++], &xref, &ref_copies, method, sizeof(method)));
   }
   PetscCall(VecDestroy(&xref));
+  PetscCall(DMDestroy(&plex_dm));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s n=%" PetscInt_FMT ", %s\n", kind, n, method));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-20s %8s %12s %12s %12s %12s %12s %14s %14s  %s\n", "type", "its", "residual", "assembly s", "set-up s", "solve s", "total s", "s/iteration", "diff vs first", "products ran on"));
