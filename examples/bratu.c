@@ -3,7 +3,9 @@ static char help[] = "Bratu (solid fuel ignition) on a DMDA: -lap(u) - lambda ex
                      "a PETSc application does: the matrix type comes from -dm_mat_type (aij, aijcusparse, csrspec,\n"
                      "...), vectors from -dm_vec_type. The Jacobian omits the (zero) boundary values from interior\n"
                      "rows, so it is symmetric: with -lambda 0 -snes_type ksponly -ksp_type cg this is a Poisson solve.\n"
-                     "Prints the Newton and Krylov iterations and the Jacobian's type.\n"
+                     "Prints the Newton and Krylov iterations, the Jacobian's type and SNESSolve's time in three\n"
+                     "phases: assembly (the Jacobian evaluations, SNESJacobianEval), set-up (the preconditioner's,\n"
+                     "PCSetUp) and the rest (the linear solves, residuals and line search), the largest over the ranks.\n"
                      "  -dim <2>             2 or 3\n"
                      "  -lambda <6.0>        the Bratu parameter (0 .. 6.8)\n"
                      "  -f <0.0>             a constant source\n"
@@ -121,6 +123,19 @@ static PetscErrorCode FormJacobianLocal3(DMDALocalInfo *info, PetscScalar ***x, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Seconds logged so far in the named event (the current stage), the largest over the ranks */
+static PetscErrorCode EventSeconds(const char *name, PetscLogDouble *s)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId(name, &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *s = info.time;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, s, 1, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM             da;
@@ -130,11 +145,12 @@ int main(int argc, char **argv)
   AppCtx         user = {6.0, 0.0};
   PetscInt       its, lits, dim = 2;
   MatType        type;
-  PetscLogDouble t0, t1;
+  PetscLogDouble t0, t1, jac[2], pcs[2];
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGpuMatInitialize());
+  PetscCall(PetscLogDefaultBegin()); /* the events' times, for the phases (as with -log_view) */
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-lambda", &user.lambda, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-f", &user.f, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
@@ -156,14 +172,21 @@ int main(int argc, char **argv)
   PetscCall(SNESSetFromOptions(snes));
   PetscCall(DMCreateGlobalVector(da, &u));
   PetscCall(VecSet(u, 0.0));
+  PetscCall(EventSeconds("SNESJacobianEval", &jac[0]));
+  PetscCall(EventSeconds("PCSetUp", &pcs[0]));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&t0));
   PetscCall(SNESSolve(snes, NULL, u));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&t1));
+  PetscCall(EventSeconds("SNESJacobianEval", &jac[1]));
+  PetscCall(EventSeconds("PCSetUp", &pcs[1]));
   PetscCall(SNESGetIterationNumber(snes, &its));
   PetscCall(SNESGetLinearSolveIterations(snes, &lits));
   PetscCall(SNESGetJacobian(snes, &J, NULL, NULL, NULL));
   PetscCall(MatGetType(J, &type));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bratu: Jacobian %s, %" PetscInt_FMT " Newton steps, %" PetscInt_FMT " linear iterations, SNESSolve %.4f s\n", type, its, lits, t1 - t0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bratu: phases: assembly %.4f s, set-up %.4f s, solve %.4f s\n", jac[1] - jac[0], pcs[1] - pcs[0], (t1 - t0) - (jac[1] - jac[0]) - (pcs[1] - pcs[0])));
   PetscCall(VecDestroy(&u));
   PetscCall(SNESDestroy(&snes));
   PetscCall(DMDestroy(&da));
