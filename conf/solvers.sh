@@ -19,7 +19,7 @@
 # "" for none),
 # BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
-# gpumat_types in conf/env.sh), NP (1), MPIEXEC.
+# gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -51,7 +51,7 @@ case "$cfg" in
 esac
 [ -x "$BUILD/examples/solve" ] && [ -x "$BUILD/examples/bratu" ] || { echo "conf/solvers.sh: no examples/solve and bratu in $BUILD" >&2; exit 2; }
 mkdir -p "$OUT"
-run() { timeout 600 ${MPIEXEC:-mpiexec} -n "$NP" --bind-to none "$@"; }
+run() { timeout "${RUN_LIMIT:-600}" ${MPIEXEC:-mpiexec} -n "$NP" --bind-to none "$@"; }
 status=0
 rows=$OUT/rows.txt
 : > "$rows"
