@@ -1,6 +1,25 @@
-// One check shared by the integration tests: a matrix of ours against AIJ's result of the same work.
+// What the integration tests share: their matrix options, their lists of cases, and the check of a
+// matrix of ours against AIJ's result of the same work.
 #pragma once
 #include <petscmat.h>
+#include <string>
+
+// The options naming the matrix: -type (ours), -kind and -n (examples/gen.h)
+inline PetscErrorCode ReadMatrixOptions(char *type, size_t type_len, char *kind, size_t kind_len, PetscInt *n)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, type_len, nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, kind_len, nullptr));
+  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", n, nullptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Whether the comma-separated list holds this name
+inline bool Listed(const char *list, const char *name)
+{
+  const std::string l = std::string(",") + list + ",";
+  return l.find(std::string(",") + name + ",") != std::string::npos;
+}
 
 // The same entries (M converted to AIJ, so any type's values are compared as stored: relative
 // Frobenius norm of the difference at most 1e-12), and the same product through M's own storage

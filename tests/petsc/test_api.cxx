@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 #include "gen.h"
+#include "same_as_aij.hpp"
 
 namespace {
 
@@ -284,9 +285,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, sizeof(type), nullptr));
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, sizeof(kind), nullptr));
-  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
+  PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-check", check, sizeof(check), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-expect", expect, sizeof(expect), &has_expect));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-bad", bad, sizeof(bad), nullptr));

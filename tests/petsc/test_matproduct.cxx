@@ -60,13 +60,6 @@ PetscErrorCode As(Mat X, const char *to, Mat *Y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// Whether the comma-separated list holds this name
-bool Listed(const char *list, const char *name)
-{
-  std::string l = std::string(",") + list + ",";
-  return l.find(std::string(",") + name + ",") != std::string::npos;
-}
-
 struct Case {
   const char    *name;
   MatProductType ptype;
@@ -132,9 +125,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, sizeof(type), nullptr));
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, sizeof(kind), nullptr));
-  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
+  PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));

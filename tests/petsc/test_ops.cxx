@@ -23,13 +23,6 @@ char     type[64] = "csrspec";
 char     kind[64] = "lap2d";
 PetscInt n        = 20;
 
-// Whether the comma-separated list holds this name
-bool Listed(const char *list, const char *name)
-{
-  std::string l = std::string(",") + list + ",";
-  return l.find(std::string(",") + name + ",") != std::string::npos;
-}
-
 // A new matrix of our type and its AIJ twin, both used once (their first product) so that our
 // storage exists before the operation
 PetscErrorCode Pair(MPI_Comm comm, Mat *M, Mat *R)
@@ -95,9 +88,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-type", type, sizeof(type), nullptr));
-  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-kind", kind, sizeof(kind), nullptr));
-  PetscCall(PetscOptionsGetInt(nullptr, nullptr, "-n", &n, nullptr));
+  PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-ops", list, sizeof(list), nullptr));
   const MPI_Comm comm = PETSC_COMM_WORLD;
 
