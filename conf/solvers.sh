@@ -55,6 +55,17 @@ run() { timeout "${RUN_LIMIT:-600}" ${MPIEXEC:-mpiexec} -n "$NP" --bind-to none 
 status=0
 rows=$OUT/rows.txt
 : > "$rows"
+# One case of examples/solve, every type of $peer,$TYPES: its table's rows appended to $rows as
+#   METHOD KIND SIZE PC vectors ranks type its assembly set-up solve total
+# The types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
+# read whatever solve's own agreement check says.
+solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
+  local method=$1 kind=$2 n=$3 size=$4 pc=$5 f=$6
+  shift 6
+  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" > "$f" 2>&1 || true
+  awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
+  grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
+}
 for vec in $VECS; do
   case "$vec" in
     cuda) peer=aijcusparse extra=() ;;
@@ -64,21 +75,11 @@ for vec in $VECS; do
   for prob in $PROBLEMS; do
     kind=${prob%%:*} n=${prob#*:}
     case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6 | plex3d) size="$n^3" ;; *) size="$n" ;; esac
-    for pc in $PCS; do
-      f=$OUT/cg-$kind-$pc-$vec-np$NP.txt
-      # the types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
-      # read whatever solve's own agreement check says
-      run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 > "$f" 2>&1 || true
-      awk -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "CG", k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
-      grep -q "^type  *its" "$f" || { echo "!! CG $kind $pc $vec: no table (see $f)"; status=1; }
-    done
+    for pc in $PCS; do solve_case CG "$kind" "$n" "$size" "$pc" "$OUT/cg-$kind-$pc-$vec-np$NP.txt"; done
   done
   for prob in $NS; do # nonsymmetric: GMRES + Jacobi
     kind=${prob%%:*} n=${prob#*:}
-    f=$OUT/gmres-$kind-jacobi-$vec-np$NP.txt
-    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-8 > "$f" 2>&1 || true
-    awk -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$n" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print "GMRES", k, sz, "jacobi", vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
-    grep -q "^type  *its" "$f" || { echo "!! GMRES $kind $vec: no table (see $f)"; status=1; }
+    solve_case GMRES "$kind" "$n" "$n" jacobi "$OUT/gmres-$kind-jacobi-$vec-np$NP.txt" -ksp_type gmres
   done
   for t in $peer ${TYPES//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP.txt

@@ -64,9 +64,10 @@ PetscErrorCode ProductSymbolic(Mat C)
 //   (the diagonal block's, then the off-diagonal one's, each in CSR order, global indices) and fed
 //   both blocks' values in that order through a device staging buffer.
 // The product runs on the shadows with PETSc's code (cuSPARSE; at the MPI level MPIAIJCUSPARSE's).
-// Its values go to the result, of A's type, preallocated by COO in the order of the inner
-// result's storage, through MatSetValuesCOO with a device array (our device COO path; for an
-// aijcusparse result, aijcusparse's).
+// Its values go to the result, of A's type: a seq result of ours takes the inner result's CSR
+// pattern and a device copy of its values (SeqSetDeviceCsrValues); others are preallocated by COO
+// in the order of the inner result's storage and take its values through MatSetValuesCOO with a
+// device array (our device COO path; for an aijcusparse result, aijcusparse's).
 
 // The COO entries of a sequential or MPI AIJ matrix (of any AIJ type with host CSR), as stored
 PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols)
