@@ -69,6 +69,21 @@ PetscErrorCode ProductSymbolic(Mat C)
 // in the order of the inner result's storage and take its values through MatSetValuesCOO with a
 // device array (our device COO path; for an aijcusparse result, aijcusparse's).
 
+// A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (MatGetRowIJ without shift or
+// symmetrization hands them out, and its restore leaves them)
+PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const PetscInt **ja)
+{
+  const PetscInt *i, *j;
+  PetscBool       done;
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, m, &i, &j, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)blk)->type_name);
+  *ia = i, *ja = j;
+  PetscCall(MatRestoreRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, m, &i, &j, &done)); // nulls i and j, and *m
+  PetscCall(MatGetLocalSize(blk, m, nullptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The COO entries of a sequential or MPI AIJ matrix (of any AIJ type with host CSR), as stored
 PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols)
 {
@@ -86,10 +101,8 @@ PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::
   for (int b = 0; b < 2; b++) {
     const PetscInt *ia, *ja;
     PetscInt        m;
-    PetscBool       done;
     if (!blk[b]) continue;
-    PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)blk[b])->type_name);
+    PetscCall(HostPattern(blk[b], &m, &ia, &ja));
     PetscCallCXX(rows->reserve(rows->size() + (size_t)ia[m]));
     PetscCallCXX(cols->reserve(cols->size() + (size_t)ia[m]));
     for (PetscInt i = 0; i < m; i++)
@@ -97,7 +110,6 @@ PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::
         rows->push_back(rstart + i);
         cols->push_back(b == 0 ? cstart + ja[k] : garray[ja[k]]);
       }
-    PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -107,12 +119,9 @@ PetscErrorCode Nonzeros(Mat blk, PetscCount *nz)
 {
   const PetscInt *ia, *ja;
   PetscInt        m;
-  PetscBool       done;
   PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)blk)->type_name);
+  PetscCall(HostPattern(blk, &m, &ia, &ja));
   *nz = ia[m];
-  PetscCall(MatRestoreRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -165,14 +174,9 @@ PetscErrorCode ShadowDestroy(PetscCtxRt ctx) // ctx: the address of the containe
 // values back
 PetscErrorCode HostArrays(Mat X, const PetscInt **ia, const PetscInt **ja, const PetscScalar **aa)
 {
-  const PetscInt *i, *j;
-  PetscInt        m;
-  PetscBool       done;
+  PetscInt m;
   PetscFunctionBegin;
-  PetscCall(MatGetRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &m, &i, &j, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)X)->type_name);
-  *ia = i, *ja = j; // SeqAIJ's own arrays (no shift, not symmetrized), which the restore leaves
-  PetscCall(MatRestoreRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &m, &i, &j, &done));
+  PetscCall(HostPattern(X, &m, ia, ja));
   *aa = HookedHostValues(X); // hooked: the raw array, whatever side is newer
   if (!*aa) {                // not hooked: the host is the only side of the AIJ values
     const PetscScalar *a;
@@ -382,16 +386,12 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
   PetscCall(MatSetType(C, ctype));
   dp->csr = !dp->mpi && Ours(C);
   if (dp->csr) { // the inner result's host pattern (cuSPARSE's symbolic phase keeps one), its values written on the device
-    const PetscInt *ia, *ja, *i, *j;
+    const PetscInt *ia, *ja;
     PetscInt        m;
-    PetscBool       done;
-    PetscCall(MatGetRowIJ(dp->inner, 0, PETSC_FALSE, PETSC_FALSE, &m, &i, &j, &done));
-    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)dp->inner)->type_name);
-    ia = i, ja = j;
+    PetscCall(HostPattern(dp->inner, &m, &ia, &ja));
     PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); // before the assembly: PETSc's inode kernels read the host array without the accessors
     PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, nullptr));
     PetscCheck(C->preallocated && C->assembled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no MatSeqAIJSetPreallocationCSR", ((PetscObject)C)->type_name);
-    PetscCall(MatRestoreRowIJ(dp->inner, 0, PETSC_FALSE, PETSC_FALSE, &m, &i, &j, &done));
   } else {
     std::vector<PetscInt> rows, cols;
     PetscCall(StoredEntries(dp->inner, dp->mpi, &rows, &cols));
