@@ -204,6 +204,11 @@ PetscErrorCode MultTranspose(Mat A, Vec x, Vec y);
 PetscErrorCode MultTransposeAdd(Mat A, Vec x, Vec z, Vec y);
 PetscErrorCode GetDiagonal(Mat A, Vec v);
 
+// valueops.cxx: the value operations of the seq type (on the device where its newest values are)
+PetscErrorCode Scale(Mat Y, PetscScalar a);
+PetscErrorCode DiagonalScale(Mat Y, Vec l, Vec r);
+PetscErrorCode AXPY(Mat Y, PetscScalar a, Mat X, MatStructure str);
+
 // coo.cxx: the seq type's COO assembly composed over SeqAIJ's (on) or SeqAIJ's back (off), and the
 // block's maps and device values released
 PetscErrorCode SeqComposeCOO(Mat A, bool on);

@@ -4,6 +4,7 @@
 // operation the format lacks on the device (an optional capability) falls back to the parent's.
 // The MPI product reaches its blocks through one seam, BlockProductBegin/End (machinery.hpp).
 #include "block.hpp"
+#include "shadow.hpp"
 #include <petsc/private/logimpl.h> // PetscLogGpuTimeFlag
 
 namespace gpumat {
@@ -276,11 +277,23 @@ PetscErrorCode GetDiagonal(Mat A, Vec v)
   PetscBool dev;
   PetscFunctionBegin;
   PetscCall(OnDevice(A, {v}, &dev));
-  if (!dev || !d->fmt->HasDeviceDiagonal()) {
+#if defined(GPUMAT_WITH_CUDA)
+  PetscObjectState state;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  // the format's device storage where it holds the current values, else the newest values where
+  // they are: the device copy (its shadow's diagonal, aijcusparse's kernel) or the host array. A
+  // matrix read only for its diagonal (GAMG's graph) is not built for it.
+  const bool stored = dev && d->fmt->HasDeviceDiagonal() && d->st.Current(A->nonzerostate, state, kDevice);
+  if (dev && !stored && DeviceCopy(A)) {
+    Mat S;
+    PetscCall(ShadowOf(A, false, &S));
+    PetscCall(MatGetDiagonal(S, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!stored) {
     PetscCall(d->parent.getdiagonal(A, v));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-#if defined(GPUMAT_WITH_CUDA)
   cudaStream_t stream;
   PetscScalar *va;
   PetscMemType mv;
@@ -293,6 +306,9 @@ PetscErrorCode GetDiagonal(Mat A, Vec v)
     PetscCall(d->fmt->DeviceDiagonal(d->dmap.rows(), va, stream));
   } else PetscCall(d->fmt->DeviceDiagonal(nullptr, va, stream));
   PetscCall(VecRestoreArrayWriteAndMemType(v, &va));
+#else
+  PetscCall(d->parent.getdiagonal(A, v));
+  (void)dev;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -35,6 +35,9 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(multhermitiantranspose, MultTranspose), // real scalars only
   GPUMAT_OP(multhermitiantransposeadd, MultTransposeAdd),
   GPUMAT_OP(getdiagonal, GetDiagonal),
+  GPUMAT_OP(scale, Scale),
+  GPUMAT_OP(diagonalscale, DiagonalScale),
+  GPUMAT_OP(axpy, AXPY),
   GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
   SEQ_HOST_READER(sor),
   SEQ_HOST_READER(getcolumnreductions),

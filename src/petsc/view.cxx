@@ -47,7 +47,9 @@ PetscErrorCode ViewCOO(const SeqData *d, PetscViewer viewer)
 {
   PetscFunctionBegin;
 #if defined(GPUMAT_WITH_CUDA)
-  if (d->coo.n >= 0 || d->dv.assemblies) {
+  if (d->coo.n < 0 && d->dv.assemblies) // values written on the GPU without a COO map (device products and operations)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Device values: %" PetscInt_FMT " writes on the GPU (device products and operations) into a device copy of the values, %zu bytes; host values %s\n", d->dv.assemblies, (size_t)d->dv.n * sizeof(Scalar), d->st.host_stale ? "older (copied back when a host reader asks)" : "current"));
+  else if (d->coo.n >= 0 || d->dv.assemblies) {
     const DeviceValues &v = d->dv;
     PetscCall(PetscViewerASCIIPrintf(viewer, "COO assembly: %" PetscInt_FMT " device assemblies (summed on the GPU through a map of %" PetscInt64_FMT " entries%s, %zu device bytes, into a device copy of the values, %zu bytes); host values %s\n", v.assemblies,
                                      (PetscInt64)(v.dlocal.uploaded() ? v.dlocal.entries() : d->coo.local.entries()), d->coo.has_remote ? " and the entries of other ranks" : "", v.dlocal.device_bytes() + v.dremote.device_bytes(), (size_t)v.n * sizeof(Scalar),

@@ -1,0 +1,248 @@
+// aijcusparse shadows of our matrices (shadow.hpp): how they are made, kept and fed.
+#include "shadow.hpp"
+#include "values.hpp"
+#include "coo.hpp"
+
+#if defined(GPUMAT_WITH_CUDA)
+namespace gpumat {
+// A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (MatGetRowIJ without shift or
+// symmetrization hands them out, and its restore leaves them)
+PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const PetscInt **ja)
+{
+  const PetscInt *i, *j;
+  PetscBool       done;
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, m, &i, &j, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of %s", ((PetscObject)blk)->type_name);
+  *ia = i, *ja = j;
+  PetscCall(MatRestoreRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, m, &i, &j, &done)); // nulls i and j, and *m
+  PetscCall(MatGetLocalSize(blk, m, nullptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The COO entries of a sequential or MPI AIJ matrix (of any AIJ type with host CSR), as stored
+PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols)
+{
+  Mat             blk[2] = {X, nullptr};
+  const PetscInt *garray = nullptr;
+  PetscInt        rstart = 0, cstart = 0;
+  PetscFunctionBegin;
+  rows->clear();
+  cols->clear();
+  if (mpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
+    rstart = X->rmap->rstart;
+    cstart = X->cmap->rstart;
+  }
+  for (int b = 0; b < 2; b++) {
+    const PetscInt *ia, *ja;
+    PetscInt        m;
+    if (!blk[b]) continue;
+    PetscCall(HostPattern(blk[b], &m, &ia, &ja));
+    PetscCallCXX(rows->reserve(rows->size() + (size_t)ia[m]));
+    PetscCallCXX(cols->reserve(cols->size() + (size_t)ia[m]));
+    for (PetscInt i = 0; i < m; i++)
+      for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+        rows->push_back(rstart + i);
+        cols->push_back(b == 0 ? cstart + ja[k] : garray[ja[k]]);
+      }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A sequential block's stored entries
+PetscErrorCode Nonzeros(Mat blk, PetscCount *nz)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        m;
+  PetscFunctionBegin;
+  PetscCall(HostPattern(blk, &m, &ia, &ja));
+  *nz = ia[m];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A block's device copy of its CSR values where it holds the current ones (the result of a device
+// product or COO assembly: no copy back to the host), else null
+const PetscScalar *DeviceCopy(Mat blk)
+{
+  SeqData         *d = Ours(blk);
+  PetscObjectState state;
+  PetscInt         nnz;
+  if (!d || !d->dv.val || PetscObjectStateGet((PetscObject)blk, &state) || !d->st.DeviceValuesCurrent(state)) return nullptr;
+  if (HostNonzeros(blk, &nnz) || nnz != d->dv.n) return nullptr;
+  return d->dv.val;
+}
+
+namespace {
+
+const char *const kShadow = "GpumatProductShadow";
+
+// An operand's shadow (composed on the operand as kShadow)
+struct Shadow {
+  Mat              m      = nullptr;
+  PetscObjectState values = -1, nz = -1; // the operand's object state last fed, its nonzero state at creation
+  // seq: the operand's host arrays the shadow shares
+  const PetscInt    *ia = nullptr, *ja = nullptr;
+  const PetscScalar *aa = nullptr;
+  bool               uploaded = false; // aijcusparse's device structure made (the shadow used on the device once)
+  // MPI: both blocks' values in a row (device), their counts
+  PetscScalar *staged = nullptr;
+  PetscCount   nd = 0, no = 0;
+
+  PetscErrorCode Release()
+  {
+    PetscFunctionBegin;
+    PetscCall(MatDestroy(&m));
+    if (staged) PetscCallCUDA(cudaFree(staged));
+    staged   = nullptr;
+    values   = nz = -1;
+    uploaded = false;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode ShadowDestroy(PetscCtxRt ctx) // ctx: the address of the container's pointer
+{
+  Shadow *s = *static_cast<Shadow **>(ctx);
+  PetscFunctionBegin;
+  PetscCall(s->Release());
+  delete s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The host arrays of a sequential operand: its CSR pattern and values, read without copying device
+// values back
+PetscErrorCode HostArrays(Mat X, const PetscInt **ia, const PetscInt **ja, const PetscScalar **aa)
+{
+  PetscInt m;
+  PetscFunctionBegin;
+  PetscCall(HostPattern(X, &m, ia, ja));
+  *aa = HookedHostValues(X); // hooked: the raw array, whatever side is newer
+  if (!*aa) {                // not hooked: the host is the only side of the AIJ values
+    const PetscScalar *a;
+    PetscCall(MatSeqAIJGetArrayRead(X, &a));
+    *aa = a; // SeqAIJ's own array, which the restore leaves
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The shadow of a sequential operand: made on its arrays, fed its current values
+PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa, *dev;
+  PetscObjectState   state;
+  PetscFunctionBegin;
+  PetscCall(HostArrays(X, &ia, &ja, &aa));
+  if (s.m && (s.nz != X->nonzerostate || s.ia != ia || s.ja != ja || s.aa != aa)) PetscCall(s.Release());
+  if (!s.m) {
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, const_cast<PetscInt *>(ia), const_cast<PetscInt *>(ja), const_cast<PetscScalar *>(aa), &s.m));
+    PetscCall(MatConvert(s.m, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s.m));
+    s.nz = X->nonzerostate, s.ia = ia, s.ja = ja, s.aa = aa;
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  if (state == s.values) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((dev = DeviceCopy(X))) {
+    PetscScalar *w;
+    PetscInt     nnz;
+    cudaStream_t stream;
+    PetscCall(HostNonzeros(X, &nnz));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    if (!s.uploaded) { // aijcusparse's device structure, which a device write needs, comes with its first upload
+      const PetscScalar *r;
+      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(s.m, &r));
+      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(s.m, &r));
+    }
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(s.m, &w));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
+  } else { // the shared host array holds them: the shadow's host side is the newer (no copy back into it)
+    PetscScalar *w;
+    PetscCall(MatSeqAIJGetArrayWrite(s.m, &w));
+    PetscCall(MatSeqAIJRestoreArrayWrite(s.m, &w));
+  }
+  s.values = state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The shadow of an MPI operand: preallocated by COO with its stored entries, fed both blocks' values
+PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
+{
+  PetscObjectState state;
+  Mat              blk[2];
+  cudaStream_t     stream;
+  PetscFunctionBegin;
+  if (s.m && s.nz != X->nonzerostate) PetscCall(s.Release());
+  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], nullptr));
+  if (!s.m) {
+    std::vector<PetscInt> rows, cols;
+    PetscCall(StoredEntries(X, true, &rows, &cols));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)X), &s.m));
+    PetscCall(MatSetSizes(s.m, X->rmap->n, X->cmap->n, X->rmap->N, X->cmap->N));
+    PetscCall(MatSetType(s.m, MATMPIAIJCUSPARSE));
+    PetscCall(MatSetPreallocationCOO(s.m, (PetscCount)rows.size(), rows.data(), cols.data()));
+    PetscCall(Nonzeros(blk[0], &s.nd));
+    PetscCall(Nonzeros(blk[1], &s.no));
+    PetscCallCUDA(cudaMalloc((void **)&s.staged, (size_t)PetscMax(s.nd + s.no, 1) * sizeof(PetscScalar)));
+    s.nz = X->nonzerostate;
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  { // object states are per rank; MatSetValuesCOO is collective: fed where any rank has new values
+    int fresh = state == s.values;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &fresh, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
+    if (fresh) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  for (int b = 0; b < 2; b++) {
+    const PetscCount   n   = b ? s.no : s.nd;
+    PetscScalar       *to  = s.staged + (b ? s.nd : 0);
+    const PetscScalar *dev = n ? DeviceCopy(blk[b]) : nullptr, *a;
+    if (!n) continue;
+    if (dev) PetscCallCUDA(cudaMemcpyAsync(to, dev, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    else {
+      PetscCall(MatSeqAIJGetArrayRead(blk[b], &a));
+      PetscCallCUDA(cudaMemcpyAsync(to, a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+      PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array is given back
+      PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &a));
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
+    }
+  }
+  PetscCall(MatSetValuesCOO(s.m, s.staged, INSERT_VALUES));
+  s.values = state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
+{
+  Shadow *s = nullptr;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
+  if (!s) {
+    PetscCallCXX(s = new Shadow);
+    PetscCall(PetscObjectContainerCompose((PetscObject)X, kShadow, s, ShadowDestroy));
+  }
+  if (mpi) PetscCall(MPIShadowCurrent(X, *s));
+  else PetscCall(SeqShadowCurrent(X, *s));
+  s->uploaded = true; // every caller uses it on the device, which uploads it if it is not yet
+  *S = s->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ShadowValuesBack(Mat Y, Mat S)
+{
+  const PetscScalar *v;
+  Shadow            *s = nullptr;
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &v));
+  PetscCall(SeqSetDeviceCsrValues(Y, v));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &v));
+  PetscCall(PetscObjectContainerQuery((PetscObject)Y, kShadow, (PetscCtxRt)&s));
+  if (s && s->m == S) PetscCall(PetscObjectStateGet((PetscObject)Y, &s->values)); // the shadow holds them already
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpumat
+#endif

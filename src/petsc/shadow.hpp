@@ -1,0 +1,42 @@
+// aijcusparse shadows of our matrices (CUDA builds): how PETSc's own GPU code for aijcusparse
+// (cuSPARSE products, MatScale, MatDiagonalScale, MatAXPY) runs on our matrices' values.
+//
+// Each matrix of ours that such an operation reaches keeps an aijcusparse shadow of its own level
+// (composed on it) until its nonzero pattern changes:
+// - seq: a SeqAIJ made on the matrix's own host CSR arrays (MatCreateSeqAIJWithArrays: no copy)
+//   and turned aijcusparse, so its upload is aijcusparse's own copy to the GPU; new values come
+//   from our device copy of the CSR values where it holds the current ones (a device-to-device
+//   copy into the shadow), else from the shared host array (uploaded by aijcusparse when the shadow
+//   is next used);
+// - MPI: an mpiaijcusparse preallocated by COO with the matrix's entries as its blocks store them
+//   (the diagonal block's, then the off-diagonal one's, each in CSR order, global indices) and fed
+//   both blocks' values in that order through a device staging buffer, where any rank has new ones
+//   (object states are per rank, MatSetValuesCOO is collective).
+// A shadow is fed before every use (ShadowOf), so its own record of which side is newer is right
+// whenever PETSc's code reads it; nothing else touches it.
+#pragma once
+#include "block.hpp"
+#include <vector>
+
+#if defined(GPUMAT_WITH_CUDA)
+namespace gpumat {
+
+// The shadow of X (ours; seq, or MPI with `mpi`), holding X's current values.
+PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S);
+// After an operation changed the values (not the pattern) of Y's seq shadow S on the device: they
+// become Y's, in Y's device copy of its CSR values (SeqSetDeviceCsrValues).
+PetscErrorCode ShadowValuesBack(Mat Y, Mat S);
+// A seq block's device copy of its CSR values where it holds the current ones (the result of a
+// device product, operation or COO assembly), else null.
+const PetscScalar *DeviceCopy(Mat blk);
+
+// A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (any AIJ type with a host CSR).
+PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const PetscInt **ja);
+// A sequential block's stored entries.
+PetscErrorCode Nonzeros(Mat blk, PetscCount *nz);
+// The COO entries of a sequential or MPI AIJ matrix as stored (MPI: the diagonal block's, then the
+// off-diagonal one's, each in CSR order, with global row and column indices).
+PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols);
+
+} // namespace gpumat
+#endif

@@ -1,0 +1,128 @@
+// The value operations of the seq type (MatScale, MatDiagonalScale, MatAXPY): where the block's
+// newest values are on the device (the result of a device product, operation or COO assembly), the
+// operation runs there, as aijcusparse's does, on the block's aijcusparse shadow (shadow.hpp):
+// PETSc's own GPU code (cuBLAS scal and axpy, Thrust scaling, cuSPARSE csrgeam2 for a subset
+// pattern), whose values then become the block's (ShadowValuesBack). Elsewhere, and in builds
+// without CUDA, SeqAIJ's operation runs on the host array, as before: a host-current block stays on
+// the host, with no upload for one cheap pass over its values. MPI matrices reach these through
+// MPIAIJ's operations on their blocks.
+#include "block.hpp"
+#include "shadow.hpp"
+#include <cstring>
+
+namespace gpumat {
+namespace {
+
+#if defined(GPUMAT_WITH_CUDA)
+// Whether Y's operation runs on its shadow: Y on the device route, its newest values on the device
+bool OnShadow(Mat Y) { return !Y->boundtocpu && !Data(Y)->opt.force_host && DeviceCopy(Y); }
+
+// Whether v is a CUDA vector (aijcusparse's scaling reads it through VecCUDAGetArrayRead) not bound
+// to the CPU; null counts (no scaling on that side)
+PetscErrorCode CudaVec(Vec v, bool *ok)
+{
+  PetscBool cuda = PETSC_TRUE, bound = PETSC_FALSE;
+  PetscFunctionBegin;
+  if (v) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    if (cuda) PetscCall(VecBoundToCPU(v, &bound));
+  }
+  *ok = cuda && !bound;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// Whether X and Y have the same host CSR pattern
+PetscErrorCode SamePattern(Mat Y, Mat X, bool *same)
+{
+  const PetscInt *yi, *yj, *xi, *xj;
+  PetscInt        my, mx;
+  PetscFunctionBegin;
+  PetscCall(HostPattern(Y, &my, &yi, &yj));
+  PetscCall(HostPattern(X, &mx, &xi, &xj));
+  *same = my == mx && !std::memcmp(yi, xi, (size_t)(my + 1) * sizeof(PetscInt)) && !std::memcmp(yj, xj, (size_t)yi[my] * sizeof(PetscInt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// X's matrix for an operation on Y's shadow: X itself (seqaijcusparse, on the GPU) or its shadow
+// (ours, not held to the host); null: X cannot join Y on the device
+PetscErrorCode DevicePartner(Mat X, Mat *S)
+{
+  PetscBool cusparse;
+  PetscFunctionBegin;
+  *S = nullptr;
+  if (X->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusparse));
+  if (cusparse) *S = X;
+  else if (Ours(X) && !Data(X)->opt.force_host) PetscCall(ShadowOf(X, false, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+} // namespace
+
+PetscErrorCode Scale(Mat Y, PetscScalar a)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  if (OnShadow(Y)) {
+    Mat S;
+    PetscCall(ShadowOf(Y, false, &S));
+    PetscCall(MatScale(S, a));
+    PetscCall(ShadowValuesBack(Y, S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(Data(Y)->parent.scale(Y, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DiagonalScale(Mat Y, Vec l, Vec r)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  bool lok, rok;
+  PetscCall(CudaVec(l, &lok));
+  PetscCall(CudaVec(r, &rok));
+  if (OnShadow(Y) && lok && rok) {
+    Mat S;
+    PetscCall(ShadowOf(Y, false, &S));
+    PetscCall(MatDiagonalScale(S, l, r));
+    PetscCall(ShadowValuesBack(Y, S));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(Data(Y)->parent.diagonalscale(Y, l, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AXPY(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  if (OnShadow(Y)) {
+    Mat SX = nullptr;
+    if (str == DIFFERENT_NONZERO_PATTERN) { // the same pattern all the same (a symmetric graph plus its transpose, say)
+      bool same;
+      PetscCall(SamePattern(Y, X, &same));
+      if (same) str = SAME_NONZERO_PATTERN;
+    }
+  #if PetscDefined(USE_64BIT_INDICES)
+    const bool subset = false; // aijcusparse's csrgeam2 path takes 32-bit indices only
+  #else
+    const bool subset = str == SUBSET_NONZERO_PATTERN && Y->cmap->n > 1; // aijcusparse's rule for its csrgeam2 path
+  #endif
+    if (str == SAME_NONZERO_PATTERN || subset) PetscCall(DevicePartner(X, &SX));
+    if (SX) { // aijcusparse's AXPY then keeps Y's pattern: cuBLAS axpy (same) or csrgeam2 (subset)
+      Mat S;
+      PetscCall(ShadowOf(Y, false, &S));
+      PetscCall(MatAXPY(S, a, SX, str));
+      PetscCall(ShadowValuesBack(Y, S));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+#endif
+  PetscCall(Data(Y)->parent.axpy(Y, a, X, str));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpumat
