@@ -7,6 +7,12 @@
 //   -type <csrspec>        our type
 //   -kind <lap2d> -n <20>  the matrix (examples/gen.h), square
 //   -ops <list>            which of the operations below (default all)
+//   -values host|device    where our matrix's newest values are before each operation: as
+//                          MatConvert leaves them (host), or written again by MatSetValuesCOO with
+//                          the vector memory of MatCreateVecs (device on a CUDA build)
+//   -expect_device         the operations aijcusparse runs on the GPU (scale, diagonal_scale with
+//                          CUDA vectors, axpy_same_ours, and axpy_subset_ours on one rank) wrote
+//                          our values on the GPU (MatGpuMatGetInfo's count of device writes rose)
 // Exits non-zero, with the reason, when a check fails.
 #include <petscmat.h>
 #include <petscgpumat.h>
@@ -19,9 +25,56 @@
 
 namespace {
 
-char     type[64] = "csrspec";
-char     kind[64] = "lap2d";
-PetscInt n        = 20;
+char      type[64]      = "csrspec";
+char      kind[64]      = "lap2d";
+char      values[16]    = "host";
+PetscInt  n             = 20;
+PetscBool expect_device = PETSC_FALSE;
+
+// M's values written again by COO from R's rows (M's own entries), the values in the memory of a
+// vector of M's (device memory for CUDA vectors: the device COO path)
+PetscErrorCode ValuesByCOO(Mat M, Mat R)
+{
+  std::vector<PetscInt>    ci, cj;
+  std::vector<PetscScalar> cv;
+  PetscInt                 lo, hi;
+  Vec                      v;
+  const PetscScalar       *a;
+  PetscMemType             mt;
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(R, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++) {
+    PetscInt           nc;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscCall(MatGetRow(R, i, &nc, &cols, &vals));
+    for (PetscInt k = 0; k < nc; k++) {
+      ci.push_back(i);
+      cj.push_back(cols[k]);
+      cv.push_back(vals[k]);
+    }
+    PetscCall(MatRestoreRow(R, i, &nc, &cols, &vals));
+  }
+  PetscCall(MatSetPreallocationCOO(M, (PetscCount)ci.size(), ci.data(), cj.data()));
+  {
+    VecType vt;
+    PetscCall(MatCreateVecs(M, nullptr, &v));
+    PetscCall(VecGetType(v, &vt));
+    const bool cuda = std::strstr(vt, "cuda") != nullptr;
+    PetscCall(VecDestroy(&v));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &v));
+    PetscCall(VecSetSizes(v, (PetscInt)cv.size(), PETSC_DECIDE));
+    PetscCall(VecSetType(v, cuda ? VECCUDA : VECSTANDARD));
+  }
+  for (size_t k = 0; k < cv.size(); k++) PetscCall(VecSetValue(v, (PetscInt)k, cv[k], INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(v));
+  PetscCall(VecAssemblyEnd(v));
+  PetscCall(VecGetArrayReadAndMemType(v, &a, &mt));
+  PetscCall(MatSetValuesCOO(M, a, INSERT_VALUES));
+  PetscCall(VecRestoreArrayReadAndMemType(v, &a));
+  PetscCall(VecDestroy(&v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 // A new matrix of our type and its AIJ twin, both used once (their first product) so that our
 // storage exists before the operation
@@ -30,7 +83,18 @@ PetscErrorCode Pair(MPI_Comm comm, Mat *M, Mat *R)
   PetscFunctionBegin;
   PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, R));
   PetscCall(MatConvert(*R, type, MAT_INITIAL_MATRIX, M));
+  if (!std::strcmp(values, "device")) PetscCall(ValuesByCOO(*M, *R));
   PetscCall(SameAsAIJ(*M, *R, "before"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The writes of the diagonal block's values on the GPU so far
+PetscErrorCode DeviceWrites(Mat M, PetscInt *w)
+{
+  MatGpuMatInfo info;
+  PetscFunctionBegin;
+  PetscCall(MatGpuMatGetInfo(M, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
+  *w = info.coo_device_assemblies;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -50,10 +114,12 @@ PetscErrorCode Varied(Mat M, Vec *v)
 
 // An operation applied to both: (ours, AIJ's) -> the matrices to compare (ours is checked to
 // stay of our type where the operation keeps the type)
+enum OnDevice { kHost, kDevice, kDeviceOneRank }; // where aijcusparse runs it, given device values
 struct Op {
   const char                                  *name;
   std::function<PetscErrorCode(Mat &, Mat &)> apply;
   bool                                         keeps_type;
+  OnDevice                                     device = kHost;
 };
 
 PetscErrorCode Run(MPI_Comm comm, const Op &op)
@@ -61,8 +127,16 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
   Mat       M, R;
   PetscBool same;
   PetscFunctionBegin;
+  PetscInt    w0, w1;
+  PetscMPIInt size;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(Pair(comm, &M, &R));
+  PetscCall(DeviceWrites(M, &w0));
   PetscCall(op.apply(M, R));
+  if (expect_device && (op.device == kDevice || (op.device == kDeviceOneRank && size == 1))) {
+    PetscCall(DeviceWrites(M, &w1));
+    PetscCheck(w1 > w0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: our values were not written on the GPU (%" PetscInt_FMT " device writes before and after)", op.name, w0);
+  }
   if (op.keeps_type) {
     PetscMPIInt       size;
     const char       *got;
@@ -84,12 +158,15 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
 
 int main(int argc, char **argv)
 {
-  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
+  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
   PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-ops", list, sizeof(list), nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-values", values, sizeof(values), nullptr));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));
+  PetscCheck(!std::strcmp(values, "host") || !std::strcmp(values, "device"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-values must be host or device, not '%s'", values);
   const MPI_Comm comm = PETSC_COMM_WORLD;
 
   // Rows this rank owns, every third one, for MatZeroRows(Columns)
@@ -102,7 +179,7 @@ int main(int argc, char **argv)
     PetscFunctionReturn(PETSC_SUCCESS);
   };
   const std::vector<Op> ops = {
-    {"scale", [](Mat &M, Mat &R) -> PetscErrorCode { PetscFunctionBegin; PetscCall(MatScale(M, -1.5)); PetscCall(MatScale(R, -1.5)); PetscFunctionReturn(PETSC_SUCCESS); }, true},
+    {"scale", [](Mat &M, Mat &R) -> PetscErrorCode { PetscFunctionBegin; PetscCall(MatScale(M, -1.5)); PetscCall(MatScale(R, -1.5)); PetscFunctionReturn(PETSC_SUCCESS); }, true, kDevice},
     {"shift", [](Mat &M, Mat &R) -> PetscErrorCode { PetscFunctionBegin; PetscCall(MatShift(M, 2.5)); PetscCall(MatShift(R, 2.5)); PetscFunctionReturn(PETSC_SUCCESS); }, true},
     {"diagonal_scale",
      [](Mat &M, Mat &R) -> PetscErrorCode {
@@ -117,7 +194,7 @@ int main(int argc, char **argv)
        PetscCall(VecDestroy(&r));
        PetscFunctionReturn(PETSC_SUCCESS);
      },
-     true},
+     true, kDevice},
     {"diagonal_set",
      [](Mat &M, Mat &R) -> PetscErrorCode {
        Vec d;
@@ -157,6 +234,38 @@ int main(int argc, char **argv)
        PetscFunctionReturn(PETSC_SUCCESS);
      },
      true},
+    {"axpy_same_ours",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // X of our type, R's pattern
+       Mat X, Xours;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
+       PetscCall(MatScale(X, 0.25));
+       PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, &Xours));
+       PetscCall(MatAXPY(M, 3.0, Xours, SAME_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, 3.0, X, SAME_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscCall(MatDestroy(&Xours));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true, kDevice},
+    {"axpy_subset_ours",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // X of our type: the diagonal of R only
+       Mat X, Xours;
+       Vec d;
+       PetscFunctionBegin;
+       PetscCall(MatCreateVecs(R, nullptr, &d));
+       PetscCall(MatGetDiagonal(R, d));
+       PetscCall(MatCreateDiagonal(d, &X));
+       PetscCall(MatConvert(X, MATAIJ, MAT_INPLACE_MATRIX, &X));
+       PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, &Xours));
+       PetscCall(MatAXPY(M, -0.5, Xours, SUBSET_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, -0.5, X, SUBSET_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&X));
+       PetscCall(MatDestroy(&Xours));
+       PetscCall(VecDestroy(&d));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true, kDeviceOneRank}, // MPIAIJ's subset AXPY is MatAXPY_Basic, on the host, for aijcusparse too
     {"axpy_different",
      [](Mat &M, Mat &R) -> PetscErrorCode { // X = R^T shifted: a pattern other than R's where R is not symmetric
        Mat X;
