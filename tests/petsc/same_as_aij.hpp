@@ -43,7 +43,9 @@ inline PetscErrorCode SameAsAIJ(Mat M, Mat R, const char *what)
   PetscCall(MatMult(M, x, y));
   PetscCall(MatMult(R, xr, yr));
   PetscCall(VecNorm(yr, NORM_2, &ref));
-  PetscCall(VecCopy(y, xr)); // xr: M x, in a vector of R's type
+  PetscCall(VecDestroy(&xr));
+  PetscCall(VecDuplicate(yr, &xr));
+  PetscCall(VecCopy(y, xr)); // xr: M x, in a vector of R's type and row layout (M may be rectangular)
   PetscCall(VecAXPY(xr, -1.0, yr));
   PetscCall(VecNorm(xr, NORM_2, &diff));
   PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M x - AIJ's| = %g, |AIJ's| = %g (M's own product)", what, (double)diff, (double)ref);

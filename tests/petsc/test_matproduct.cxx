@@ -5,7 +5,8 @@
 //   -kind <lap2d> -n <20>    A, square (examples/gen.h)
 //   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
 //                            or aijcusparse on a CUDA build with CUDA vectors)
-//   -products <list>         which of ab,atb,abt,ptap,rart,abc (default all)
+//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed (default all); smoothed:
+//                            GAMG's smoothed prolongator and Galerkin product (CheckSmoothed)
 //   -expect_device           the results' values arrived on the device (the device route: a device
 //                            COO assembly of the result per numeric phase, MatGpuMatGetInfo)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
@@ -115,11 +116,40 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// GAMG's smoothed prolongator and Galerkin product, on both: T = A P, T = D^-1 T (MatDiagonalScale,
+// D = diag(A)), T = P - w T (MatAYPX with a subset pattern: MatScale then MatAXPY), then T^T A T.
+// With the device route every step after the first reads values a device product or operation wrote.
+PetscErrorCode CheckSmoothed(Mat A, Mat P, Mat Aaij, Mat Paij)
+{
+  Mat         T[2], G[2];
+  Vec         d;
+  const Mat   a[2] = {A, Aaij}, p[2] = {P, Paij};
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, nullptr, &d));
+  PetscCall(MatGetDiagonal(Aaij, d));
+  PetscCall(VecReciprocal(d));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatMatMult(a[k], p[k], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &T[k]));
+    PetscCall(MatDiagonalScale(T[k], d, nullptr));
+    PetscCall(MatAYPX(T[k], -0.6, p[k], SUBSET_NONZERO_PATTERN));
+  }
+  PetscCall(SameAsAIJ(T[0], T[1], "smoothed prolongator"));
+  for (int k = 0; k < 2; k++) PetscCall(MatPtAP(a[k], T[k], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &G[k]));
+  PetscCall(SameAsAIJ(G[0], G[1], "Galerkin product with it"));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "smoothed: the smoothed prolongator and its Galerkin product equal AIJ's\n"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatDestroy(&T[k]));
+    PetscCall(MatDestroy(&G[k]));
+  }
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-  char      list[256] = "ab,atb,abt,ptap,rart,abc";
+  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed";
   Mat       A, Aaij, P, Paij, R, Raij, S, Saij;
   PetscBool cuda = PETSC_FALSE;
   PetscFunctionBeginUser;
@@ -162,8 +192,12 @@ int main(int argc, char **argv)
     PetscCall(CheckProduct(c, A, B, Aaij, Baij, S, Saij));
     ran++;
   }
-  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc", list);
-  PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product types checked\n", ran));
+  if (Listed(list, "smoothed")) {
+    PetscCall(CheckSmoothed(A, P, Aaij, Paij));
+    ran++;
+  }
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed", list);
+  PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product cases checked\n", ran));
   for (Mat *m : {&A, &Aaij, &P, &Paij, &R, &Raij, &S, &Saij}) PetscCall(MatDestroy(m));
   PetscCall(PetscFinalize());
   return 0;
