@@ -287,7 +287,7 @@ PetscErrorCode GetDiagonal(Mat A, Vec v)
   if (dev && !stored && DeviceCopy(A)) {
     Mat S;
     PetscCall(ShadowOf(A, false, &S));
-    PetscCall(MatGetDiagonal(S, v));
+    PetscCall((*S->ops->getdiagonal)(S, v)); // as MPIAIJ calls its block's, with its MPI vector
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!stored) {

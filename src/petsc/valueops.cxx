@@ -86,7 +86,10 @@ PetscErrorCode DiagonalScale(Mat Y, Vec l, Vec r)
   if (OnShadow(Y) && lok && rok) {
     Mat S;
     PetscCall(ShadowOf(Y, false, &S));
-    PetscCall(MatDiagonalScale(S, l, r));
+    // the operation itself, as MPIAIJ calls its blocks' with the MPI vectors (whose local parts
+    // are the block's rows and columns); the public MatDiagonalScale would ask for one communicator
+    PetscCall((*S->ops->diagonalscale)(S, l, r));
+    PetscCall(PetscObjectStateIncrease((PetscObject)S));
     PetscCall(ShadowValuesBack(Y, S));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
