@@ -62,8 +62,9 @@ PetscErrorCode ProductSymbolic(Mat C)
 
 // A product on the device: its operands (ours shadowed, aijcusparse as they are), the inner product
 struct DeviceProduct {
-  Mat          of[3] = {nullptr, nullptr, nullptr}; // the operands of ours (not referenced: the product holds them)
-  Mat          sh[3] = {nullptr, nullptr, nullptr}; // the inner product's operands (each operand's shadow, or itself)
+  Mat              of[3] = {nullptr, nullptr, nullptr}; // the operands of ours (not referenced: the product holds them)
+  PetscObjectState nz[3] = {-1, -1, -1};                // their nonzero states at the symbolic phase
+  Mat              sh[3] = {nullptr, nullptr, nullptr}; // the inner product's operands (each operand's shadow, or itself)
   Mat          inner = nullptr;                     // the product of the shadows
   bool         mpi   = false;
   bool         csr   = false;     // a seq result of ours made with the inner result's CSR pattern (else by COO)
@@ -110,24 +111,44 @@ PetscErrorCode DeviceResultValues(Mat C, DeviceProduct *dp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DeviceProductNumeric(Mat C)
+// The numeric phase with these operands: the symbolic phase's, or others of the same types and
+// patterns that MatProductReplaceMats put in (as PETSc's own numeric phases, the patterns are
+// trusted; an operand of the symbolic phase whose own pattern changed since is refused)
+PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
 {
-  DeviceProduct *dp = static_cast<DeviceProduct *>(C->product->data);
+  DeviceProduct *dp       = static_cast<DeviceProduct *>(C->product->data);
+  const Mat      ops[3]   = {a, b, c};
+  bool           replaced = false;
   PetscFunctionBegin;
   for (int k = 0; k < 3; k++) {
     Mat S;
-    if (!dp->of[k]) continue;
-    PetscCall(ShadowOf(dp->of[k], dp->mpi, &S));
-    PetscCheck(S == dp->sh[k], PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "an operand's nonzero pattern changed after the symbolic phase: call MatProductSymbolic again");
+    if (!ops[k]) continue;
+    if (!dp->of[k]) { // aijcusparse: itself
+      if (ops[k] != dp->sh[k]) replaced = true;
+      dp->sh[k] = ops[k];
+      continue;
+    }
+    PetscCheck(ops[k] != dp->of[k] || ops[k]->nonzerostate == dp->nz[k], PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "an operand's nonzero pattern changed after the symbolic phase: call MatProductSymbolic again");
+    PetscCall(ShadowOf(ops[k], dp->mpi, &S));
+    if (S != dp->sh[k]) replaced = true;
+    dp->of[k] = ops[k], dp->nz[k] = ops[k]->nonzerostate, dp->sh[k] = S;
   }
+  if (replaced) PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
   PetscCall(MatProductNumeric(dp->inner));
   PetscCall(DeviceResultValues(C, dp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode DeviceProductNumeric(Mat C)
+{
+  Mat_Product *p = C->product;
+  return DeviceNumeric(C, p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : nullptr);
+}
+
 // The same numeric phase through the pairwise slots PETSc's three-operand fallbacks call
-// (MatProductNumeric_{ABC,PtAP,RARt}_Unsafe: C->ops->matmultnumeric and the transposed ones)
-PetscErrorCode DeviceProductNumericPair(Mat, Mat, Mat C) { return DeviceProductNumeric(C); }
+// (MatProductNumeric_{ABC,PtAP,RARt}_Unsafe: C->ops->matmultnumeric and the transposed ones, with
+// the pair's operands; the product's own stay the user's)
+PetscErrorCode DeviceProductNumericPair(Mat a, Mat b, Mat C) { return DeviceNumeric(C, a, b, nullptr); }
 
 PetscErrorCode DeviceProductSymbolic(Mat C)
 {
@@ -147,6 +168,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
     if (cusparse) dp->sh[k] = ops[k];
     else {
       dp->of[k] = ops[k];
+      dp->nz[k] = ops[k]->nonzerostate;
       PetscCall(ShadowOf(ops[k], dp->mpi, &dp->sh[k]));
     }
   }

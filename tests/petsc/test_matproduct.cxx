@@ -5,8 +5,9 @@
 //   -kind <lap2d> -n <20>    A, square (examples/gen.h)
 //   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
 //                            or aijcusparse on a CUDA build with CUDA vectors)
-//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed (default all); smoothed:
-//                            GAMG's smoothed prolongator and Galerkin product (CheckSmoothed)
+//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace (default all);
+//                            smoothed: GAMG's smoothed prolongator and Galerkin product
+//                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace)
 //   -expect_device           the results' values arrived on the device (the device route: a device
 //                            COO assembly of the result per numeric phase, MatGpuMatGetInfo)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
@@ -145,11 +146,35 @@ PetscErrorCode CheckSmoothed(Mat A, Mat P, Mat Aaij, Mat Paij)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatProductReplaceMats: C = A B, then B replaced by another matrix of its type and pattern (new
+// values) and the numeric phase alone again, as a re-set-up with new operator objects does
+PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
+{
+  Mat C, R, B2, B2aij;
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(A, B, nullptr, &C));
+  PetscCall(MatProductSetType(C, MATPRODUCT_AB));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
+  PetscCall(MatScale(B2, 3.0));
+  PetscCall(MatDuplicate(Baij, MAT_COPY_VALUES, &B2aij));
+  PetscCall(MatScale(B2aij, 3.0));
+  PetscCall(MatProductReplaceMats(nullptr, B2, nullptr, C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatMatMult(Aaij, B2aij, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+  PetscCall(SameAsAIJ(C, R, "replace: A B2 after MatProductReplaceMats"));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "replace: the numeric phase with a replaced operand equals AIJ's\n"));
+  for (Mat *m : {&C, &R, &B2, &B2aij}) PetscCall(MatDestroy(m));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed";
+  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed,replace";
   Mat       A, Aaij, P, Paij, R, Raij, S, Saij;
   PetscBool cuda = PETSC_FALSE;
   PetscFunctionBeginUser;
@@ -196,7 +221,11 @@ int main(int argc, char **argv)
     PetscCall(CheckSmoothed(A, P, Aaij, Paij));
     ran++;
   }
-  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed", list);
+  if (Listed(list, "replace")) {
+    PetscCall(CheckReplace(A, S, Aaij, Saij));
+    ran++;
+  }
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed,replace", list);
   PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product cases checked\n", ran));
   for (Mat *m : {&A, &Aaij, &P, &Paij, &R, &Raij, &S, &Saij}) PetscCall(MatDestroy(m));
   PetscCall(PetscFinalize());
