@@ -114,6 +114,32 @@ PetscErrorCode Varied(Mat M, Vec *v)
 
 // An operation applied to both: (ours, AIJ's) -> the matrices to compare (ours is checked to
 // stay of our type where the operation keeps the type)
+// MatAXPY onto both with X: R's pattern and values scaled (same), or R's diagonal alone (subset);
+// X is AIJ for both, or (ours) our type for M
+PetscErrorCode Axpy(Mat &M, Mat &R, MatStructure str, bool ours)
+{
+  Mat               X, Xm = nullptr;
+  const PetscScalar a = str == SAME_NONZERO_PATTERN ? 3.0 : -0.5;
+  PetscFunctionBegin;
+  if (str == SAME_NONZERO_PATTERN) {
+    PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
+    PetscCall(MatScale(X, 0.25));
+  } else {
+    Vec d;
+    PetscCall(MatCreateVecs(R, nullptr, &d));
+    PetscCall(MatGetDiagonal(R, d));
+    PetscCall(MatCreateDiagonal(d, &X));
+    PetscCall(MatConvert(X, MATAIJ, MAT_INPLACE_MATRIX, &X));
+    PetscCall(VecDestroy(&d));
+  }
+  if (ours) PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, &Xm));
+  PetscCall(MatAXPY(M, a, ours ? Xm : X, str));
+  PetscCall(MatAXPY(R, a, X, str));
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDestroy(&Xm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 enum OnDevice { kHost, kDevice, kDeviceOneRank }; // where aijcusparse runs it, given device values
 struct Op {
   const char                                  *name;
@@ -206,66 +232,11 @@ int main(int argc, char **argv)
        PetscFunctionReturn(PETSC_SUCCESS);
      },
      true},
-    {"axpy_same",
-     [](Mat &M, Mat &R) -> PetscErrorCode {
-       Mat X;
-       PetscFunctionBegin;
-       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
-       PetscCall(MatScale(X, 0.25));
-       PetscCall(MatAXPY(M, 3.0, X, SAME_NONZERO_PATTERN));
-       PetscCall(MatAXPY(R, 3.0, X, SAME_NONZERO_PATTERN));
-       PetscCall(MatDestroy(&X));
-       PetscFunctionReturn(PETSC_SUCCESS);
-     },
-     true},
-    {"axpy_subset",
-     [](Mat &M, Mat &R) -> PetscErrorCode { // X: the diagonal of R only, a subset of its pattern
-       Mat X;
-       Vec d;
-       PetscFunctionBegin;
-       PetscCall(MatCreateVecs(R, nullptr, &d));
-       PetscCall(MatGetDiagonal(R, d));
-       PetscCall(MatCreateDiagonal(d, &X));
-       PetscCall(MatConvert(X, MATAIJ, MAT_INPLACE_MATRIX, &X));
-       PetscCall(MatAXPY(M, -0.5, X, SUBSET_NONZERO_PATTERN));
-       PetscCall(MatAXPY(R, -0.5, X, SUBSET_NONZERO_PATTERN));
-       PetscCall(MatDestroy(&X));
-       PetscCall(VecDestroy(&d));
-       PetscFunctionReturn(PETSC_SUCCESS);
-     },
-     true},
-    {"axpy_same_ours",
-     [](Mat &M, Mat &R) -> PetscErrorCode { // X of our type, R's pattern
-       Mat X, Xours;
-       PetscFunctionBegin;
-       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &X));
-       PetscCall(MatScale(X, 0.25));
-       PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, &Xours));
-       PetscCall(MatAXPY(M, 3.0, Xours, SAME_NONZERO_PATTERN));
-       PetscCall(MatAXPY(R, 3.0, X, SAME_NONZERO_PATTERN));
-       PetscCall(MatDestroy(&X));
-       PetscCall(MatDestroy(&Xours));
-       PetscFunctionReturn(PETSC_SUCCESS);
-     },
-     true, kDevice},
-    {"axpy_subset_ours",
-     [](Mat &M, Mat &R) -> PetscErrorCode { // X of our type: the diagonal of R only
-       Mat X, Xours;
-       Vec d;
-       PetscFunctionBegin;
-       PetscCall(MatCreateVecs(R, nullptr, &d));
-       PetscCall(MatGetDiagonal(R, d));
-       PetscCall(MatCreateDiagonal(d, &X));
-       PetscCall(MatConvert(X, MATAIJ, MAT_INPLACE_MATRIX, &X));
-       PetscCall(MatConvert(X, type, MAT_INITIAL_MATRIX, &Xours));
-       PetscCall(MatAXPY(M, -0.5, Xours, SUBSET_NONZERO_PATTERN));
-       PetscCall(MatAXPY(R, -0.5, X, SUBSET_NONZERO_PATTERN));
-       PetscCall(MatDestroy(&X));
-       PetscCall(MatDestroy(&Xours));
-       PetscCall(VecDestroy(&d));
-       PetscFunctionReturn(PETSC_SUCCESS);
-     },
-     true, kDeviceOneRank}, // MPIAIJ's subset AXPY is MatAXPY_Basic, on the host, for aijcusparse too
+    {"axpy_same", [](Mat &M, Mat &R) -> PetscErrorCode { return Axpy(M, R, SAME_NONZERO_PATTERN, false); }, true},
+    {"axpy_subset", [](Mat &M, Mat &R) -> PetscErrorCode { return Axpy(M, R, SUBSET_NONZERO_PATTERN, false); }, true},
+    {"axpy_same_ours", [](Mat &M, Mat &R) -> PetscErrorCode { return Axpy(M, R, SAME_NONZERO_PATTERN, true); }, true, kDevice},
+    // MPIAIJ's subset AXPY is MatAXPY_Basic, on the host, for aijcusparse too
+    {"axpy_subset_ours", [](Mat &M, Mat &R) -> PetscErrorCode { return Axpy(M, R, SUBSET_NONZERO_PATTERN, true); }, true, kDeviceOneRank},
     {"axpy_different",
      [](Mat &M, Mat &R) -> PetscErrorCode { // X = R^T shifted: a pattern other than R's where R is not symmetric
        Mat X;
