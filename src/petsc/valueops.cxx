@@ -69,10 +69,12 @@ PetscErrorCode Scale(Mat Y, PetscScalar a)
     PetscCall(ShadowOf(Y, false, &S));
     PetscCall(MatScale(S, a));
     PetscCall(ShadowValuesBack(Y, S));
+    PetscCall(PetscInfo(Y, "MatScale: aijcusparse's on the shadow, on the GPU\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   PetscCall(Data(Y)->parent.scale(Y, a));
+  PetscCall(PetscInfo(Y, "MatScale: SeqAIJ's, on the host\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -91,10 +93,12 @@ PetscErrorCode DiagonalScale(Mat Y, Vec l, Vec r)
     PetscCall((*S->ops->diagonalscale)(S, l, r));
     PetscCall(PetscObjectStateIncrease((PetscObject)S));
     PetscCall(ShadowValuesBack(Y, S));
+    PetscCall(PetscInfo(Y, "MatDiagonalScale: aijcusparse's on the shadow, on the GPU\n"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   PetscCall(Data(Y)->parent.diagonalscale(Y, l, r));
+  PetscCall(PetscInfo(Y, "MatDiagonalScale: SeqAIJ's, on the host\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -120,11 +124,13 @@ PetscErrorCode AXPY(Mat Y, PetscScalar a, Mat X, MatStructure str)
       PetscCall(ShadowOf(Y, false, &S));
       PetscCall(MatAXPY(S, a, SX, str));
       PetscCall(ShadowValuesBack(Y, S));
+      PetscCall(PetscInfo(Y, "MatAXPY (%s): aijcusparse's on the shadows, on the GPU\n", MatStructures[str]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
 #endif
   PetscCall(Data(Y)->parent.axpy(Y, a, X, str));
+  PetscCall(PetscInfo(Y, "MatAXPY (%s): SeqAIJ's, on the host\n", MatStructures[str]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
