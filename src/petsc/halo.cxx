@@ -162,7 +162,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   PetscCall(ParentScatter(A, nghost, device, aware, &mv));
   PetscCall(PetscStrcmp(g.type, ltype, &same));
   if (g.sct && g.block == ((PetscObject)Ao)->id && g.nzstate == A->nonzerostate && g.nghost == nghost && same && g.aware == aware && g.parent == (mv != nullptr) && (!mv || mv == g.sct)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscLogEventBegin(MPIEventIds().scatter, A, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(MachineryEventIds().scatter, A, 0, 0, 0));
   if (aware) PetscCall(CheckDeviceBuffersInMPI(PetscObjectComm((PetscObject)A)));
 #if defined(GPUMAT_WITH_CUDA)
   d->halo.Release();
@@ -181,7 +181,7 @@ PetscErrorCode EnsureGhosts(Mat A, Vec like)
   g.nzstate = A->nonzerostate;
   g.nghost  = nghost;
   g.type    = ltype;
-  PetscCall(PetscLogEventEnd(MPIEventIds().scatter, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(MachineryEventIds().scatter, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -267,7 +267,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscFunctionBegin;
   if (h.buf) PetscFunctionReturn(PETSC_SUCCESS);
   h.Release(); // what a failed earlier attempt left
-  PetscCall(PetscLogEventBegin(MPIEventIds().halo, A, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(MachineryEventIds().halo, A, 0, 0, 0));
   PetscCall(MatMPIAIJGetSeqAIJ(A, nullptr, &Ao, nullptr));
   const PetscInt nghost = Ao->cmap->n;
   PetscCall(HaloGraph(A, &src, &sf0));
@@ -281,7 +281,7 @@ PetscErrorCode EnsureHalo(Mat A, cudaStream_t s)
   PetscCall(PetscObjectGetNewTag((PetscObject)A, &h.tag)); // the same on every rank: A's tags are taken collectively
   PetscCallCUDA(cudaMalloc(reinterpret_cast<void **>(&h.buf), (size_t)PetscMax(nsend, 1) * sizeof(Scalar)));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)(h.pack.device_bytes() + h.unpack.device_bytes())));
-  PetscCall(PetscLogEventEnd(MPIEventIds().halo, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(MachineryEventIds().halo, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

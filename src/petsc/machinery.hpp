@@ -22,13 +22,15 @@ struct TypeNames {
   PetscLogEvent build = 0, refresh = 0;
 };
 const TypeNames &Names(const FormatInfo *f);
-// Events of the MPI machinery, one for all formats: GpumatScatter (the ghost vector and its scatter,
+// Events of the machinery, one for all formats: GpumatScatter (the ghost vector and its scatter,
 // MPIAIJ's or ours, chosen: EnsureGhosts) and GpumatHalo (the side stream's halo planned:
-// EnsureHalo); both once per nonzero pattern.
-struct MPIEvents {
-  PetscLogEvent scatter = 0, halo = 0;
+// EnsureHalo), both once per nonzero pattern; GpumatShadow (an aijcusparse shadow made or fed its
+// values: ShadowOf) and GpumatShadowBack (a shadow's new values made the matrix's: ShadowValuesBack),
+// CUDA builds.
+struct MachineryEvents {
+  PetscLogEvent scatter = 0, halo = 0, shadow = 0, shadow_back = 0;
 };
-const MPIEvents &MPIEventIds();
+const MachineryEvents &MachineryEventIds();
 
 // ---- ops.cxx -------------------------------------------------------------------------------
 // One table of overridden operations: each slot an offset into struct _MatOps and our function.

@@ -111,6 +111,19 @@ PetscErrorCode DeviceResultValues(Mat C, DeviceProduct *dp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The inner product of the shadows dp->sh, its symbolic phase done
+PetscErrorCode InnerSymbolic(Mat C, DeviceProduct *dp)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(dp->sh[0], dp->sh[1], dp->sh[2], &dp->inner));
+  PetscCall(MatProductSetType(dp->inner, C->product->type));
+  PetscCall(MatProductSetAlgorithm(dp->inner, MATPRODUCTALGORITHMDEFAULT));
+  PetscCall(MatProductSetFill(dp->inner, C->product->fill));
+  PetscCall(MatProductSetFromOptions(dp->inner));
+  PetscCall(MatProductSymbolic(dp->inner));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The numeric phase with these operands: the symbolic phase's, or others of the same types and
 // patterns that MatProductReplaceMats put in (as PETSc's own numeric phases, the patterns are
 // trusted; an operand of the symbolic phase whose own pattern changed since is refused)
@@ -133,7 +146,17 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
     if (S != dp->sh[k]) replaced = true;
     dp->of[k] = ops[k], dp->nz[k] = ops[k]->nonzerostate, dp->sh[k] = S;
   }
-  if (replaced) PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
+  if (replaced && !dp->mpi) PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
+  if (replaced && dp->mpi) { // MPIAIJ's device products keep their blocks' products on the symbolic phase's operands: a new symbolic phase, whose result has the same pattern
+    Mat        blk[2];
+    PetscCount nd, no;
+    PetscCall(MatDestroy(&dp->inner));
+    PetscCall(InnerSymbolic(C, dp));
+    PetscCall(MatMPIAIJGetSeqAIJ(dp->inner, &blk[0], &blk[1], nullptr));
+    PetscCall(Nonzeros(blk[0], &nd));
+    PetscCall(Nonzeros(blk[1], &no));
+    PetscCheck(nd == dp->nd && no == dp->no, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "the operands MatProductReplaceMats put in give a product of another pattern: call MatProductSymbolic again");
+  }
   PetscCall(MatProductNumeric(dp->inner));
   PetscCall(DeviceResultValues(C, dp));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -172,12 +195,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
       PetscCall(ShadowOf(ops[k], dp->mpi, &dp->sh[k]));
     }
   }
-  PetscCall(MatProductCreate(dp->sh[0], dp->sh[1], dp->sh[2], &dp->inner));
-  PetscCall(MatProductSetType(dp->inner, p->type));
-  PetscCall(MatProductSetAlgorithm(dp->inner, MATPRODUCTALGORITHMDEFAULT));
-  PetscCall(MatProductSetFill(dp->inner, p->fill));
-  PetscCall(MatProductSetFromOptions(dp->inner));
-  PetscCall(MatProductSymbolic(dp->inner));
+  PetscCall(InnerSymbolic(C, dp));
   PetscCall(MatGetType(p->A, &ctype));
   PetscCall(MatSetSizes(C, dp->inner->rmap->n, dp->inner->cmap->n, dp->inner->rmap->N, dp->inner->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(C, dp->inner, dp->inner));

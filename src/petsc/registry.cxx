@@ -60,9 +60,9 @@ PetscErrorCode CreateMPI(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-MPIEvents &MPIEventStore()
+MachineryEvents &MachineryEventStore()
 {
-  static MPIEvents ev;
+  static MachineryEvents ev;
   return ev;
 }
 
@@ -87,8 +87,10 @@ PetscErrorCode RegisterAll(std::index_sequence<I...>)
     PetscCall(PetscLogEventRegister((ev + "Build").c_str(), MAT_CLASSID, &n.build));
     PetscCall(PetscLogEventRegister((ev + "Refresh").c_str(), MAT_CLASSID, &n.refresh));
   }
-  PetscCall(PetscLogEventRegister("GpumatScatter", MAT_CLASSID, &MPIEventStore().scatter));
-  PetscCall(PetscLogEventRegister("GpumatHalo", MAT_CLASSID, &MPIEventStore().halo));
+  PetscCall(PetscLogEventRegister("GpumatScatter", MAT_CLASSID, &MachineryEventStore().scatter));
+  PetscCall(PetscLogEventRegister("GpumatHalo", MAT_CLASSID, &MachineryEventStore().halo));
+  PetscCall(PetscLogEventRegister("GpumatShadow", MAT_CLASSID, &MachineryEventStore().shadow));
+  PetscCall(PetscLogEventRegister("GpumatShadowBack", MAT_CLASSID, &MachineryEventStore().shadow_back));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -96,7 +98,7 @@ PetscErrorCode RegisterAll(std::index_sequence<I...>)
 
 const TypeNames &Names(const FormatInfo *f) { return AllNames()[IndexOf(f)]; }
 
-const MPIEvents &MPIEventIds() { return MPIEventStore(); }
+const MachineryEvents &MachineryEventIds() { return MachineryEventStore(); }
 
 const FormatInfo *FindFormat(const char *mattype)
 {

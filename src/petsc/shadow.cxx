@@ -224,8 +224,10 @@ PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
     PetscCallCXX(s = new Shadow);
     PetscCall(PetscObjectContainerCompose((PetscObject)X, kShadow, s, ShadowDestroy));
   }
+  PetscCall(PetscLogEventBegin(MachineryEventIds().shadow, X, 0, 0, 0));
   if (mpi) PetscCall(MPIShadowCurrent(X, *s));
   else PetscCall(SeqShadowCurrent(X, *s));
+  PetscCall(PetscLogEventEnd(MachineryEventIds().shadow, X, 0, 0, 0));
   s->uploaded = true; // every caller uses it on the device, which uploads it if it is not yet
   *S = s->m;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -236,11 +238,13 @@ PetscErrorCode ShadowValuesBack(Mat Y, Mat S)
   const PetscScalar *v;
   Shadow            *s = nullptr;
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MachineryEventIds().shadow_back, Y, 0, 0, 0));
   PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &v));
   PetscCall(SeqSetDeviceCsrValues(Y, v));
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &v));
   PetscCall(PetscObjectContainerQuery((PetscObject)Y, kShadow, (PetscCtxRt)&s));
   if (s && s->m == S) PetscCall(PetscObjectStateGet((PetscObject)Y, &s->values)); // the shadow holds them already
+  PetscCall(PetscLogEventEnd(MachineryEventIds().shadow_back, Y, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
