@@ -3,7 +3,6 @@
 #include "values.hpp"
 #include "coo.hpp"
 
-#if defined(GPUMAT_WITH_CUDA)
 namespace gpumat {
 // A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (MatGetRowIJ without shift or
 // symmetrization hands them out, and its restore leaves them)
@@ -20,6 +19,10 @@ PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+} // namespace gpumat
+
+#if defined(GPUMAT_WITH_CUDA)
+namespace gpumat {
 // The COO entries of a sequential or MPI AIJ matrix (of any AIJ type with host CSR), as stored
 PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols)
 {

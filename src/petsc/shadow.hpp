@@ -18,6 +18,11 @@
 #include "block.hpp"
 #include <vector>
 
+namespace gpumat {
+// A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (any AIJ type with a host CSR).
+PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const PetscInt **ja);
+} // namespace gpumat
+
 #if defined(GPUMAT_WITH_CUDA)
 namespace gpumat {
 
@@ -30,8 +35,6 @@ PetscErrorCode ShadowValuesBack(Mat Y, Mat S);
 // device product, operation or COO assembly), else null.
 const PetscScalar *DeviceCopy(Mat blk);
 
-// A sequential block's host CSR pattern and rows: SeqAIJ's own arrays (any AIJ type with a host CSR).
-PetscErrorCode HostPattern(Mat blk, PetscInt *m, const PetscInt **ia, const PetscInt **ja);
 // A sequential block's stored entries.
 PetscErrorCode Nonzeros(Mat blk, PetscCount *nz);
 // The COO entries of a sequential or MPI AIJ matrix as stored (MPI: the diagonal block's, then the

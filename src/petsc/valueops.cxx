@@ -4,14 +4,28 @@
 // PETSc's own GPU code (cuBLAS scal and axpy, Thrust scaling, cuSPARSE csrgeam2 for a subset
 // pattern), whose values then become the block's (ShadowValuesBack). Elsewhere, and in builds
 // without CUDA, SeqAIJ's operation runs on the host array, as before: a host-current block stays on
-// the host, with no upload for one cheap pass over its values. MPI matrices reach these through
-// MPIAIJ's operations on their blocks.
+// the host, with no upload for one cheap pass over its values. A MatAXPY called with
+// DIFFERENT_NONZERO_PATTERN on equal patterns runs as SAME_NONZERO_PATTERN on either side, as
+// aijcusparse's does (SeqAIJ's would build Y anew row by row). MPI matrices reach these through
+// MPIAIJ's operations on their blocks (its own for a different pattern).
 #include "block.hpp"
 #include "shadow.hpp"
 #include <cstring>
 
 namespace gpumat {
 namespace {
+
+// Whether X and Y have the same host CSR pattern
+PetscErrorCode SamePattern(Mat Y, Mat X, bool *same)
+{
+  const PetscInt *yi, *yj, *xi, *xj;
+  PetscInt        my, mx;
+  PetscFunctionBegin;
+  PetscCall(HostPattern(Y, &my, &yi, &yj));
+  PetscCall(HostPattern(X, &mx, &xi, &xj));
+  *same = my == mx && !std::memcmp(yi, xi, (size_t)(my + 1) * sizeof(PetscInt)) && !std::memcmp(yj, xj, (size_t)yi[my] * sizeof(PetscInt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 #if defined(GPUMAT_WITH_CUDA)
 // Whether Y's operation runs on its shadow: Y on the device route, its newest values on the device
@@ -28,18 +42,6 @@ PetscErrorCode CudaVec(Vec v, bool *ok)
     if (cuda) PetscCall(VecBoundToCPU(v, &bound));
   }
   *ok = cuda && !bound;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-// Whether X and Y have the same host CSR pattern
-PetscErrorCode SamePattern(Mat Y, Mat X, bool *same)
-{
-  const PetscInt *yi, *yj, *xi, *xj;
-  PetscInt        my, mx;
-  PetscFunctionBegin;
-  PetscCall(HostPattern(Y, &my, &yi, &yj));
-  PetscCall(HostPattern(X, &mx, &xi, &xj));
-  *same = my == mx && !std::memcmp(yi, xi, (size_t)(my + 1) * sizeof(PetscInt)) && !std::memcmp(yj, xj, (size_t)yi[my] * sizeof(PetscInt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,14 +107,14 @@ PetscErrorCode DiagonalScale(Mat Y, Vec l, Vec r)
 PetscErrorCode AXPY(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
   PetscFunctionBegin;
+  if (str == DIFFERENT_NONZERO_PATTERN) { // the same pattern all the same (GAMG's graph plus its transpose, say): an axpy of the values, not SeqAIJ's rebuild of Y row by row
+    bool same;
+    PetscCall(SamePattern(Y, X, &same));
+    if (same) str = SAME_NONZERO_PATTERN;
+  }
 #if defined(GPUMAT_WITH_CUDA)
   if (OnShadow(Y)) {
     Mat SX = nullptr;
-    if (str == DIFFERENT_NONZERO_PATTERN) { // the same pattern all the same (a symmetric graph plus its transpose, say)
-      bool same;
-      PetscCall(SamePattern(Y, X, &same));
-      if (same) str = SAME_NONZERO_PATTERN;
-    }
   #if PetscDefined(USE_64BIT_INDICES)
     const bool subset = false; // aijcusparse's csrgeam2 path takes 32-bit indices only
   #else

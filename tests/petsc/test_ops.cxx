@@ -114,6 +114,20 @@ PetscErrorCode Varied(Mat M, Vec *v)
 
 // An operation applied to both: (ours, AIJ's) -> the matrices to compare (ours is checked to
 // stay of our type where the operation keeps the type)
+// The address of a seq matrix's CSR row offsets (MatGetRowIJ): which arrays hold its pattern
+PetscErrorCode RowOffsets(Mat A, const PetscInt **ia)
+{
+  const PetscInt *i, *j;
+  PetscInt        n;
+  PetscBool       done;
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &i, &j, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "no CSR of this matrix");
+  *ia = i;
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &i, &j, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // MatAXPY onto both with X: R's pattern and values scaled (same), or R's diagonal alone (subset);
 // X is AIJ for both, or (ours) our type for M
 PetscErrorCode Axpy(Mat &M, Mat &R, MatStructure str, bool ours)
@@ -184,7 +198,7 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
 
 int main(int argc, char **argv)
 {
-  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
+  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_equal_ours,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
@@ -246,6 +260,30 @@ int main(int argc, char **argv)
        PetscCall(MatAXPY(M, 0.75, X, DIFFERENT_NONZERO_PATTERN));
        PetscCall(MatAXPY(R, 0.75, X, DIFFERENT_NONZERO_PATTERN));
        PetscCall(MatDestroy(&X));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"axpy_equal_ours",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // X of our type with M's pattern, called different (GAMG's graph plus its transpose): on one rank M keeps its pattern's arrays (not built anew)
+       Mat         X, XR;
+       PetscMPIInt size;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(M, MAT_COPY_VALUES, &X));
+       PetscCall(MatScale(X, 0.5));
+       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &XR));
+       PetscCall(MatScale(XR, 0.5));
+       PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)M), &size));
+       const PetscInt *before = nullptr;
+       if (size == 1) PetscCall(RowOffsets(M, &before));
+       PetscCall(MatAXPY(M, 2.0, X, DIFFERENT_NONZERO_PATTERN));
+       PetscCall(MatAXPY(R, 2.0, XR, DIFFERENT_NONZERO_PATTERN));
+       if (size == 1) {
+         const PetscInt *after;
+         PetscCall(RowOffsets(M, &after));
+         PetscCheck(after == before, PETSC_COMM_SELF, PETSC_ERR_PLIB, "axpy_equal_ours: equal patterns called different were built anew");
+       }
+       PetscCall(MatDestroy(&X));
+       PetscCall(MatDestroy(&XR));
        PetscFunctionReturn(PETSC_SUCCESS);
      },
      true},
