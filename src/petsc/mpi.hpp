@@ -150,5 +150,7 @@ PetscErrorCode HaloExchange(Mat A, Scalar *ga, cudaStream_t s);
 PetscErrorCode MPIComposeCOO(Mat A, bool on);
 // view.cxx
 PetscErrorCode MPIView(Mat A, PetscViewer viewer);
+// valueops.cxx: MPIAIJ's MatAXPY, with a different pattern that is equal on every rank run as the same
+PetscErrorCode MPIAXPY(Mat Y, PetscScalar a, Mat X, MatStructure str);
 
 } // namespace gpumat

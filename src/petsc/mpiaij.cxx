@@ -223,6 +223,7 @@ const OpSlot kMPIOps[] = {
   GPUMAT_OP(setoption, SetOption),
   GPUMAT_OP(setfromoptions, SetFromOptions),
   GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
+  GPUMAT_OP(axpy, MPIAXPY),
   MPI_HOST_READER(getcolumnreductions),
   MPI_HOST_READER(createsubmatrices),
   MPI_HOST_READER(createsubmatrix),

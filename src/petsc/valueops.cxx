@@ -7,8 +7,11 @@
 // the host, with no upload for one cheap pass over its values. A MatAXPY called with
 // DIFFERENT_NONZERO_PATTERN on equal patterns runs as SAME_NONZERO_PATTERN on either side, as
 // aijcusparse's does (SeqAIJ's would build Y anew row by row). MPI matrices reach these through
-// MPIAIJ's operations on their blocks (its own for a different pattern).
+// MPIAIJ's operations on their blocks; a MatAXPY called with a different pattern whose blocks and
+// ghost columns are equal on every rank runs as the same pattern there too (MPIAIJ's own would
+// build Y anew, aijcusparse's included).
 #include "block.hpp"
+#include "mpi.hpp"
 #include "shadow.hpp"
 #include <cstring>
 
@@ -133,6 +136,25 @@ PetscErrorCode AXPY(Mat Y, PetscScalar a, Mat X, MatStructure str)
 #endif
   PetscCall(Data(Y)->parent.axpy(Y, a, X, str));
   PetscCall(PetscInfo(Y, "MatAXPY (%s): SeqAIJ's, on the host\n", MatStructures[str]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MPIAXPY(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+  if (str == DIFFERENT_NONZERO_PATTERN) { // X is ours too (MatAXPY calls Y's operation for X of the same operation)
+    Mat             yb[2], xb[2];
+    const PetscInt *yg, *xg;
+    bool            same[2];
+    PetscCall(MatMPIAIJGetSeqAIJ(Y, &yb[0], &yb[1], &yg));
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &xb[0], &xb[1], &xg));
+    PetscCall(SamePattern(yb[0], xb[0], &same[0]));
+    PetscCall(SamePattern(yb[1], xb[1], &same[1]));
+    int equal = same[0] && same[1] && yb[1]->cmap->n == xb[1]->cmap->n && (!yb[1]->cmap->n || !std::memcmp(yg, xg, (size_t)yb[1]->cmap->n * sizeof(PetscInt)));
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &equal, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)Y))); // the different path is collective
+    if (equal) str = SAME_NONZERO_PATTERN;
+  }
+  PetscCall(MPIDataOf(Y)->parent.axpy(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
