@@ -156,7 +156,7 @@ struct BccooHints {
 // row): the block shape with the fewest bytes (bccoo_shapes) measured on up to `max_windows`
 // windows of 12 consecutive rows spread evenly over A (all rows of smaller matrices), fewer where
 // the windows would hold more than about kModelSampleEntries nonzeros (but at least
-// kModelMinWindows); then, on the same sample (bccoo.cpp says what each rule measured):
+// kModelMinWindows); then, on the same sample (bccoo_model.cpp says what each rule measured):
 // - slices: the count of 1..32 with the fewest bytes per product by a byte model of the blocks,
 //   the empty segments' zero blocks, the partial sums of each slice and the gathers of x far from
 //   the diagonal (from memory, L2 or L1 by the share of a slice's x the cache holds), taken when it
