@@ -148,13 +148,10 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
   }
   if (replaced && !dp->mpi) PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
   if (replaced && dp->mpi) { // MPIAIJ's device products keep their blocks' products on the symbolic phase's operands: a new symbolic phase, whose result has the same pattern
-    Mat        blk[2];
     PetscCount nd, no;
     PetscCall(MatDestroy(&dp->inner));
     PetscCall(InnerSymbolic(C, dp));
-    PetscCall(MatMPIAIJGetSeqAIJ(dp->inner, &blk[0], &blk[1], nullptr));
-    PetscCall(Nonzeros(blk[0], &nd));
-    PetscCall(Nonzeros(blk[1], &no));
+    PetscCall(BlockNonzeros(dp->inner, &nd, &no));
     PetscCheck(nd == dp->nd && no == dp->no, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "the operands MatProductReplaceMats put in give a product of another pattern: call MatProductSymbolic again");
   }
   PetscCall(MatProductNumeric(dp->inner));
@@ -212,10 +209,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
     std::vector<PetscInt> rows, cols;
     PetscCall(StoredEntries(dp->inner, dp->mpi, &rows, &cols));
     if (dp->mpi) {
-      Mat blk[2];
-      PetscCall(MatMPIAIJGetSeqAIJ(dp->inner, &blk[0], &blk[1], nullptr));
-      PetscCall(Nonzeros(blk[0], &dp->nd));
-      PetscCall(Nonzeros(blk[1], &dp->no));
+      PetscCall(BlockNonzeros(dp->inner, &dp->nd, &dp->no));
       PetscCallCUDA(cudaMalloc((void **)&dp->staged, (size_t)PetscMax(dp->nd + dp->no, 1) * sizeof(PetscScalar)));
     }
     PetscCall(MatSetPreallocationCOO(C, (PetscCount)rows.size(), rows.data(), cols.data()));

@@ -64,6 +64,16 @@ PetscErrorCode Nonzeros(Mat blk, PetscCount *nz)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode BlockNonzeros(Mat X, PetscCount *nd, PetscCount *no)
+{
+  Mat blk[2];
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], nullptr));
+  PetscCall(Nonzeros(blk[0], nd));
+  PetscCall(Nonzeros(blk[1], no));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // A block's device copy of its CSR values where it holds the current ones (the result of a device
 // product or COO assembly: no copy back to the host), else null
 const PetscScalar *DeviceCopy(Mat blk)
@@ -185,8 +195,7 @@ PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
     PetscCall(MatSetSizes(s.m, X->rmap->n, X->cmap->n, X->rmap->N, X->cmap->N));
     PetscCall(MatSetType(s.m, MATMPIAIJCUSPARSE));
     PetscCall(MatSetPreallocationCOO(s.m, (PetscCount)rows.size(), rows.data(), cols.data()));
-    PetscCall(Nonzeros(blk[0], &s.nd));
-    PetscCall(Nonzeros(blk[1], &s.no));
+    PetscCall(BlockNonzeros(X, &s.nd, &s.no));
     PetscCallCUDA(cudaMalloc((void **)&s.staged, (size_t)PetscMax(s.nd + s.no, 1) * sizeof(PetscScalar)));
     s.nz = X->nonzerostate;
   }

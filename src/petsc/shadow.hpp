@@ -37,6 +37,8 @@ const PetscScalar *DeviceCopy(Mat blk);
 
 // A sequential block's stored entries.
 PetscErrorCode Nonzeros(Mat blk, PetscCount *nz);
+// The stored entries of an MPI matrix's diagonal and off-diagonal blocks.
+PetscErrorCode BlockNonzeros(Mat X, PetscCount *nd, PetscCount *no);
 // The COO entries of a sequential or MPI AIJ matrix as stored (MPI: the diagonal block's, then the
 // off-diagonal one's, each in CSR order, with global row and column indices).
 PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::vector<PetscInt> *cols);
