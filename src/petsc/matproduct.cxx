@@ -77,6 +77,7 @@ PetscErrorCode DeviceProductDestroy(PetscCtxRt ctx) // ctx: the address of produ
   void         **data = static_cast<void **>(ctx);
   DeviceProduct *dp   = static_cast<DeviceProduct *>(*data);
   PetscFunctionBegin;
+  if (dp->inner && dp->csr) PetscCall(MatProductClear(dp->inner)); // it may live on as the result's shadow: without the operands' shadows
   PetscCall(MatDestroy(&dp->inner));
   if (dp->staged) PetscCallCUDA(cudaFree(dp->staged));
   delete dp;
@@ -156,6 +157,7 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
   }
   PetscCall(MatProductNumeric(dp->inner));
   PetscCall(DeviceResultValues(C, dp));
+  if (dp->csr) PetscCall(ShadowHolds(C, dp->inner));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -205,6 +207,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
     PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); // before the assembly: PETSc's inode kernels read the host array without the accessors
     PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, nullptr));
     PetscCheck(C->preallocated && C->assembled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no MatSeqAIJSetPreallocationCSR", ((PetscObject)C)->type_name);
+    PetscCall(ShadowAdopt(C, dp->inner)); // the operations that run on C's shadow find its pattern on the device already
   } else {
     std::vector<PetscInt> rows, cols;
     PetscCall(StoredEntries(dp->inner, dp->mpi, &rows, &cols));

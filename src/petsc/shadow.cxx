@@ -98,6 +98,7 @@ struct Shadow {
   const PetscInt    *ia = nullptr, *ja = nullptr;
   const PetscScalar *aa = nullptr;
   bool               uploaded = false; // aijcusparse's device structure made (the shadow used on the device once)
+  bool               adopted  = false; // seq: a matrix of its own arrays (a device product's inner result: ShadowAdopt), not sharing the operand's
   // MPI: both blocks' values in a row (device), their counts
   PetscScalar *staged = nullptr;
   PetscCount   nd = 0, no = 0;
@@ -109,7 +110,7 @@ struct Shadow {
     if (staged) PetscCallCUDA(cudaFree(staged));
     staged   = nullptr;
     values   = nz = -1;
-    uploaded = false;
+    uploaded = adopted = false;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -148,7 +149,7 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
   PetscObjectState   state;
   PetscFunctionBegin;
   PetscCall(HostArrays(X, &ia, &ja, &aa));
-  if (s.m && (s.nz != X->nonzerostate || s.ia != ia || s.ja != ja || s.aa != aa)) PetscCall(s.Release());
+  if (s.m && (s.nz != X->nonzerostate || (!s.adopted && (s.ia != ia || s.ja != ja || s.aa != aa)))) PetscCall(s.Release());
   if (!s.m) {
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, const_cast<PetscInt *>(ia), const_cast<PetscInt *>(ja), const_cast<PetscScalar *>(aa), &s.m));
     PetscCall(MatConvert(s.m, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s.m));
@@ -170,6 +171,17 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
     PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(s.m, &w));
     if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
     PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
+  } else if (s.adopted) { // the host holds them, in arrays the shadow does not share: uploaded into its device values
+    PetscScalar *w;
+    PetscInt     nnz;
+    cudaStream_t stream;
+    PetscCall(HostNonzeros(X, &nnz));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(s.m, &w));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, aa, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array can change
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)nnz * sizeof(PetscScalar)));
   } else { // the shared host array holds them: the shadow's host side is the newer (no copy back into it)
     PetscScalar *w;
     PetscCall(MatSeqAIJGetArrayWrite(s.m, &w));
@@ -225,17 +237,26 @@ PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// X's shadow record, composed on X at its first use
+PetscErrorCode Record(Mat X, Shadow **s)
+{
+  PetscFunctionBegin;
+  *s = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)s));
+  if (!*s) {
+    PetscCallCXX(*s = new Shadow);
+    PetscCall(PetscObjectContainerCompose((PetscObject)X, kShadow, *s, ShadowDestroy));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
 {
-  Shadow *s = nullptr;
+  Shadow *s;
   PetscFunctionBegin;
-  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
-  if (!s) {
-    PetscCallCXX(s = new Shadow);
-    PetscCall(PetscObjectContainerCompose((PetscObject)X, kShadow, s, ShadowDestroy));
-  }
+  PetscCall(Record(X, &s));
   PetscCall(PetscLogEventBegin(MachineryEventIds().shadow, X, 0, 0, 0));
   if (mpi) PetscCall(MPIShadowCurrent(X, *s));
   else PetscCall(SeqShadowCurrent(X, *s));
@@ -245,17 +266,38 @@ PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode ShadowAdopt(Mat X, Mat S)
+{
+  Shadow *s;
+  PetscFunctionBegin;
+  PetscCall(Record(X, &s));
+  PetscCall(s->Release());
+  PetscCall(PetscObjectReference((PetscObject)S));
+  s->m        = S;
+  s->nz       = X->nonzerostate;
+  s->adopted  = true;
+  s->uploaded = true; // its device structure is the inner product's
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ShadowHolds(Mat Y, Mat S)
+{
+  Shadow *s = nullptr;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)Y, kShadow, (PetscCtxRt)&s));
+  if (s && s->m == S) PetscCall(PetscObjectStateGet((PetscObject)Y, &s->values));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ShadowValuesBack(Mat Y, Mat S)
 {
   const PetscScalar *v;
-  Shadow            *s = nullptr;
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MachineryEventIds().shadow_back, Y, 0, 0, 0));
   PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &v));
   PetscCall(SeqSetDeviceCsrValues(Y, v));
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &v));
-  PetscCall(PetscObjectContainerQuery((PetscObject)Y, kShadow, (PetscCtxRt)&s));
-  if (s && s->m == S) PetscCall(PetscObjectStateGet((PetscObject)Y, &s->values)); // the shadow holds them already
+  PetscCall(ShadowHolds(Y, S)); // the shadow holds them already
   PetscCall(PetscLogEventEnd(MachineryEventIds().shadow_back, Y, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -7,7 +7,9 @@
 //   and turned aijcusparse, so its upload is aijcusparse's own copy to the GPU; new values come
 //   from our device copy of the CSR values where it holds the current ones (a device-to-device
 //   copy into the shadow), else from the shared host array (uploaded by aijcusparse when the shadow
-//   is next used);
+//   is next used); a seq result of a device product of ours adopts the product's inner result
+//   instead (ShadowAdopt: its pattern is on the device already), fed from our device copy or, where
+//   the host holds the newest values, by an upload of them;
 // - MPI: an mpiaijcusparse preallocated by COO with the matrix's entries as its blocks store them
 //   (the diagonal block's, then the off-diagonal one's, each in CSR order, global indices) and fed
 //   both blocks' values in that order through a device staging buffer, where any rank has new ones
@@ -31,6 +33,12 @@ PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S);
 // After an operation changed the values (not the pattern) of Y's seq shadow S on the device: they
 // become Y's, in Y's device copy of its CSR values (SeqSetDeviceCsrValues).
 PetscErrorCode ShadowValuesBack(Mat Y, Mat S);
+// S (seqaijcusparse, of X's pattern in arrays of its own: a device product's inner result) becomes
+// the shadow of the seq matrix X (referenced), instead of one made on X's host arrays and uploaded:
+// fed from X's device copy of its values, or from its host array where that holds the newest.
+PetscErrorCode ShadowAdopt(Mat X, Mat S);
+// Y's current values are the ones its shadow S holds (Y's values were just copied from S).
+PetscErrorCode ShadowHolds(Mat Y, Mat S);
 // A seq block's device copy of its CSR values where it holds the current ones (the result of a
 // device product, operation or COO assembly), else null.
 const PetscScalar *DeviceCopy(Mat blk);
