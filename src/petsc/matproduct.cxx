@@ -172,6 +172,25 @@ PetscErrorCode DeviceProductNumeric(Mat C)
 // the pair's operands; the product's own stay the user's)
 PetscErrorCode DeviceProductNumericPair(Mat a, Mat b, Mat C) { return DeviceNumeric(C, a, b, nullptr); }
 
+// The seq result C takes the pattern of the inner result's host CSR (m rows ia, ja): its row
+// lengths, then its column indices copied at once (MatSeqAIJSetPreallocationCSR would insert them
+// row by row through MatSetValues, several times slower), assembled, values zero until the numeric
+// phase writes them on the device.
+PetscErrorCode SetPattern(Mat C, PetscInt m, const PetscInt *ia, const PetscInt *ja)
+{
+  std::vector<PetscInt> nnz;
+  PetscFunctionBegin;
+  PetscCallCXX(nnz.resize((size_t)m));
+  for (PetscInt i = 0; i < m; i++) nnz[(size_t)i] = ia[i + 1] - ia[i];
+  PetscCall(MatSeqAIJSetPreallocation(C, 0, nnz.data()));
+  PetscCall(MatSeqAIJSetColumnIndices(C, const_cast<PetscInt *>(ja))); // copied
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(MatZeroEntries(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DeviceProductSymbolic(Mat C)
 {
   Mat_Product   *p      = C->product;
@@ -205,8 +224,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
     PetscInt        m;
     PetscCall(HostPattern(dp->inner, &m, &ia, &ja));
     PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); // before the assembly: PETSc's inode kernels read the host array without the accessors
-    PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, nullptr));
-    PetscCheck(C->preallocated && C->assembled, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: no MatSeqAIJSetPreallocationCSR", ((PetscObject)C)->type_name);
+    PetscCall(SetPattern(C, m, ia, ja));
     PetscCall(ShadowAdopt(C, dp->inner)); // the operations that run on C's shadow find its pattern on the device already
   } else {
     std::vector<PetscInt> rows, cols;

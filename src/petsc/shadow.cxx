@@ -141,6 +141,24 @@ PetscErrorCode HostArrays(Mat X, const PetscInt **ia, const PetscInt **ja, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// A SeqAIJ on the arrays ia, ja, aa (shared), made without PETSc's inode check (the shadow
+// becomes aijcusparse, whose device products use no inodes; the check walks every row): its
+// creation reads a private options database that holds -mat_no_inode, not the user's.
+PetscErrorCode WithArrays(PetscInt m, PetscInt n, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, Mat *S)
+{
+  PetscOptions   opts;
+  PetscErrorCode err;
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsSetValue(opts, "-mat_no_inode", "true"));
+  PetscCall(PetscOptionsPush(opts));
+  err = MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, const_cast<PetscInt *>(ia), const_cast<PetscInt *>(ja), const_cast<PetscScalar *>(aa), S);
+  PetscCall(PetscOptionsPop()); // the user's options again, whatever the creation returned
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscCall(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The shadow of a sequential operand: made on its arrays, fed its current values
 PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
 {
@@ -151,7 +169,7 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
   PetscCall(HostArrays(X, &ia, &ja, &aa));
   if (s.m && (s.nz != X->nonzerostate || (!s.adopted && (s.ia != ia || s.ja != ja || s.aa != aa)))) PetscCall(s.Release());
   if (!s.m) {
-    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, const_cast<PetscInt *>(ia), const_cast<PetscInt *>(ja), const_cast<PetscScalar *>(aa), &s.m));
+    PetscCall(WithArrays(X->rmap->n, X->cmap->n, ia, ja, aa, &s.m));
     PetscCall(MatConvert(s.m, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s.m));
     s.nz = X->nonzerostate, s.ia = ia, s.ja = ja, s.aa = aa;
   }
