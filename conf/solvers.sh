@@ -19,7 +19,9 @@
 # "" for none),
 # BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
-# gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take).
+# gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
+# REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
+# the table reports each phase's median over the runs and the range of the totals).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -28,12 +30,12 @@ case "$cfg" in
   cpu | cuda | cudakk) ;;
   *) echo "conf/solvers.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk, not '$cfg'" >&2; exit 2 ;;
 esac
-N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000} PLEX_N=${PLEX_N:-64}
+N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} REPEAT=${REPEAT:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000} PLEX_N=${PLEX_N:-64}
 PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N}
 NS=${NS-random:$NS_N}
 PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
-for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N and PLEX_N must be positive integers" >&2; exit 2; }; done
+for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
@@ -55,34 +57,39 @@ run() { timeout "${RUN_LIMIT:-600}" ${MPIEXEC:-mpiexec} -n "$NP" --bind-to none 
 status=0
 rows=$OUT/rows.txt
 : > "$rows"
-# One case of examples/solve, every type of $peer,$TYPES: its table's rows appended to $rows as
-#   METHOD KIND SIZE PC vectors ranks type its assembly set-up solve total
+# One run of a case of examples/solve, every type of $order (run $r): its table's rows appended to
+# $rows as
+#   METHOD KIND SIZE PC vectors ranks type its assembly set-up solve total run
 # The types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
 # read whatever solve's own agreement check says.
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
   local method=$1 kind=$2 n=$3 size=$4 pc=$5 f=$6
   shift 6
-  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$peer,$TYPES" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" > "$f" 2>&1 || true
-  awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7}' "$f" >> "$rows"
+  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$order" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" > "$f" 2>&1 || true
+  awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$f" >> "$rows"
   grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
 }
+reversed=$(echo "${TYPES//,/ }" | tr ' ' '\n' | tac | paste -sd, -)
 for vec in $VECS; do
   case "$vec" in
     cuda) peer=aijcusparse extra=() ;;
     kokkos) peer=aijkokkos extra=(-mat_vec_type kokkos) ;;
     standard) peer=aij extra=() ;;
   esac
+  for r in $(seq 1 "$REPEAT"); do
+  if [ $((r % 2)) -eq 1 ]; then order=$peer,$TYPES sfx=; else order=$reversed,$peer; fi
+  [ "$REPEAT" -gt 1 ] && sfx=-r$r
   for prob in $PROBLEMS; do
     kind=${prob%%:*} n=${prob#*:}
     case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6 | plex3d) size="$n^3" ;; *) size="$n" ;; esac
-    for pc in $PCS; do solve_case CG "$kind" "$n" "$size" "$pc" "$OUT/cg-$kind-$pc-$vec-np$NP.txt"; done
+    for pc in $PCS; do solve_case CG "$kind" "$n" "$size" "$pc" "$OUT/cg-$kind-$pc-$vec-np$NP$sfx.txt"; done
   done
   for prob in $NS; do # nonsymmetric: GMRES + Jacobi
     kind=${prob%%:*} n=${prob#*:}
-    solve_case GMRES "$kind" "$n" "$n" jacobi "$OUT/gmres-$kind-jacobi-$vec-np$NP.txt" -ksp_type gmres
+    solve_case GMRES "$kind" "$n" "$n" jacobi "$OUT/gmres-$kind-jacobi-$vec-np$NP$sfx.txt" -ksp_type gmres
   done
-  for t in $peer ${TYPES//,/ }; do
-    f=$OUT/bratu-$t-$vec-np$NP.txt
+  for t in ${order//,/ }; do
+    f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
     run "$BUILD/examples/bratu" -dim 3 -da_grid_x "$BRATU_N" -da_grid_y "$BRATU_N" -da_grid_z "$BRATU_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-6 > "$f" 2>&1 || { echo "!! bratu $t $vec failed (see $f)"; status=1; }
     # SNESSolve's time in its phases: the Jacobian evaluations, PCSetUp, the rest (bratu's own split)
     line=$(sed -n 's/^bratu: Jacobian \([^,]*\), \([0-9]*\) Newton steps, \([0-9]*\) linear iterations, SNESSolve \([0-9.]*\) s$/\1 \3 \4/p' "$f")
@@ -90,23 +97,36 @@ for vec in $VECS; do
     if [ -n "$line" ] && [ -n "$phases" ]; then
       read -r mt lits total <<< "$line"
       read -r a u s <<< "$phases"
-      echo "Newton bratu ${BRATU_N}^3 jacobi $vec $NP $mt $lits $a $u $s $total" >> "$rows"
+      echo "Newton bratu ${BRATU_N}^3 jacobi $vec $NP $mt $lits $a $u $s $total $r" >> "$rows"
     fi
+  done
   done
 done
 python3 - "$rows" "$OUT/solvers.md" "$OUT/solvers.png" <<'PY' || status=1
-import sys
+import sys, statistics
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-# problem is 3 words; then pc, vectors, ranks, type, iterations, and the seconds of assembly,
-# set-up, solve and their total (the Newton rows: SNESSolve split by bratu itself)
-recs = [(" ".join(r[0:3]), r[3], r[4], r[5], r[6], int(r[7]), r[8], r[9], float(r[10]), float(r[11])) for r in rows if len(r) == 12]
+# problem is 3 words; then pc, vectors, ranks, type, iterations, the seconds of assembly, set-up,
+# solve and their total (the Newton rows: SNESSolve split by bratu itself), the run
+runs = [(" ".join(r[0:3]), r[3], r[4], r[5], r[6], int(r[7]), r[8], r[9], float(r[10]), float(r[11])) for r in rows if len(r) == 13]
+peers = {"cuda": "aijcusparse", "kokkos": "aijkokkos", "standard": "aij"}
+def med(xs):
+    v = [float(x) for x in xs if x != "-"]
+    return statistics.median(v) if v else None
+# a row per case and type: the medians over its runs (in the order the types came in the first run)
+groups = {}
+for p, pc, v, np, t, its, a, u, s, tot in runs:
+    groups.setdefault((p, pc, v, np, t), []).append((its, a, u, s, tot))
+recs = []
+for (p, pc, v, np, t), g in groups.items():
+    a, u = med([x[1] for x in g]), med([x[2] for x in g])
+    recs.append((p, pc, v, np, t, g[0][0], "-" if a is None else f"{a:.4f}", "-" if u is None else f"{u:.4f}", med([x[3] for x in g]), med([x[4] for x in g]), len(g), min(x[4] for x in g), max(x[4] for x in g)))
 peer = {}
-for p, pc, v, np, t, its, a, u, s, tot in recs:
-    if (p, pc, v, np) not in peer: peer[(p, pc, v, np)] = (t, tot)  # the first row of a group is the peer
-out = ["| problem | PC | vectors | ranks | type | iterations | assembly s | set-up s | solve s | total s | peer's total / this |", "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
-for p, pc, v, np, t, its, a, u, s, tot in recs:
-    pt, ps = peer[(p, pc, v, np)]
-    out.append(f"| {p} | {pc} | {v} | {np} | {t} | {its} | {a} | {u} | {s:.4f} | {tot:.4f} | {ps / tot if tot > 0 else float('nan'):.2f} ({pt}) |")
+for p, pc, v, np, t, its, a, u, s, tot, *_ in recs:
+    if t in ("seq" + peers.get(v, ""), "mpi" + peers.get(v, "")): peer[(p, pc, v, np)] = (t, tot)
+out = ["| problem | PC | vectors | ranks | type | iterations | assembly s | set-up s | solve s | total s | runs, totals' range s | peer's total / this |", "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+for p, pc, v, np, t, its, a, u, s, tot, n, lo, hi in recs:
+    pt, ps = peer.get((p, pc, v, np), ("no peer", float("nan")))
+    out.append(f"| {p} | {pc} | {v} | {np} | {t} | {its} | {a} | {u} | {s:.4f} | {tot:.4f} | {n}, {lo:.4f}-{hi:.4f} | {ps / tot if tot > 0 else float('nan'):.2f} ({pt}) |")
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 if not recs: sys.exit("no rows")
