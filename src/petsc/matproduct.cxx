@@ -174,8 +174,9 @@ PetscErrorCode DeviceProductNumericPair(Mat a, Mat b, Mat C) { return DeviceNume
 
 // The seq result C takes the pattern of the inner result's host CSR (m rows ia, ja): its row
 // lengths, then its column indices copied at once (MatSeqAIJSetPreallocationCSR would insert them
-// row by row through MatSetValues, several times slower), assembled, values zero until the numeric
-// phase writes them on the device.
+// row by row through MatSetValues, several times slower), assembled. Its host values are undefined
+// until the numeric phase writes them on the device (as aijcusparse's own symbolic result's are):
+// setting them would touch every page of a host array no one reads before then.
 PetscErrorCode SetPattern(Mat C, PetscInt m, const PetscInt *ia, const PetscInt *ja)
 {
   std::vector<PetscInt> nnz;
@@ -187,7 +188,6 @@ PetscErrorCode SetPattern(Mat C, PetscInt m, const PetscInt *ia, const PetscInt 
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-  PetscCall(MatZeroEntries(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
