@@ -107,6 +107,7 @@ typedef struct {
   PetscBool   compressed;                         /* stored as its nonempty rows (-mat_gpumat_compressed_rows) */
   PetscInt    rows, empty_rows;                   /* the block's rows, and those empty (counted at its last build) */
   PetscInt    host_builds, device_builds;         /* builds of the storage (a new nonzero pattern), per side */
+  PetscInt    device_csr_builds;                  /* of the device builds, those from the block's CSR already on the device (a device product's result): no upload */
   PetscInt    host_refreshes, device_refreshes;   /* value refreshes (new values, same pattern), per side */
   PetscInt    coo_device_assemblies;              /* writes of the values on the GPU: MatSetValuesCOO with device values, and each numeric phase of a device product whose result is this block */
   PetscBool   values_hooked;                      /* PETSc's AIJ value accessors hooked (COO maps made: device values copied back on demand) */

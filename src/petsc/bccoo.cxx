@@ -75,6 +75,17 @@ public:
     PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
+  {
+    PetscFunctionBegin;
+    *done = false;
+    if (tune_) PetscFunctionReturn(PETSC_SUCCESS); // the tuner builds its candidates from its own upload of A
+    PetscCall(Choose(A));
+    report_.source = TuneSource::None;
+    PetscCall(CheckBuild(dev_.build(dev, choice_.p, s), A));
+    *done = true;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
 #endif
 

@@ -60,6 +60,14 @@ public:
     PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
+  {
+    PetscFunctionBegin;
+    dev_.set_long_shape(shape_);
+    PetscCall(CheckBuild(dev_.build(dev, user_, s), A));
+    *done = true;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
 #endif
 

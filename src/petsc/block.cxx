@@ -7,6 +7,7 @@
 // src/cuda/rowmap.cuh), so every format pays for nonzeros and nonempty rows only. The compressed
 // matrix shares the block's values (empty rows own none), so a refresh reads the same array.
 #include "block.hpp"
+#include "shadow.hpp"
 #include "values.hpp"
 #include <petsctime.h>
 
@@ -104,6 +105,31 @@ PetscErrorCode NewPattern(Mat A)
 }
 
 #if defined(GPUMAT_WITH_CUDA)
+// A build from the block's pattern on the device, where it has one (the result of a device product:
+// its adopted shadow's CSR) and its newest values are there: no upload (*done: built).
+PetscErrorCode BuildOnDevice(Mat A, const CsrView<Scalar> &stored, cudaStream_t stream, bool *done)
+{
+  SeqData        *d = Data(A);
+  Mat             S;
+  const PetscInt *i, *j;
+  PetscFunctionBegin;
+  *done = false;
+  if (sizeof(PetscInt) != sizeof(index_t) || d->compressed) PetscFunctionReturn(PETSC_SUCCESS); // aijcusparse's indices are PetscInt; the compressed block is not its CSR
+  PetscCall(AdoptedShadow(A, &S));
+  if (!S) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(S, PETSC_FALSE, &i, &j));
+  cuda::DeviceCsrView<Scalar> dev;
+  dev.nrows  = stored.nrows;
+  dev.ncols  = stored.ncols;
+  dev.nnz    = stored.nnz();
+  dev.rowptr = reinterpret_cast<const index_t *>(i);
+  dev.colidx = reinterpret_cast<const index_t *>(j);
+  dev.val    = d->dv.val;
+  PetscCall(d->fmt->DeviceBuildOnDevice(stored, dev, stream, done));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(S, PETSC_FALSE, &i, &j));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The device storage built or refreshed. The newest values may be on the device (a device COO
 // assembly): refreshed from there, in place (the compressed matrix shares the block's value array).
 PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream_t stream)
@@ -115,7 +141,13 @@ PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream
   PetscFunctionBegin;
   on_device.val = from_device ? d->dv.val : nullptr;
   PetscCheck(!from_device || d->dv.n == stored.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values for %" PetscInt_FMT " nonzeros, the block has %d", d->dv.n, (int)stored.nnz());
-  if (build) {
+  bool on_device_build = false;
+  if (build && from_device) PetscCall(BuildOnDevice(A, stored, stream, &on_device_build));
+  if (on_device_build) {
+    d->device_csr_builds++;
+    d->dmap.release(); // not compressed
+    PetscCallCUDA(cudaStreamSynchronize(stream)); // once per pattern: the build time is reported
+  } else if (build) {
     PetscCall(d->fmt->DeviceBuild(stored, stream));
     if (d->compressed) PetscCall(CheckDevice(d->dmap.build(d->cr.rows.data(), d->cr.size(), stream), "compressed rows", stored));
     else d->dmap.release();

@@ -164,6 +164,7 @@ struct SeqData {
   // statistics for MatView and MatGpuMatGetInfo, per side
   PetscLogDouble build_seconds[2] = {0, 0}, refresh_seconds[2] = {0, 0};
   PetscInt       builds[2] = {0, 0}, refreshes[2] = {0, 0};
+  PetscInt       device_csr_builds = 0; // device builds from the block's CSR on the device (no upload)
   // MatGpuMatGetProperty's answers (Format::Describe), kept until the next query
   Properties               props;
   std::vector<const char *> prop_keys, prop_values; // props' strings, for MatGpuMatGetProperties

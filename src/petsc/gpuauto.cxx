@@ -87,6 +87,18 @@ public:
 
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return Build(A, true, s); }
+  // The decision on the host's pattern, then the choice built from the device CSR where it has such
+  // a build (else the machinery's DeviceBuild decides again, the same way, and uploads). Trial mode
+  // times its candidates through DeviceBuild.
+  PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
+  {
+    PetscFunctionBegin;
+    *done = false;
+    if (trial_ && forced_.empty()) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(Decide(A));
+    PetscCall(chosen_->DeviceBuildOnDevice(A, dev, s, done));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscErrorCode DeviceRefresh(const CsrView<Scalar> &A, Mem values, cudaStream_t s) override { return chosen_->DeviceRefresh(A, values, s); }
   PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s) override { return chosen_->DeviceApply(op, x, z, y, s); }
   PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s) override { return chosen_->DeviceDiagonal(rowmap, d, s); }

@@ -18,6 +18,7 @@
 
 #if defined(GPUMAT_WITH_CUDA)
   #include <petscdevice_cuda.h>
+  #include "cuda/primitives.cuh" // cuda::DeviceCsrView
 #else
 typedef struct CUstream_st *cudaStream_t; // host-only builds never dereference it
 #endif
@@ -62,6 +63,18 @@ public:
   virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s);
   virtual void           DeviceRelease() {}
   virtual std::size_t    DeviceBytes() const { return 0; }
+#if defined(GPUMAT_WITH_CUDA)
+  // A device build from the block's CSR already on the device (dev: device arrays of the matrix A
+  // is, with its newest values; A: its host arrays, read by host-side choices, values possibly
+  // older): no upload. *done false where the format has no such build; nothing is then built and
+  // the machinery uploads A (DeviceBuild).
+  virtual PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done)
+  {
+    (void)A, (void)dev, (void)s;
+    *done = false;
+    return PETSC_SUCCESS;
+  }
+#endif
 
   // Optional capabilities; without them the machinery falls back to the parent's (host) operation.
   virtual bool HasDeviceTranspose() const { return false; } // DeviceApply(Op::Trans, ...)

@@ -63,6 +63,16 @@ public:
     PetscCall(CheckBuild(err, A));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
+  {
+    PetscFunctionBegin;
+    PetscCall(Choose(A)); // the row lengths: the host's pattern
+    dev_.set_occupancy(occupancy_);
+    dev_.set_long_shape(shape_);
+    PetscCall(CheckBuild(dev_.build(dev, choice_.p, s), A));
+    *done = true;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 
 #endif
 

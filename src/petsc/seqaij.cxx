@@ -315,6 +315,7 @@ PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info)
   info->empty_rows       = d->empty_rows;
   info->host_builds      = d->builds[0];
   info->device_builds    = d->builds[1];
+  info->device_csr_builds = d->device_csr_builds;
   info->host_refreshes   = d->refreshes[0];
   info->device_refreshes = d->refreshes[1];
 #if defined(GPUMAT_WITH_CUDA)

@@ -298,6 +298,16 @@ PetscErrorCode ShadowAdopt(Mat X, Mat S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AdoptedShadow(Mat X, Mat *S)
+{
+  Shadow *s = nullptr;
+  PetscFunctionBegin;
+  *S = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
+  if (s && s->m && s->adopted && s->nz == X->nonzerostate) *S = s->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ShadowHolds(Mat Y, Mat S)
 {
   Shadow *s = nullptr;

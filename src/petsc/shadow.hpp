@@ -37,6 +37,10 @@ PetscErrorCode ShadowValuesBack(Mat Y, Mat S);
 // the shadow of the seq matrix X (referenced), instead of one made on X's host arrays and uploaded:
 // fed from X's device copy of its values, or from its host array where that holds the newest.
 PetscErrorCode ShadowAdopt(Mat X, Mat S);
+// The seq matrix X's shadow where it was adopted (ShadowAdopt) for X's current pattern, else null:
+// its device CSR (MatSeqAIJCUSPARSEGetIJ) is X's pattern on the device, entry for entry as X's host
+// CSR.
+PetscErrorCode AdoptedShadow(Mat X, Mat *S);
 // Y's current values are the ones its shadow S holds (Y's values were just copied from S).
 PetscErrorCode ShadowHolds(Mat Y, Mat S);
 // A seq block's device copy of its CSR values where it holds the current ones (the result of a

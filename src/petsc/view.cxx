@@ -86,7 +86,7 @@ PetscErrorCode SeqView(Mat A, PetscViewer viewer)
 #else
   PetscCall(PetscViewerASCIIPrintf(viewer, "products: host vectors with %s (a build without CUDA)\n", host));
 #endif
-  PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT "; value refreshes: host %" PetscInt_FMT ", device %" PetscInt_FMT "\n", d->builds[0], d->builds[1], d->refreshes[0], d->refreshes[1]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT " (%" PetscInt_FMT " from its CSR on the device); value refreshes: host %" PetscInt_FMT ", device %" PetscInt_FMT "\n", d->builds[0], d->builds[1], d->device_csr_builds, d->refreshes[0], d->refreshes[1]));
   PetscCall(ViewCOO(d, viewer));
   const std::size_t dev = d->DeviceBytes();
   if (dev) {

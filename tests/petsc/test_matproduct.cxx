@@ -9,7 +9,9 @@
 //                            smoothed: GAMG's smoothed prolongator and Galerkin product
 //                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace)
 //   -expect_device           the results' values arrived on the device (the device route: a device
-//                            COO assembly of the result per numeric phase, MatGpuMatGetInfo)
+//                            COO assembly of the result per numeric phase, MatGpuMatGetInfo), and a
+//                            seq result stored as pjds, bce or bccoo (untuned) was built from the
+//                            product's CSR on the device (device_csr_builds)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
 // most 1e-12) and must be of A's type with its blocks ours. Exits non-zero, with the reason, when a
 // check fails.
@@ -28,6 +30,7 @@ char     kind[64]     = "lap2d";
 char     operands[16] = "ours";
 PetscInt n            = 20;
 PetscBool expect_device = PETSC_FALSE;
+PetscBool bccoo_tuned   = PETSC_FALSE; // -mat_bccoo_tune: bccoo builds from its own upload
 
 // A rectangular interpolation-like matrix of rows x cols (cols about rows / 2), AIJ: row i has
 // entries in columns i/2 and (i/2 + 1) mod cols with values that depend on i (an aggregation's
@@ -96,6 +99,11 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     PetscCall(MatGpuMatGetInfo(C, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
     PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
     PetscCheck(!expect_device || info.coo_device_assemblies >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values did not arrive on the device (%d device COO assemblies)", c.name, (int)info.coo_device_assemblies);
+    // a seq result whose format builds from a CSR on the device was built from the product's (SameAsAIJ's product): no upload
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
+    const bool csr_build = info.format && (!strcmp(info.format, "pjds") || !strcmp(info.format, "bce") || (!strcmp(info.format, "bccoo") && !bccoo_tuned));
+    PetscCheck(!expect_device || size > 1 || !csr_build || (info.device_builds == 1 && info.device_csr_builds == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result (%s) had %d device builds, %d of them from the product's CSR on the device; expected 1 and 1", c.name, info.format, (int)info.device_builds, (int)info.device_csr_builds);
   }
 
   // new values, same pattern: the numeric phase again (MatProductNumeric re-uses the symbolic one)
@@ -184,6 +192,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-mat_bccoo_tune", &bccoo_tuned, nullptr));
   const MPI_Comm comm = PETSC_COMM_WORLD;
   PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours or aij, not '%s'", operands);
 #if defined(PETSC_HAVE_CUDA)
