@@ -21,21 +21,17 @@ inline bool Listed(const char *list, const char *name)
   return l.find(std::string(",") + name + ",") != std::string::npos;
 }
 
-// The same entries (M converted to AIJ, so any type's values are compared as stored: relative
-// Frobenius norm of the difference at most 1e-12), and the same product through M's own storage
-// (M's vectors: CUDA vectors on a GPU build, so values that reached only the host would show).
+// The same product through M's own storage (M's vectors: CUDA vectors on a GPU build, so values
+// that reached only the host would show), then the same entries (M converted to AIJ, so any type's
+// values are compared as stored: relative Frobenius norm of the difference at most 1e-12). The
+// product first: M's storage is built from the values as the operation under test left them, before
+// the conversion reads them on the host.
 inline PetscErrorCode SameAsAIJ(Mat M, Mat R, const char *what)
 {
   Mat       D;
   Vec       x, y, xr, yr;
   PetscReal diff, ref;
   PetscFunctionBegin;
-  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &D));
-  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
-  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
-  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
-  PetscCall(MatDestroy(&D));
-  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M - AIJ's| = %g, |AIJ's| = %g", what, (double)diff, (double)ref);
   PetscCall(MatCreateVecs(M, &x, &y));
   PetscCall(MatCreateVecs(R, &xr, &yr));
   PetscCall(VecSetRandom(xr, nullptr));
@@ -53,5 +49,11 @@ inline PetscErrorCode SameAsAIJ(Mat M, Mat R, const char *what)
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&xr));
   PetscCall(VecDestroy(&yr));
+  PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, R, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, &diff));
+  PetscCall(MatNorm(R, NORM_FROBENIUS, &ref));
+  PetscCall(MatDestroy(&D));
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M - AIJ's| = %g, |AIJ's| = %g", what, (double)diff, (double)ref);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
