@@ -21,7 +21,8 @@
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
-# the table reports each phase's median over the runs and the range of the totals).
+# the table reports each phase's median over the runs and the range of the totals), LOGVIEW (0; 1:
+# each Newton run writes PETSc's -log_view beside its output, bratu-<type>-...-log.txt).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -90,7 +91,9 @@ for vec in $VECS; do
   done
   for t in ${order//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
-    run "$BUILD/examples/bratu" -dim 3 -da_grid_x "$BRATU_N" -da_grid_y "$BRATU_N" -da_grid_z "$BRATU_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-6 > "$f" 2>&1 || { echo "!! bratu $t $vec failed (see $f)"; status=1; }
+    logview=()
+    [ "${LOGVIEW:-0}" = 1 ] && logview=(-log_view ":${f%.txt}-log.txt")
+    run "$BUILD/examples/bratu" -dim 3 -da_grid_x "$BRATU_N" -da_grid_y "$BRATU_N" -da_grid_z "$BRATU_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-6 "${logview[@]}" > "$f" 2>&1 || { echo "!! bratu $t $vec failed (see $f)"; status=1; }
     # SNESSolve's time in its phases: the Jacobian evaluations, PCSetUp, the rest (bratu's own split)
     line=$(sed -n 's/^bratu: Jacobian \([^,]*\), \([0-9]*\) Newton steps, \([0-9]*\) linear iterations, SNESSolve \([0-9.]*\) s$/\1 \3 \4/p' "$f")
     phases=$(sed -n 's/^bratu: phases: assembly \([0-9.]*\) s, set-up \([0-9.]*\) s, solve \([-0-9.]*\) s$/\1 \2 \3/p' "$f")
