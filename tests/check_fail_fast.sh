@@ -31,7 +31,8 @@ expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus
 expect 2 "unknown step 'test'" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh test
 expect 2 "GPUMAT_CONFIG must be cpu, cuda or cudakk, not .gpu." env GPUMAT_CONFIG=gpu bash conf/solvers.sh
 expect 2 "VECS must be standard, cuda and/or kokkos, not .opencl." env GPUMAT_CONFIG=cpu VECS=opencl bash conf/solvers.sh
-expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N and PLEX_N must be positive integers" env GPUMAT_CONFIG=cpu N=0 bash conf/solvers.sh
+expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu N=0 bash conf/solvers.sh
+expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu REPEAT=0 bash conf/solvers.sh
 expect 2 "PROBLEMS and NS are kind:n words" env GPUMAT_CONFIG=cpu PROBLEMS=lap3d bash conf/solvers.sh
 expect 2 "the study must be strong, weak or check, not 'bogus'" bash conf/scaling.sh bogus
 expect 2 "NGPUS must be a positive integer, not 'x'" bash conf/scaling.sh strong x
