@@ -44,6 +44,12 @@ struct AutoFormatConstants {
   double r_ps = 0;  // stream-bound: picoseconds per row beyond the bytes (row pointers walked, ...)
   double g    = 1;  // gather-bound: measured time over (bytes at bw + gather)
 };
+// A candidate's build: b = us + ns_nnz nonzeros + ns_row rows (each 0 or more).
+struct AutoBuildConstants {
+  double ns_nnz = 0; // per nonzero (host passes, the upload of values and columns, the device passes)
+  double ns_row = 0; // per row (row pointers, permutations, per-row metadata)
+  double us     = 0; // per build (allocations, the library's handles and buffers, kernels loaded at their first launch)
+};
 struct AutoConstants {
   std::string name            = "H100 80GB HBM3 (shipped)";
   double      bw_gbs          = 3000;  // streaming read rate of a product's arrays (GB/s)
@@ -58,7 +64,9 @@ struct AutoConstants {
   double      hop_us          = 0.8;
   double      y_scatter_bytes = 16;    // per row, y stored through a permutation
   std::map<std::string, AutoFormatConstants> fmt; // by candidate ("cusparsebsr:3": BSR with 3 x 3 blocks)
+  std::map<std::string, AutoBuildConstants>  build; // by candidate (its name: one build model for every variant)
   const AutoFormatConstants &of(const std::string &key) const;
+  const AutoBuildConstants  &build_of(const std::string &candidate) const; // none (0) when it has no line
 };
 // The shipped constants for a GPU by its name (cudaDeviceProp::name; "" or another GPU: the
 // H100's): the GPU's own and every candidate record's (AutoRecord::constants, then the overrides
@@ -69,10 +77,12 @@ struct AutoConstants {
 AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
-// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, hop_us, and
-// "<candidate>.k|r_ps|g"; keys left out keep c's values. False with a message naming the file, the
-// line and what is wrong (unknown key, a value that is not a positive finite number, an unreadable
-// file); c is then unchanged.
+// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, hop_us,
+// "<candidate>.k|r_ps|g" (a candidate or a variant: "cusparsebsr:3.k") and
+// "<candidate>.build_ns_nnz|build_ns_row|build_us" (a candidate's name only); keys left out keep c's
+// values. False with a message naming the file, the line and what is wrong (unknown key, a value
+// that is not a positive finite number, or for r_ps and the build fields not a finite number of 0
+// or more, a build field of a variant, an unreadable file); c is then unchanged.
 bool auto_read_constants(const std::string &path, AutoConstants &c, std::string &err);
 // Writes c in that format (calibration; conf/gpuauto/h100.txt and h200.txt are this function's
 // output for the shipped constants); false with a message when the file cannot be written.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -231,14 +232,34 @@ TEST(GpuAuto, ConstantsRoundTrip) {
   c.name          = "test GPU";
   c.bw_gbs        = 4321;
   c.fmt["pjds"].g = 1.25;
+  c.build["cusparsebsr"] = {3.5, 40.25, 12000};
+  c.build["pjds"].us     = 0; // 0: a cost that may be none
   const std::string p = ::testing::TempDir() + "gpuauto-roundtrip.txt";
   std::string       err;
   ASSERT_TRUE(gpumat::auto_write_constants(p, c, err)) << err;
+  {
+    std::ifstream     in(p);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char *line : {"\ncusparsebsr.build_ns_nnz 3.5\n", "\ncusparsebsr.build_ns_row 40.25\n", "\ncusparsebsr.build_us 12000\n", "\npjds.build_us 0\n"}) EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
   AutoConstants r;
+  r.build.clear();
   ASSERT_TRUE(gpumat::auto_read_constants(p, r, err)) << err;
   EXPECT_EQ(r.name, "test GPU");
   EXPECT_DOUBLE_EQ(r.bw_gbs, 4321);
   EXPECT_DOUBLE_EQ(r.fmt["pjds"].g, 1.25);
+  ASSERT_EQ(r.build.size(), c.build.size());
+  for (const auto &[k, b] : c.build) {
+    EXPECT_DOUBLE_EQ(r.build_of(k).ns_nnz, b.ns_nnz) << k;
+    EXPECT_DOUBLE_EQ(r.build_of(k).ns_row, b.ns_row) << k;
+    EXPECT_DOUBLE_EQ(r.build_of(k).us, b.us) << k;
+  }
+  // a file of one build key changes that one and keeps the rest
+  AutoConstants one = c;
+  ASSERT_TRUE(gpumat::auto_read_constants(temp_file("gpuauto-one-build.txt", "bce.build_ns_row 7.5\n"), one, err)) << err;
+  EXPECT_DOUBLE_EQ(one.build_of("bce").ns_row, 7.5);
+  EXPECT_DOUBLE_EQ(one.build_of("bce").ns_nnz, c.build_of("bce").ns_nnz);
+  EXPECT_DOUBLE_EQ(one.build_of("cusparsebsr").us, 12000);
   EXPECT_DOUBLE_EQ(r.of("cusparsebsr:3").k, c.of("cusparsebsr:3").k);
   EXPECT_DOUBLE_EQ(r.of("cusparsebsr:7").k, c.of("cusparsebsr").k); // a size without its line: the format's
 }
@@ -255,6 +276,12 @@ TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
     {"nosuch.k 1\n", "unknown key 'nosuch.k'"},
     {"bw_gbs 3000 4000\n", "'bw_gbs' needs one positive finite number"},
     {"l2x_share 2\n", "l2x_share must be at most 1"},
+    {"pjds.build_ns_nnz -1.5\n", "line 1: 'pjds.build_ns_nnz' needs one finite number, 0 or more"},
+    {"bw_gbs 3000\ncusparsebsr.build_us inf\n", "line 2: 'cusparsebsr.build_us' needs one finite number, 0 or more"},
+    {"bce.build_ns_row\n", "'bce.build_ns_row' needs one finite number, 0 or more"},
+    {"cusparsebsr:3.build_us 100\n", "'cusparsebsr:3.build_us': build constants are a candidate's, not a variant's ('cusparsebsr.build_us')"},
+    {"nosuch.build_us 100\n", "unknown key 'nosuch.build_us'"},
+    {"pjds.build_ms 1\n", "unknown field 'build_ms'"},
   };
   int i = 0;
   for (const auto &b : bad) {
@@ -264,6 +291,8 @@ TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
     EXPECT_FALSE(gpumat::auto_read_constants(p, c, err)) << b.text;
     EXPECT_NE(err.find(b.expect), std::string::npos) << err;
     EXPECT_DOUBLE_EQ(c.bw_gbs, ship.bw_gbs); // unchanged
+    EXPECT_DOUBLE_EQ(c.build_of("pjds").ns_nnz, ship.build_of("pjds").ns_nnz);
+    EXPECT_DOUBLE_EQ(c.build_of("cusparsebsr").us, ship.build_of("cusparsebsr").us);
   }
   AutoConstants c;
   std::string   err;
@@ -284,6 +313,7 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
     std::string         err;
     const AutoConstants c = gpumat::auto_shipped_constants(gpu);
     f.fmt.clear();
+    f.build.clear();
     ASSERT_TRUE(gpumat::auto_read_constants(std::string(GPUMAT_SHIPPED_CONSTANTS_DIR) + "/" + file, f, err)) << err;
     EXPECT_EQ(f.name, c.name) << file;
     EXPECT_DOUBLE_EQ(f.bw_gbs, c.bw_gbs) << file;
@@ -299,6 +329,13 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
       EXPECT_DOUBLE_EQ(f.fmt[k].k, v.k) << file << " " << k;
       EXPECT_DOUBLE_EQ(f.fmt[k].r_ps, v.r_ps) << file << " " << k;
       EXPECT_DOUBLE_EQ(f.fmt[k].g, v.g) << file << " " << k;
+    }
+    ASSERT_EQ(f.build.size(), c.build.size()) << file;
+    ASSERT_EQ(c.build.size(), gpumat::auto_all_candidates().size()) << "every candidate ships a build model";
+    for (const auto &[k, b] : c.build) {
+      EXPECT_DOUBLE_EQ(f.build[k].ns_nnz, b.ns_nnz) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.build[k].ns_row, b.ns_row) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.build[k].us, b.us) << file << " " << k;
     }
   }
   EXPECT_EQ(gpumat::auto_shipped_constants().name, gpumat::auto_shipped_constants("NVIDIA H100 PCIe").name); // other GPUs: the H100's

@@ -93,6 +93,8 @@ TEST(Records, CandidatesHaveAByteModelAndConstants) {
     const gpumat::AutoRecord &a = r->gpuauto;
     if (!a.model) {
       EXPECT_TRUE(a.constants.empty() && a.overrides.empty() && !a.small_blocks) << r->name << ": constants without a byte model";
+      EXPECT_TRUE(a.build.ns_nnz == 0 && a.build.ns_row == 0 && a.build.us == 0) << r->name << ": build constants without a byte model";
+      EXPECT_EQ(shipped.build.count(r->name), 0u) << r->name;
       continue;
     }
     small += a.small_blocks;
@@ -106,6 +108,10 @@ TEST(Records, CandidatesHaveAByteModelAndConstants) {
       EXPECT_EQ(shipped.fmt.at(key).k, k.k) << key;
     }
     EXPECT_TRUE(own) << r->name << " has no constants of its own name";
+    // its build model: a cost per nonzero at least (the upload), none negative; shipped by its name
+    EXPECT_TRUE(a.build.ns_nnz > 0 && a.build.ns_row >= 0 && a.build.us >= 0) << r->name << ": build constants";
+    ASSERT_EQ(shipped.build.count(r->name), 1u) << r->name;
+    EXPECT_EQ(shipped.build.at(r->name).ns_nnz, a.build.ns_nnz) << r->name;
     if (r->caps.long_part) {
       EXPECT_EQ(shipped.fmt.count(r->name + ":long"), 1u) << r->name << ": a long part without its constants";
     }
