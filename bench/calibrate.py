@@ -5,7 +5,7 @@
     python3 bench/calibrate.py --selftest
 
     python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --build-only -o constants.txt [--base FILE]
-    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt
+    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt [--horizon H]
 
 A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
 ARGS=-view_types (its suite.log, or suite.log.gz, holds gpuauto's predictions for every candidate: bytes per
@@ -42,7 +42,11 @@ same cuSPARSE kernel). The output is a file for -mat_gpuauto_constants.
 --replay FILE replays gpuauto's decision with the constants of FILE on every matrix of the folders
 (the logged bytes and gathers, the model above): the candidate it would choose, that type's measured
 time against the fastest type measured, and how many are within 5 % of the fastest. The constants
-are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt)."""
+are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt).
+With --horizon H (gpuauto's -mat_gpuauto_horizon) the decision is the smallest predicted build +
+H x product, and each type is scored by its measured build_ms + H x median_ms: the end-to-end time
+of H products on a new pattern; 0, the default here, the product time alone. --products T scores
+with T products instead (a horizon judged on runs of another length)."""
 import argparse
 import contextlib
 import csv
@@ -58,7 +62,7 @@ import tempfile
 
 SHIPPED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conf", "gpuauto", "h100.txt")
 MEASURED_AS = {"cusparsecsr": "aijcusparse:alg1"}
-PRED = re.compile(r"^\s+([a-z]+)\s+([0-9.]+)\s+([0-9.e+]+) B\s+gather\s+([0-9.]+) ms\s+(stream|gather)\s+(.*?)(\s+<- chosen)?$")
+PRED = re.compile(r"^\s+([a-z]+)\s+([0-9.]+)\s+(?:build\s+[0-9.]+ ms\s+cost\s+[0-9.]+ ms\s+)?([0-9.e+]+) B\s+gather\s+([0-9.]+) ms\s+(stream|gather)\s+(.*?)(\s+<- chosen)?$")
 
 
 BUILD_FIELDS = ("build_ns_nnz", "build_ns_row", "build_us")
@@ -390,21 +394,42 @@ def predict(c, nbytes, gather, key, share, n, hops=0.0):
     return c["launch_us"] * 1e-3 + max(k * x + r * 1e-9 * n, g * (x + gather)) + hops * hop_ms(c)
 
 
-def replay(dirs, path):
-    """Lines of a markdown table and the summary: each matrix's replayed choice against the fastest."""
+def predict_build(c, cand, nnz, n):
+    """The model's build time (ms) of one candidate: src/core/gpuauto.cpp's auto_decide."""
+    ns_nnz, ns_row, us = c.get("build", {}).get(cand, [0.0, 0.0, 0.0])
+    return us * 1e-3 + (ns_nnz * nnz + ns_row * n) * 1e-6
+
+
+def replay(dirs, path, horizon=0, products=None):
+    """Lines of a markdown table and the summary: each matrix's replayed choice against the fastest.
+    The choice: the least predicted build + horizon x product (the product alone at horizon 0); the
+    score: each type's measured build + products x product (products: the horizon unless given;
+    the product alone at 0)."""
+    products = horizon if products is None else products
     c = read_constants(path)
     preds, times = {}, {}
     for d in dirs:
         preds.update(parse_log(os.path.join(d, "suite.log"))[0])
-        times.update(parse_csv(os.path.join(d, "results.csv")))
-    lines = ["| matrix | chosen | its time (ms) | fastest type | fastest (ms) | fastest / chosen | chosen / faster ALG |", "|---|---|---|---|---|---|---|"]
+        times.update(parse_csv_builds(os.path.join(d, "results.csv")))
+    unit = f"build + {products:g} products, ms" if products > 0 else "ms"
+    lines = [f"| matrix | chosen | its time ({unit}) | fastest type | fastest ({unit}) | fastest / chosen | chosen / faster ALG |", "|---|---|---|---|---|---|---|"]
     within = total = 0
     lowest = math.inf
+    logs = []
     for m, cands in preds.items():
         if m not in times:
             continue
-        n, t = times[m]
-        ranked = sorted((predict(c, b, g, key, share, n, hops), cand) for cand, (b, g, key, share, hops) in cands.items() if MEASURED_AS.get(cand, cand) in t)
+        n, t, builds, nnz = times[m]
+        if horizon > 0 and not nnz:
+            continue
+        if products > 0:  # the score: measured build + products x product, of the types with both
+            t = {k: builds[k] + products * v for k, v in t.items() if k in builds}
+
+        def cost(cand, b, g, key, share, hops):
+            p = predict(c, b, g, key, share, n, hops)
+            return predict_build(c, cand, nnz, n) + horizon * p if horizon > 0 else p
+
+        ranked = sorted((cost(cand, b, g, key, share, hops), cand) for cand, (b, g, key, share, hops) in cands.items() if MEASURED_AS.get(cand, cand) in t)
         measured = {k: v for k, v in t.items() if k != "gpuauto"}
         if not ranked or not measured:
             continue
@@ -415,23 +440,26 @@ def replay(dirs, path):
         vs_alg = min(algs) / tc if algs else math.nan
         total += 1
         within += measured[best] / tc >= 0.95
+        logs.append(math.log(tc / measured[best]))
         lowest = min(lowest, vs_alg) if algs else lowest
         lines.append(f"| {m} | {chosen} | {tc:.4f} | {best} | {measured[best]:.4f} | {measured[best] / tc:.3f} | {vs_alg:.3f} |")
-    lines.append(f"\nwithin 5 % of the fastest: {within} of {total}; lowest against the faster ALG: {lowest:.3f}")
+    gm = math.exp(sum(logs) / len(logs)) if logs else math.nan
+    lines.append(f"\nwithin 5 % of the fastest: {within} of {total}; geometric mean chosen / fastest: {gm:.3f}; lowest against the faster ALG: {lowest:.3f}")
     return lines, within, total
 
 
 def selftest():
     """Synthetic suite output from known constants: the fit recovers them, from the benchmark's
-    property lines and from MatView's table (the logs kept from before those lines) alike; the build
-    constants from results.csv's build_ms."""
+    property lines and from MatView's table (the logs kept from before those lines, and the table
+    with its build and cost columns) alike; the build constants from results.csv's build_ms; the
+    replay at a horizon chooses the least build + horizon x product."""
     truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93), "pjds:long": (1.06, 0.0, 0.99)}
     truth_build = {"pjds": (1.5, 2.5, 1700.0), "bccoo": (1.6, 1.25, 2500.0), "cusparsecsr": (1.6, 0.5, 9000.0)}
     # matrices a-f: pjds without a long part; g-l: all long rows (pjds:long's samples); m: half
     # (neither's sample, the model weighing the two)
     mats = [("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0), ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]
     mats += [("g", 1e4, 1200, 0.0), ("h", 2e4, 700, 0.02), ("i", 8e3, 500, 0.6), ("j", 5e4, 900, 0.9), ("l", 3e4, 400, 1.1), ("m", 1e7, 1000, 0.3)]
-    for style in ("properties", "table"):
+    for style in ("properties", "table", "table-build"):
         with tempfile.TemporaryDirectory() as d:
             log, rows = [], []
             for i, (name, n, mb, gfrac) in enumerate(mats):
@@ -448,11 +476,12 @@ def selftest():
                     c = {"fmt": {k: list(v) for k, v in truth.items()}, "bw_gbs": 3000, "launch_us": 4}
                     sh = share if cand == "pjds" else 0.0
                     t = predict(c, b, gather, cand, sh, n)
-                    ns_nnz, ns_row, us = truth_build[cand]
-                    build = us * 1e-3 + (ns_nnz * nnz + ns_row * n) * 1e-6
+                    c["build"] = {k: list(v) for k, v in truth_build.items()}
+                    build = predict_build(c, cand, nnz, n)
                     if style != "properties":
                         detail = f"rows sorted by length, padding 0.0 %, long part {100 * share:.1f} %" if cand == "pjds" else "detail"
-                        log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
+                        cost = f"  build {build:9.3f} ms  cost {build + 1000 * t:10.3f} ms" if style == "table-build" else ""
+                        log.append(f"        {cand:<13s} {t:10.4f}{cost}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
                     else:
                         for field, v in (("bytes", f"{b:.6g}"), ("gather_ms", f"{gather:.6f}"), ("key", cand), ("long_share", f"{sh:.6g}"), ("hops", "0")):
                             log.append(f"gpumat-property gpuauto prediction.{cand}.{field} {v}")
@@ -470,9 +499,11 @@ def selftest():
             write_constants(out, c)
             back = read_constants(out)
             _, within, total = replay([d], out)  # the fitted constants choose the fastest everywhere
+            _, within_h, total_h = replay([d], out, horizon=1000)  # and the least build + 1000 products
             only = read_constants(None)
             build_report = fit_build([d], only)  # --build-only: results.csv alone
         assert (within, total) == (len(mats), len(mats)), (style, within, total)
+        assert (within_h, total_h) == (len(mats), len(mats)), (style, within_h, total_h)
         assert abs(bw - 3000) < 1e-9, bw
         for cand, (k, r, g) in truth.items():
             fk, fr, fg = back["fmt"][cand]
@@ -483,7 +514,7 @@ def selftest():
                 assert all(abs(f - v) <= 1e-4 * max(v, 1.0) for f, v in zip(fitted[cand], terms)), (style, cand, fitted[cand], terms)
             assert fitted["bce"] == read_constants(None)["build"]["bce"], "a candidate without builds keeps the base build constants"
         assert len(build_report) == len(truth_build), build_report
-    print("calibrate.py self-test passed (property lines and MatView's table): " + "; ".join(report))
+    print("calibrate.py self-test passed (property lines and MatView's table, with and without the build columns): " + "; ".join(report))
 
 
 def main(argv=None):
@@ -494,6 +525,8 @@ def main(argv=None):
     p.add_argument("--name", help="the GPU's name in the file (default: the base's)")
     p.add_argument("--build-only", action="store_true", help="fit only the build constants (results.csv alone); the rest from --base")
     p.add_argument("--replay", metavar="FILE", help="replay gpuauto's choices with these constants (no fit)")
+    p.add_argument("--horizon", type=float, default=0, help="with --replay: products the build is paid back within (-mat_gpuauto_horizon; 0: the product alone)")
+    p.add_argument("--products", type=float, help="with --replay: score each type by its measured build + this many products (default: --horizon)")
     p.add_argument("--selftest", action="store_true")
     a = p.parse_args(argv)
     if a.selftest:
@@ -501,13 +534,16 @@ def main(argv=None):
         return
     if not a.dirs or not (a.output or a.replay):
         p.error("give suite folders and -o FILE or --replay FILE")
+    for name, v in (("--horizon", a.horizon), ("--products", a.products)):
+        if v is not None and (v < 0 or not math.isfinite(v)):
+            p.error(f"{name} must be 0 or more, got {v:g}")
     for d in a.dirs:
         if not os.path.isfile(os.path.join(d, "results.csv")):
             sys.exit(f"{d}: no results.csv (a conf/suite.sh output folder?)")
         if not a.build_only and not log_files(os.path.join(d, "suite.log")):
             sys.exit(f"{d}: no suite.log (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
     if a.replay:
-        lines, _, total = replay(a.dirs, a.replay)
+        lines, _, total = replay(a.dirs, a.replay, a.horizon, a.products)
         if not total:
             sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
         print("\n".join(lines))

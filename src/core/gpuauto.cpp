@@ -344,6 +344,7 @@ template <typename T>
 AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates) {
   const auto   t0 = std::chrono::steady_clock::now();
   AutoDecision d;
+  d.horizon               = std::isfinite(h.horizon) && h.horizon > 0 ? h.horizon : 0.0;
   d.sample                = auto_sample(A, h);
   const MatrixFeatures &f = d.sample.f;
   const double          n = f.nrows, m = f.ncols, z = double(f.nnz);
@@ -378,9 +379,12 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     const double ga    = k.g * (p.bytes / bw + p.gather_ms);
     p.gather_bound     = ga > st;
     p.ms               = c.launch_us * 1e-3 + std::max(st, ga) + sh.hops * c.hop_us * 1e-3;
+    const AutoBuildConstants &b = c.build_of(name);
+    p.build_ms         = b.us * 1e-3 + (b.ns_nnz * z + b.ns_row * n) * 1e-6;
+    p.cost_ms          = d.horizon > 0 ? p.build_ms + d.horizon * p.ms : p.ms;
     d.predictions.push_back(p);
   }
-  std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.ms < b.ms; });
+  std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.cost_ms < b.cost_ms; });
   if (!d.predictions.empty()) d.chosen = d.predictions.front().candidate;
   d.decide_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return d;
@@ -413,6 +417,11 @@ const FormatRecord &gpuauto_record() {
     {
       OptionRecord &o = r.add(OptionKind::Int, "trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "10");
       o.lo = 1, o.hi = 1000;
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "horizon", "Products a new nonzero pattern's build is paid back within: the choice minimizes the predicted build + horizon x product; 0 = the predicted product time alone", std::to_string(kAutoHorizon));
+      o.lo = 0, o.hi = double(kOptionIntMax);
+      o.range_error = "{name} must be 0 (the product time alone) or a count of products, got {value}";
     }
     {
       OptionRecord &o = r.add(OptionKind::Int, "small", "Blocks with fewer nonzeros become csrspec without a prediction (where csrspec is a candidate, without -mat_gpuauto_choose or -mat_gpuauto_trial); 0 = every block is predicted", std::to_string(kAutoSmallNnz));

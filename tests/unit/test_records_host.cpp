@@ -208,6 +208,9 @@ TEST(Records, BadValuesGetTheAdaptersMessages) {
   EXPECT_EQ(refusal(opt("gpuauto", "trial"), 1), "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got 1");
   EXPECT_EQ(refusal(opt("gpuauto", "trial"), 8), "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got 8");
   EXPECT_EQ(refusal(opt("gpuauto", "trial_products"), 1001), "-mat_gpuauto_trial_products must be in [1, 1000], got 1001");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), -1), "-mat_gpuauto_horizon must be 0 (the product time alone) or a count of products, got -1");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), 0), "");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), 2147483647), "");
   for (const OptionRecord &o : gpumat::machinery_option_records())
     if (o.name == "-mat_gpumat_compressed_rows_ratio") {
       EXPECT_FALSE(gpumat::option_in_range(o, 1.5));
