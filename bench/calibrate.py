@@ -4,13 +4,15 @@
     python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] -o constants.txt [--base FILE] [--name NAME]
     python3 bench/calibrate.py --selftest
 
-    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt
+    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --build-only -o constants.txt [--base FILE]
+    python3 bench/calibrate.py SUITE_DIR [SUITE_DIR ...] --replay constants.txt [--horizon H]
 
 A SUITE_DIR is the output of `conf/suite.sh` run with gpuauto among the types and
 ARGS=-view_types (its suite.log, or suite.log.gz, holds gpuauto's predictions for every candidate: bytes per
 product and the gathers' time, per matrix, as gpuauto's properties, the benchmark's "gpumat-property"
-lines; logs from before those lines are read from MatView's table; its results.csv the measured time
-of every type).
+lines; logs from before those lines are read from MatView's table; a run split over several calls
+may leave suite-*.log[.gz] instead, read in name order; its results.csv the measured time and the
+build time of every type).
 The model (src/core/gpuauto.hpp):
 
     t_c = launch + max(k_c B_c / bw + r_c n,  g_c (B_c / bw + G_c))
@@ -25,6 +27,12 @@ What is fitted, per candidate key (cusparsebsr per block size, "cusparsebsr:3"):
     chunks) holds 90 % of the entries or more is a sample of "pjds:long" / "bce:long", one with
     10 % or less of the format's own line, one in between of neither (the model weighs the two by
     the share);
+  - build_ns_nnz, build_ns_row and build_us per candidate: results.csv's build_ms (the first
+    product after assembly minus a steady one: the conversion and upload) of every matrix, fitted
+    as build_ms = build_us + build_ns_nnz nnz + build_ns_row rows by least squares of the relative
+    error ((model - measured) / measured, so a 1M-nonzero matrix weighs as much as a 100M one), each
+    term 0 or more (the best fit over the subsets of the three terms whose solution is not
+    negative); --build-only fits these alone, from results.csv (no suite.log needed);
   - every other constant, and a key with too few samples, from --base (default
     conf/gpuauto/h100.txt: the constants the library ships, checked equal to them by
     test_core's GpuAuto.ShippedConstantsFileIsTheLibrarys).
@@ -34,10 +42,17 @@ same cuSPARSE kernel). The output is a file for -mat_gpuauto_constants.
 --replay FILE replays gpuauto's decision with the constants of FILE on every matrix of the folders
 (the logged bytes and gathers, the model above): the candidate it would choose, that type's measured
 time against the fastest type measured, and how many are within 5 % of the fastest. The constants
-are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt)."""
+are judged on matrices they were not fitted to when the folders are another set's (bench/validation.txt).
+With --horizon H (gpuauto's -mat_gpuauto_horizon) the decision is the smallest predicted build +
+H x product, and each type is scored by its measured build_ms + H x median_ms: the end-to-end time
+of H products on a new pattern; 0, the default here, the product time alone. --products T scores
+with T products instead (a horizon judged on runs of another length)."""
 import argparse
+import contextlib
 import csv
+import glob
 import gzip
+import itertools
 import math
 import os
 import re
@@ -47,12 +62,16 @@ import tempfile
 
 SHIPPED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "conf", "gpuauto", "h100.txt")
 MEASURED_AS = {"cusparsecsr": "aijcusparse:alg1"}
-PRED = re.compile(r"^\s+([a-z]+)\s+([0-9.]+)\s+([0-9.e+]+) B\s+gather\s+([0-9.]+) ms\s+(stream|gather)\s+(.*?)(\s+<- chosen)?$")
+PRED = re.compile(r"^\s+([a-z]+)\s+([0-9.]+)\s+(?:build\s+[0-9.]+ ms\s+cost\s+[0-9.]+ ms\s+)?([0-9.e+]+) B\s+gather\s+([0-9.]+) ms\s+(stream|gather)\s+(.*?)(\s+<- chosen)?$")
+
+
+BUILD_FIELDS = ("build_ns_nnz", "build_ns_row", "build_us")
 
 
 def read_constants(path):
-    """A constants file as a dict (every key of the format, "fmt": {candidate: [k, r_ps, g]})."""
-    c = {"fmt": {}}
+    """A constants file as a dict (every key of the format, "fmt": {key: [k, r_ps, g]}, "build":
+    {candidate: [build_ns_nnz, build_ns_row, build_us]})."""
+    c = {"fmt": {}, "build": {}}
     with open(path or SHIPPED_FILE) as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
@@ -63,7 +82,10 @@ def read_constants(path):
                 c["name"] = value.strip()
             elif "." in key:
                 cand, field = key.rsplit(".", 1)
-                c["fmt"].setdefault(cand, [1.0, 0.0, 1.0])["k r_ps g".split().index(field)] = float(value)
+                if field in BUILD_FIELDS:
+                    c["build"].setdefault(cand, [0.0, 0.0, 0.0])[BUILD_FIELDS.index(field)] = float(value)
+                else:
+                    c["fmt"].setdefault(cand, [1.0, 0.0, 1.0])["k r_ps g".split().index(field)] = float(value)
             else:
                 c[key] = float(value)
     return c
@@ -79,16 +101,34 @@ def write_constants(path, c):
         for k in sorted(c["fmt"]):
             kk, r, g = c["fmt"][k]
             f.write(f"{k}.k {kk:.6g}\n{k}.r_ps {max(r, 0.0):.6g}\n{k}.g {g:.6g}\n")
+        for k in sorted(c.get("build", {})):  # the library's auto_write_constants writes them last, alike
+            for field, v in zip(BUILD_FIELDS, c["build"][k]):
+                f.write(f"{k}.{field} {max(v, 0.0):.6g}\n")
 
 
 LONG = re.compile(r"long part ([0-9.]+) %")
 
 
+def log_files(path):
+    """suite.log, else suite.log.gz (the logs kept in docs/results), else the parts of a run split
+    over several calls (suite-*.log, suite-*.log.gz), in name order; [] when there is none."""
+    if os.path.isfile(path):
+        return [path]
+    if os.path.isfile(path + ".gz"):
+        return [path + ".gz"]
+    stem = path[: -len(".log")]
+    return sorted(glob.glob(stem + "-*.log") + glob.glob(stem + "-*.log.gz"))
+
+
+@contextlib.contextmanager
 def open_log(path):
-    """suite.log, or suite.log.gz where only that is there (the logs kept in docs/results)."""
-    if not os.path.isfile(path) and os.path.isfile(path + ".gz"):
-        return gzip.open(path + ".gz", "rt", errors="replace")
-    return open(path, errors="replace")
+    """The lines of log_files(path), one file after another."""
+    files = [gzip.open(f, "rt", errors="replace") if f.endswith(".gz") else open(f, errors="replace") for f in log_files(path)]
+    try:
+        yield itertools.chain(*files)
+    finally:
+        for f in files:
+            f.close()
 
 
 def parse_log(path):
@@ -182,19 +222,105 @@ def parse_log(path):
 
 def parse_csv(path):
     """{matrix: (rows, {type: median_ms})} of the one-rank rows."""
+    return {m: (n, times) for m, (n, times, _, _) in parse_csv_builds(path).items()}
+
+
+def number(r, key):
+    """A finite float of row r's column key, else None (missing, '-', nan)."""
+    try:
+        v = float(r.get(key) or "nan")
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
+
+
+def parse_csv_builds(path):
+    """{matrix: (rows, {type: median_ms}, {type: build_ms}, nnz)} of the one-rank rows."""
     out = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             if (r.get("ranks") or "1") != "1":
                 continue
-            try:
-                ms = float(r["median_ms"])
-            except ValueError:
+            ms = number(r, "median_ms")
+            if ms is None:
                 continue
-            if not math.isfinite(ms):
-                continue
-            out.setdefault(r["matrix"], (float(r["rows"]), {}))[1][r["type"]] = ms
+            m = out.setdefault(r["matrix"], (float(r["rows"]), {}, {}, number(r, "nnz")))
+            m[1][r["type"]] = ms
+            b = number(r, "build_ms")
+            if b is not None and b > 0:
+                m[2][r["type"]] = b
     return out
+
+
+def solve(a, b):
+    """x of the square system a x = b (Gaussian elimination with pivoting); None when singular."""
+    n = len(b)
+    m = [list(a[i]) + [b[i]] for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(m[r][i]))
+        if abs(m[p][i]) < 1e-300:
+            return None
+        m[i], m[p] = m[p], m[i]
+        for r in range(n):
+            if r != i:
+                f = m[r][i] / m[i][i]
+                m[r] = [x - f * y for x, y in zip(m[r], m[i])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def fit_build_terms(samples):
+    """[build_ns_nnz, build_ns_row, build_us] of samples [(nnz, rows, build_ms)]: the least squares
+    of the relative error sum(((us 1e-3 + ns_nnz nnz 1e-6 + ns_row rows 1e-6) - b) / b)^2, every term
+    0 or more: the best over the subsets of the terms whose least-squares solution has none negative."""
+    cols = [lambda z, n: z * 1e-6, lambda z, n: n * 1e-6, lambda z, n: 1e-3]  # ms per unit of each term
+    best = None
+    for k in (1, 2, 3):
+        for sub in itertools.combinations(range(3), k):
+            if len(samples) < k:
+                continue
+            rows = [[cols[j](z, n) / b for j in sub] for z, n, b in samples]  # each row over its measured time: the target is 1
+            ata = [[sum(r[i] * r[j] for r in rows) for j in range(k)] for i in range(k)]
+            atb = [sum(r[i] for r in rows) for i in range(k)]
+            x = solve(ata, atb)
+            if x is None or min(x) < 0:
+                continue
+            res = sum((sum(xi * ri for xi, ri in zip(x, r)) - 1) ** 2 for r in rows)
+            if best is None or res < best[0]:
+                full = [0.0, 0.0, 0.0]
+                for j, xi in zip(sub, x):
+                    full[j] = xi
+                best = (res, full)
+    return best[1] if best else None
+
+
+def relative_errors(terms, samples):
+    """|model - measured| / measured of each sample."""
+    ns_nnz, ns_row, us = terms
+    return [abs(us * 1e-3 + (ns_nnz * z + ns_row * n) * 1e-6 - b) / b for z, n, b in samples]
+
+
+def fit_build(dirs, c):
+    """The build constants of every candidate of c (its keys without a variant) that the folders'
+    results.csv measured; c["build"] updated; report lines."""
+    samples = {}  # candidate -> [(nnz, rows, build_ms)]
+    cands = sorted({k for k in c["fmt"] if ":" not in k} | set(c.get("build", {})))
+    for d in dirs:
+        for m, (n, _, builds, nnz) in parse_csv_builds(os.path.join(d, "results.csv")).items():
+            for cand in cands:
+                b = builds.get(MEASURED_AS.get(cand, cand))
+                if b is not None and nnz:
+                    samples.setdefault(cand, []).append((nnz, n, b))
+    report = []
+    for cand, ss in sorted(samples.items()):
+        terms = fit_build_terms(ss)
+        if terms is None:
+            continue
+        c.setdefault("build", {})[cand] = terms
+        err = sorted(relative_errors(terms, ss))
+        per_nnz = sorted(b * 1e6 / z for z, _, b in ss)
+        report.append(f"{cand} build ({MEASURED_AS.get(cand, cand)}, {len(ss)} builds): {terms[0]:.3f} ns/nnz, {terms[1]:.3f} ns/row, {terms[2]:.1f} us; "
+                      f"|relative error| median {100 * statistics.median(err):.0f} %, max {100 * err[-1]:.0f} %; measured ns/nnz median {statistics.median(per_nnz):.2f} ({per_nnz[0]:.2f}-{per_nnz[-1]:.2f})")
+    return report
 
 
 def fit(dirs, base):
@@ -244,6 +370,7 @@ def fit(dirs, base):
             g = statistics.median(s[3] / (s[0] + s[2]) for s in gath)
         c["fmt"][key] = [k, r, g]
         report.append(f"{key}: {len(stream)} stream-bound, {len(gath)} gather-bound samples -> k {k:.3f}, r {r:.2f} ps, g {g:.3f}")
+    report += fit_build(dirs, c)
     return c, report, bw
 
 
@@ -267,21 +394,42 @@ def predict(c, nbytes, gather, key, share, n, hops=0.0):
     return c["launch_us"] * 1e-3 + max(k * x + r * 1e-9 * n, g * (x + gather)) + hops * hop_ms(c)
 
 
-def replay(dirs, path):
-    """Lines of a markdown table and the summary: each matrix's replayed choice against the fastest."""
+def predict_build(c, cand, nnz, n):
+    """The model's build time (ms) of one candidate: src/core/gpuauto.cpp's auto_decide."""
+    ns_nnz, ns_row, us = c.get("build", {}).get(cand, [0.0, 0.0, 0.0])
+    return us * 1e-3 + (ns_nnz * nnz + ns_row * n) * 1e-6
+
+
+def replay(dirs, path, horizon=0, products=None):
+    """Lines of a markdown table and the summary: each matrix's replayed choice against the fastest.
+    The choice: the least predicted build + horizon x product (the product alone at horizon 0); the
+    score: each type's measured build + products x product (products: the horizon unless given;
+    the product alone at 0)."""
+    products = horizon if products is None else products
     c = read_constants(path)
     preds, times = {}, {}
     for d in dirs:
         preds.update(parse_log(os.path.join(d, "suite.log"))[0])
-        times.update(parse_csv(os.path.join(d, "results.csv")))
-    lines = ["| matrix | chosen | its time (ms) | fastest type | fastest (ms) | fastest / chosen | chosen / faster ALG |", "|---|---|---|---|---|---|---|"]
+        times.update(parse_csv_builds(os.path.join(d, "results.csv")))
+    unit = f"build + {products:g} products, ms" if products > 0 else "ms"
+    lines = [f"| matrix | chosen | its time ({unit}) | fastest type | fastest ({unit}) | fastest / chosen | chosen / faster ALG |", "|---|---|---|---|---|---|---|"]
     within = total = 0
     lowest = math.inf
+    logs = []
     for m, cands in preds.items():
         if m not in times:
             continue
-        n, t = times[m]
-        ranked = sorted((predict(c, b, g, key, share, n, hops), cand) for cand, (b, g, key, share, hops) in cands.items() if MEASURED_AS.get(cand, cand) in t)
+        n, t, builds, nnz = times[m]
+        if horizon > 0 and not nnz:
+            continue
+        if products > 0:  # the score: measured build + products x product, of the types with both
+            t = {k: builds[k] + products * v for k, v in t.items() if k in builds}
+
+        def cost(cand, b, g, key, share, hops):
+            p = predict(c, b, g, key, share, n, hops)
+            return predict_build(c, cand, nnz, n) + horizon * p if horizon > 0 else p
+
+        ranked = sorted((cost(cand, b, g, key, share, hops), cand) for cand, (b, g, key, share, hops) in cands.items() if MEASURED_AS.get(cand, cand) in t)
         measured = {k: v for k, v in t.items() if k != "gpuauto"}
         if not ranked or not measured:
             continue
@@ -292,29 +440,35 @@ def replay(dirs, path):
         vs_alg = min(algs) / tc if algs else math.nan
         total += 1
         within += measured[best] / tc >= 0.95
+        logs.append(math.log(tc / measured[best]))
         lowest = min(lowest, vs_alg) if algs else lowest
         lines.append(f"| {m} | {chosen} | {tc:.4f} | {best} | {measured[best]:.4f} | {measured[best] / tc:.3f} | {vs_alg:.3f} |")
-    lines.append(f"\nwithin 5 % of the fastest: {within} of {total}; lowest against the faster ALG: {lowest:.3f}")
+    gm = math.exp(sum(logs) / len(logs)) if logs else math.nan
+    lines.append(f"\nwithin 5 % of the fastest: {within} of {total}; geometric mean chosen / fastest: {gm:.3f}; lowest against the faster ALG: {lowest:.3f}")
     return lines, within, total
 
 
 def selftest():
     """Synthetic suite output from known constants: the fit recovers them, from the benchmark's
-    property lines and from MatView's table (the logs kept from before those lines) alike."""
+    property lines and from MatView's table (the logs kept from before those lines, and the table
+    with its build and cost columns) alike; the build constants from results.csv's build_ms; the
+    replay at a horizon chooses the least build + horizon x product."""
     truth = {"pjds": (1.02, 0.0, 0.9), "bccoo": (1.12, 0.0, 0.95), "cusparsecsr": (1.0, 10.0, 0.93), "pjds:long": (1.06, 0.0, 0.99)}
+    truth_build = {"pjds": (1.5, 2.5, 1700.0), "bccoo": (1.6, 1.25, 2500.0), "cusparsecsr": (1.6, 0.5, 9000.0)}
     # matrices a-f: pjds without a long part; g-l: all long rows (pjds:long's samples); m: half
     # (neither's sample, the model weighing the two)
     mats = [("a", 2e7, 1500, 0.0), ("b", 1e7, 900, 0.01), ("c", 4e6, 600, 0.0), ("d", 3e7, 2000, 0.5), ("e", 5e6, 300, 0.8), ("f", 8e6, 800, 1.2)]
     mats += [("g", 1e4, 1200, 0.0), ("h", 2e4, 700, 0.02), ("i", 8e3, 500, 0.6), ("j", 5e4, 900, 0.9), ("l", 3e4, 400, 1.1), ("m", 1e7, 1000, 0.3)]
-    for style in ("properties", "table"):
+    for style in ("properties", "table", "table-build"):
         with tempfile.TemporaryDirectory() as d:
             log, rows = [], []
             for i, (name, n, mb, gfrac) in enumerate(mats):
                 share = 1.0 if name in "ghijl" else 0.5 if name == "m" else 0.0
                 log.append(f"== 00:00:{i:02d} {name}, 1 rank(s)")
                 log.append("floor:stream              0.5000    0.4900         -     3000  100.0   (no row sums: a lower bound)")
-                if style == "table":
+                if style != "properties":
                     log.append(f"      gpuauto predictions for {int(n)} rows (ms per product; ...):")
+                nnz = round(mb * 1e6 / 12)
                 for cand in ("pjds", "bccoo", "cusparsecsr"):
                     b = mb * 1e6 * (1.0 + 0.05 * len(cand) % 3)
                     x = b / 3000e6
@@ -322,33 +476,45 @@ def selftest():
                     c = {"fmt": {k: list(v) for k, v in truth.items()}, "bw_gbs": 3000, "launch_us": 4}
                     sh = share if cand == "pjds" else 0.0
                     t = predict(c, b, gather, cand, sh, n)
-                    if style == "table":
+                    c["build"] = {k: list(v) for k, v in truth_build.items()}
+                    build = predict_build(c, cand, nnz, n)
+                    if style != "properties":
                         detail = f"rows sorted by length, padding 0.0 %, long part {100 * share:.1f} %" if cand == "pjds" else "detail"
-                        log.append(f"        {cand:<13s} {t:10.4f}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
+                        cost = f"  build {build:9.3f} ms  cost {build + 1000 * t:10.3f} ms" if style == "table-build" else ""
+                        log.append(f"        {cand:<13s} {t:10.4f}{cost}  {b:12.4g} B  gather {gather:9.4f} ms  stream  {detail}")
                     else:
                         for field, v in (("bytes", f"{b:.6g}"), ("gather_ms", f"{gather:.6f}"), ("key", cand), ("long_share", f"{sh:.6g}"), ("hops", "0")):
                             log.append(f"gpumat-property gpuauto prediction.{cand}.{field} {v}")
-                    rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), f"{t:.6g}", 1])
-                if style == "table":
+                    rows.append([name, "aijcusparse:alg1" if cand == "cusparsecsr" else cand, int(n), nnz, f"{t:.6g}", f"{build:.9g}", 1])
+                if style != "properties":
                     log.append("      gpuauto features (sampled): ...")
             with open(os.path.join(d, "suite.log"), "w") as f:
                 f.write("\n".join(log) + "\n")
             with open(os.path.join(d, "results.csv"), "w", newline="") as f:
                 w = csv.writer(f)
-                w.writerow(["matrix", "type", "rows", "median_ms", "ranks"])
+                w.writerow(["matrix", "type", "rows", "nnz", "median_ms", "build_ms", "ranks"])
                 w.writerows(rows)
             c, report, bw = fit([d], None)
             out = os.path.join(d, "c.txt")
             write_constants(out, c)
             back = read_constants(out)
             _, within, total = replay([d], out)  # the fitted constants choose the fastest everywhere
+            _, within_h, total_h = replay([d], out, horizon=1000)  # and the least build + 1000 products
+            only = read_constants(None)
+            build_report = fit_build([d], only)  # --build-only: results.csv alone
         assert (within, total) == (len(mats), len(mats)), (style, within, total)
+        assert (within_h, total_h) == (len(mats), len(mats)), (style, within_h, total_h)
         assert abs(bw - 3000) < 1e-9, bw
         for cand, (k, r, g) in truth.items():
             fk, fr, fg = back["fmt"][cand]
             assert abs(fk - k) < 0.02 and abs(fr - r) < 0.5 and abs(fg - g) < 0.02, (style, cand, (fk, fr, fg), (k, r, g))
         assert back["fmt"]["bce"] == read_constants(None)["fmt"]["bce"], "a candidate without samples keeps the base constants"
-    print("calibrate.py self-test passed (property lines and MatView's table): " + "; ".join(report))
+        for fitted in (back["build"], only["build"]):
+            for cand, terms in truth_build.items():
+                assert all(abs(f - v) <= 1e-4 * max(v, 1.0) for f, v in zip(fitted[cand], terms)), (style, cand, fitted[cand], terms)
+            assert fitted["bce"] == read_constants(None)["build"]["bce"], "a candidate without builds keeps the base build constants"
+        assert len(build_report) == len(truth_build), build_report
+    print("calibrate.py self-test passed (property lines and MatView's table, with and without the build columns): " + "; ".join(report))
 
 
 def main(argv=None):
@@ -357,7 +523,10 @@ def main(argv=None):
     p.add_argument("-o", "--output", help="the constants file to write")
     p.add_argument("--base", help="constants file to start from (default: the shipped H100 constants)")
     p.add_argument("--name", help="the GPU's name in the file (default: the base's)")
+    p.add_argument("--build-only", action="store_true", help="fit only the build constants (results.csv alone); the rest from --base")
     p.add_argument("--replay", metavar="FILE", help="replay gpuauto's choices with these constants (no fit)")
+    p.add_argument("--horizon", type=float, default=0, help="with --replay: products the build is paid back within (-mat_gpuauto_horizon; 0: the product alone)")
+    p.add_argument("--products", type=float, help="with --replay: score each type by its measured build + this many products (default: --horizon)")
     p.add_argument("--selftest", action="store_true")
     a = p.parse_args(argv)
     if a.selftest:
@@ -365,23 +534,33 @@ def main(argv=None):
         return
     if not a.dirs or not (a.output or a.replay):
         p.error("give suite folders and -o FILE or --replay FILE")
+    for name, v in (("--horizon", a.horizon), ("--products", a.products)):
+        if v is not None and (v < 0 or not math.isfinite(v)):
+            p.error(f"{name} must be 0 or more, got {v:g}")
     for d in a.dirs:
-        for f in ("suite.log", "results.csv"):
-            if not os.path.isfile(os.path.join(d, f)) and not (f == "suite.log" and os.path.isfile(os.path.join(d, f + ".gz"))):
-                sys.exit(f"{d}: no {f} (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
+        if not os.path.isfile(os.path.join(d, "results.csv")):
+            sys.exit(f"{d}: no results.csv (a conf/suite.sh output folder?)")
+        if not a.build_only and not log_files(os.path.join(d, "suite.log")):
+            sys.exit(f"{d}: no suite.log (run conf/suite.sh with ARGS=-view_types and gpuauto among TYPES)")
     if a.replay:
-        lines, _, total = replay(a.dirs, a.replay)
+        lines, _, total = replay(a.dirs, a.replay, a.horizon, a.products)
         if not total:
             sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
         print("\n".join(lines))
         return
-    c, report, bw = fit(a.dirs, a.base)
-    if not report:
-        sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
+    if a.build_only:
+        c = read_constants(a.base)
+        report, bw = fit_build(a.dirs, c), None
+        if not report:
+            sys.exit("no build times of the candidates in these folders' results.csv")
+    else:
+        c, report, bw = fit(a.dirs, a.base)
+        if not report:
+            sys.exit("no gpuauto predictions with measured candidates in these folders (ARGS=-view_types? gpuauto in TYPES?)")
     if a.name:
         c["name"] = a.name
     write_constants(a.output, c)
-    print(f"bw_gbs {c['bw_gbs']:.0f}" + ("" if bw else " (no floor:stream lines: kept)"))
+    print(f"bw_gbs {c['bw_gbs']:.0f}" + ("" if bw else " (no floor:stream lines: kept)" if not a.build_only else " (--build-only: kept)"))
     print("\n".join(report))
     print(a.output)
 

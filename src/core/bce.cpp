@@ -366,6 +366,8 @@ const FormatRecord &bce_record() {
     r.gpuauto.model = bce_auto_shape;
     // the long part as pjds's (its record says where the numbers come from)
     r.gpuauto.constants = {{"bce", {1.04, 2.0, 0.95}}, {"bce:long", {1.06, 0.0, 0.985}}};
+    // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
+    r.gpuauto.build = {1.55, 2.30, 957};
     return r;
   }();
   return r;

@@ -82,6 +82,10 @@ struct AutoRecord {
   // one row (0.88 against 0.92-0.94), their permutation and scattered y counted in their bytes.
   std::vector<std::pair<std::string, AutoFormatConstants>> constants;
   std::vector<AutoConstantsOverride>                       overrides; // other GPUs'
+  // the shipped build constants, for every GPU: fitted by bench/calibrate.py --build-only to the
+  // build_ms of docs/results/h200-2026-11-28b-house-suite (24 matrices; an H100 suite's builds,
+  // h100-2026-11-25d-suite, fit alike: the conversion and upload are the host's and the link's)
+  AutoBuildConstants build;
   // blocks under -mat_gpuauto_small become this candidate without a prediction (the first such
   // candidate among those allowed)
   bool small_blocks = false;

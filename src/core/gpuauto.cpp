@@ -23,12 +23,20 @@ const AutoFormatConstants &AutoConstants::of(const std::string &key) const {
   return none;
 }
 
+const AutoBuildConstants &AutoConstants::build_of(const std::string &candidate) const {
+  static const AutoBuildConstants none;
+  const auto                      it = build.find(candidate);
+  return it != build.end() ? it->second : none;
+}
+
 // The GPU's own constants are AutoConstants' defaults (the H100's); each candidate's come from its
 // record (AutoRecord::constants, measured on the H100: docs/results/h100-2026-11-2[3-5]*).
 AutoConstants auto_shipped_constants(const std::string &gpu_name) {
   AutoConstants c;
-  for (const FormatRecord *r : format_records())
+  for (const FormatRecord *r : format_records()) {
     for (const auto &[key, k] : r->gpuauto.constants) c.fmt[key] = k;
+    if (r->gpuauto.model) c.build[r->name] = r->gpuauto.build;
+  }
   if (gpu_name.find("H200") != std::string::npos) {
     // the H100's factors, with the H200's streaming rate and memory gathers from the H200 suite run
     // of docs/results/h200-2026-11-26-suite: bw_gbs is the median of its floor:stream lines
@@ -53,8 +61,6 @@ const std::vector<std::string> &auto_all_candidates() {
 }
 
 namespace {
-
-bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
 
 double *scalar_field(AutoConstants &c, const std::string &key) {
   if (key == "bw_gbs") return &c.bw_gbs;
@@ -98,28 +104,36 @@ bool auto_read_constants(const std::string &path, AutoConstants &out, std::strin
       c.name = rest;
       continue;
     }
-    double v = 0;
-    if (!(ss >> v) || !positive_finite(v) || (ss >> rest)) {
-      // r_ps may be 0: the only field that is not a positive rate or factor
-      const bool zero_ok = key.size() > 5 && key.compare(key.size() - 5, 5, ".r_ps") == 0;
-      if (!(zero_ok && v == 0 && !(ss >> rest))) {
-        err = where + "'" + key + "' needs one positive finite number";
-        return false;
-      }
+    const auto        dot      = key.rfind('.');
+    const std::string field    = dot == std::string::npos ? std::string() : key.substr(dot + 1);
+    const bool        is_build = field == "build_ns_nnz" || field == "build_ns_row" || field == "build_us";
+    const bool        zero_ok  = is_build || field == "r_ps"; // costs that may be none; the rates and factors are positive
+    double            v        = 0;
+    if (!(ss >> v) || !std::isfinite(v) || !(v > 0 || (zero_ok && v == 0)) || (ss >> rest)) {
+      err = where + "'" + key + "' needs one " + (zero_ok ? "finite number, 0 or more" : "positive finite number");
+      return false;
     }
     if (double *f = scalar_field(c, key)) {
       *f = v;
       continue;
     }
-    const auto dot = key.rfind('.');
     if (dot != std::string::npos && known_candidate(key.substr(0, dot))) {
-      const std::string field = key.substr(dot + 1);
-      AutoFormatConstants &fc = c.fmt[key.substr(0, dot)];
+      const std::string cand = key.substr(0, dot);
+      if (is_build) {
+        if (cand.find(':') != std::string::npos) {
+          err = where + "'" + key + "': build constants are a candidate's, not a variant's ('" + cand.substr(0, cand.find(':')) + "." + field + "')";
+          return false;
+        }
+        AutoBuildConstants &b = c.build[cand];
+        (field == "build_ns_nnz" ? b.ns_nnz : field == "build_ns_row" ? b.ns_row : b.us) = v;
+        continue;
+      }
+      AutoFormatConstants &fc = c.fmt[cand];
       if (field == "k") fc.k = v;
       else if (field == "r_ps") fc.r_ps = v;
       else if (field == "g") fc.g = v;
       else {
-        err = where + "unknown field '" + field + "' (k, r_ps or g)";
+        err = where + "unknown field '" + field + "' (k, r_ps, g, build_ns_nnz, build_ns_row or build_us)";
         return false;
       }
       continue;
@@ -144,6 +158,7 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
   o.precision(6);
   o << "# gpuauto constants (src/core/gpuauto.hpp)\nname " << c.name << "\nbw_gbs " << c.bw_gbs << "\nlaunch_us " << c.launch_us << "\nl2_bytes " << c.l2_bytes << "\nl2x_share " << c.l2x_share << "\nl2_request_ps " << c.l2_request_ps << "\ndram_sector_ps " << c.dram_sector_ps << "\ny_scatter_bytes " << c.y_scatter_bytes << "\nhop_us " << c.hop_us << "\n";
   for (const auto &[k, f] : c.fmt) o << k << ".k " << f.k << "\n" << k << ".r_ps " << f.r_ps << "\n" << k << ".g " << f.g << "\n";
+  for (const auto &[k, b] : c.build) o << k << ".build_ns_nnz " << b.ns_nnz << "\n" << k << ".build_ns_row " << b.ns_row << "\n" << k << ".build_us " << b.us << "\n";
   if (!o) {
     err = "writing '" + path + "' failed";
     return false;
@@ -329,6 +344,7 @@ template <typename T>
 AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoConstants &c, const std::vector<std::string> &candidates) {
   const auto   t0 = std::chrono::steady_clock::now();
   AutoDecision d;
+  d.horizon               = std::isfinite(h.horizon) && h.horizon > 0 ? h.horizon : 0.0;
   d.sample                = auto_sample(A, h);
   const MatrixFeatures &f = d.sample.f;
   const double          n = f.nrows, m = f.ncols, z = double(f.nnz);
@@ -363,9 +379,12 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     const double ga    = k.g * (p.bytes / bw + p.gather_ms);
     p.gather_bound     = ga > st;
     p.ms               = c.launch_us * 1e-3 + std::max(st, ga) + sh.hops * c.hop_us * 1e-3;
+    const AutoBuildConstants &b = c.build_of(name);
+    p.build_ms         = b.us * 1e-3 + (b.ns_nnz * z + b.ns_row * n) * 1e-6;
+    p.cost_ms          = d.horizon > 0 ? p.build_ms + d.horizon * p.ms : p.ms;
     d.predictions.push_back(p);
   }
-  std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.ms < b.ms; });
+  std::stable_sort(d.predictions.begin(), d.predictions.end(), [](const AutoPrediction &a, const AutoPrediction &b) { return a.cost_ms < b.cost_ms; });
   if (!d.predictions.empty()) d.chosen = d.predictions.front().candidate;
   d.decide_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return d;
@@ -398,6 +417,11 @@ const FormatRecord &gpuauto_record() {
     {
       OptionRecord &o = r.add(OptionKind::Int, "trial_products", "Products timed per candidate in a trial, 1..1000 (the median is not taken: their mean after one warm-up)", "10");
       o.lo = 1, o.hi = 1000;
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Int, "horizon", "Products a new nonzero pattern's build is paid back within: the choice minimizes the predicted build + horizon x product; 0 = the predicted product time alone", std::to_string(kAutoHorizon));
+      o.lo = 0, o.hi = double(kOptionIntMax);
+      o.range_error = "{name} must be 0 (the product time alone) or a count of products, got {value}";
     }
     {
       OptionRecord &o = r.add(OptionKind::Int, "small", "Blocks with fewer nonzeros become csrspec without a prediction (where csrspec is a candidate, without -mat_gpuauto_choose or -mat_gpuauto_trial); 0 = every block is predicted", std::to_string(kAutoSmallNnz));

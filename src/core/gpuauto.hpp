@@ -1,8 +1,8 @@
-// gpuauto: the GPU format predicted fastest for a matrix, from features of a sample of its rows,
-// each candidate's byte model and constants measured on the GPU. PETSc-free; the PETSc type
-// (src/petsc/gpuauto.cxx) becomes the chosen candidate. The candidates, their byte models and their
-// shipped constants are the registered formats' records (src/core/format_record.hpp): gpuauto
-// knows no format by name.
+// gpuauto: the GPU format predicted to cost a matrix least, its build and a horizon of products,
+// from features of a sample of its rows, each candidate's byte model and constants measured on the
+// GPU. PETSc-free; the PETSc type (src/petsc/gpuauto.cxx) becomes the chosen candidate. The
+// candidates, their byte models and their shipped constants are the registered formats' records
+// (src/core/format_record.hpp): gpuauto knows no format by name.
 //
 // The prediction of a candidate c's product time (ms), n rows, m columns, z nonzeros:
 //   bytes_c  = its arrays (its own byte model: padding, blocks, compressed columns, permutation)
@@ -22,9 +22,15 @@
 //   t_c      = launch + max(k_c bytes_c / bw + r_c n, g_c (bytes_c / bw + gather_c)):
 //              the stream-bound time with the format's per-row cost, or the gather-bound time;
 //              k, r, g per format (and per block size for BSR) from the GPU's measurements.
-// The candidate of the smallest t_c is chosen; ties go to the earlier candidate in the registry's
-// order (src/formats.def), so the choice is deterministic for a given matrix, candidate list and
-// constants.
+// The prediction of its build time (ms): the conversion of the assembled matrix into the format, the
+// upload to the GPU included, as the benchmark times it (the first product after assembly minus a
+// steady one, bench/calibrate.py fits it to results.csv's build_ms):
+//   b_c      = build_us_c + build_ns_nnz_c z + build_ns_row_c n.
+// The choice minimizes what the new pattern costs over a horizon of H products (AutoHints::horizon,
+// -mat_gpuauto_horizon): cost_c = b_c + H t_c, and t_c alone when H is 0. The candidate of the
+// smallest cost is chosen; ties go to the earlier candidate in the registry's order
+// (src/formats.def), so the choice is deterministic for a given matrix, candidate list, constants
+// and horizon.
 #pragma once
 #include "csr.hpp"
 #include "features.hpp"
@@ -44,6 +50,12 @@ struct AutoFormatConstants {
   double r_ps = 0;  // stream-bound: picoseconds per row beyond the bytes (row pointers walked, ...)
   double g    = 1;  // gather-bound: measured time over (bytes at bw + gather)
 };
+// A candidate's build: b = us + ns_nnz nonzeros + ns_row rows (each 0 or more).
+struct AutoBuildConstants {
+  double ns_nnz = 0; // per nonzero (host passes, the upload of values and columns, the device passes)
+  double ns_row = 0; // per row (row pointers, permutations, per-row metadata)
+  double us     = 0; // per build (allocations, the library's handles and buffers, kernels loaded at their first launch)
+};
 struct AutoConstants {
   std::string name            = "H100 80GB HBM3 (shipped)";
   double      bw_gbs          = 3000;  // streaming read rate of a product's arrays (GB/s)
@@ -58,7 +70,9 @@ struct AutoConstants {
   double      hop_us          = 0.8;
   double      y_scatter_bytes = 16;    // per row, y stored through a permutation
   std::map<std::string, AutoFormatConstants> fmt; // by candidate ("cusparsebsr:3": BSR with 3 x 3 blocks)
+  std::map<std::string, AutoBuildConstants>  build; // by candidate (its name: one build model for every variant)
   const AutoFormatConstants &of(const std::string &key) const;
+  const AutoBuildConstants  &build_of(const std::string &candidate) const; // none (0) when it has no line
 };
 // The shipped constants for a GPU by its name (cudaDeviceProp::name; "" or another GPU: the
 // H100's): the GPU's own and every candidate record's (AutoRecord::constants, then the overrides
@@ -69,10 +83,12 @@ struct AutoConstants {
 AutoConstants auto_shipped_constants(const std::string &gpu_name = "");
 
 // Reads constants from a text file of "key value" lines ('#' starts a comment): name, bw_gbs,
-// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, hop_us, and
-// "<candidate>.k|r_ps|g"; keys left out keep c's values. False with a message naming the file, the
-// line and what is wrong (unknown key, a value that is not a positive finite number, an unreadable
-// file); c is then unchanged.
+// launch_us, l2_bytes, l2x_share, l2_request_ps, dram_sector_ps, y_scatter_bytes, hop_us,
+// "<candidate>.k|r_ps|g" (a candidate or a variant: "cusparsebsr:3.k") and
+// "<candidate>.build_ns_nnz|build_ns_row|build_us" (a candidate's name only); keys left out keep c's
+// values. False with a message naming the file, the line and what is wrong (unknown key, a value
+// that is not a positive finite number, or for r_ps and the build fields not a finite number of 0
+// or more, a build field of a variant, an unreadable file); c is then unchanged.
 bool auto_read_constants(const std::string &path, AutoConstants &c, std::string &err);
 // Writes c in that format (calibration; conf/gpuauto/h100.txt and h200.txt are this function's
 // output for the shipped constants); false with a message when the file cannot be written.
@@ -82,10 +98,19 @@ bool auto_write_constants(const std::string &path, const AutoConstants &c, std::
 // model, in the registry's order.
 const std::vector<std::string> &auto_all_candidates();
 
-// What the decision knows of the matrix beyond its CSR.
+// The default horizon: products a new pattern's build is paid back within (-mat_gpuauto_horizon).
+// Replayed on two H200 suites of 24 matrices (bench/calibrate.py --replay --horizon H --products T:
+// the chosen type's measured build + T products over the fastest type's), 1000 had the least worst
+// geometric mean over T = 100..10,000 of the horizons 300, 1000 and 3000 (1.074 and 1.105, at
+// T = 100, where the product alone gave 1.37 and 1.40); docs/design.md has the table.
+constexpr std::int64_t kAutoHorizon = 1000;
+
+// What the decision knows beyond the matrix's CSR: its block size and longest row, and the products
+// its build is to be paid back within.
 struct AutoHints {
   int     block_size  = 1;  // MatGetBlockSize (1: none)
   index_t longest_row = -1; // counted by the machinery (-1: counted here)
+  double  horizon     = double(kAutoHorizon); // products (0: the product time alone decides)
 };
 
 // Sampled features (time bounded by kAutoSampleEntries, independent of the matrix's size
@@ -130,6 +155,8 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h);
 struct AutoPrediction {
   std::string candidate;   // type name
   double      ms    = 0;   // predicted product time
+  double      build_ms = 0; // predicted build time (the conversion and upload of a new pattern)
+  double      cost_ms  = 0; // what the choice minimizes: build_ms + horizon x ms (ms at horizon 0)
   double      bytes = 0;   // its bytes per product (arrays + x + y + scatter + partial sums)
   double      gather_ms = 0;
   bool        gather_bound = false;
@@ -139,7 +166,8 @@ struct AutoPrediction {
   double      hops       = 0; // bccoo: the longest row's hops between work groups
 };
 struct AutoDecision {
-  std::vector<AutoPrediction> predictions; // fastest first (ties: candidate order)
+  std::vector<AutoPrediction> predictions; // cheapest first by cost_ms (ties: candidate order)
+  double                      horizon = 0; // the horizon it was decided with (AutoHints::horizon)
   AutoSample                  sample;
   std::string                 chosen;
   double                      decide_ms = 0; // host time the decision took

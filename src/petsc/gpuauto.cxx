@@ -1,4 +1,5 @@
-// Adapter: gpuauto (src/core/gpuauto.hpp), the format predicted fastest for each block. It holds one
+// Adapter: gpuauto (src/core/gpuauto.hpp), the format predicted to cost each block least (its build
+// and -mat_gpuauto_horizon products). It holds one
 // instance of every candidate format with the user's options for it (-mat_<candidate>_*), decides
 // at each build of a new nonzero pattern, and from then on forwards every call to the chosen one.
 // The MPI type's diagonal and off-diagonal blocks decide separately (they may differ).
@@ -62,6 +63,7 @@ public:
     PetscCall(ReadOption(PetscOptionsObject, r.option("trial_products"), (PetscInt)trial_products_, &k, nullptr));
     trial_products_ = (int)k;
     PetscCall(ReadOption(PetscOptionsObject, r.option("small"), small_nnz_, &small_nnz_, nullptr));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("horizon"), horizon_, &horizon_, nullptr));
     for (const std::string &n : names_) PetscCall(Candidate(n)->SetFromOptions(PetscOptionsObject));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -74,6 +76,7 @@ public:
     f->constants_      = constants_;
     f->constants_file_ = constants_file_;
     f->small_nnz_      = small_nnz_;
+    f->horizon_        = horizon_;
     f->trial_          = trial_;
     f->device_constants_ = device_constants_;
     f->trial_products_ = trial_products_;
@@ -123,11 +126,12 @@ public:
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (a small block: %lld nonzeros, fewer than -mat_gpuauto_small %lld; no prediction)\n", chosen_name_.c_str(), (long long)A.nnz(), (long long)small_nnz_));
     else {
       const AutoSample &s = decision_.sample;
-      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : "the fastest prediction", decision_.decide_ms,
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : decision_.horizon > 0 ? "the least predicted build + horizon x product" : "the fastest prediction", decision_.decide_ms,
                                        (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
-      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows (ms per product; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows));
+      PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows, horizon %.0f products (ms per product; build ms; the cost ranked: build + horizon x product, or the product at horizon 0; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows, decision_.horizon));
       for (const AutoPrediction &p : decision_.predictions)
-        PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(), p.candidate == chosen_name_ ? "  <- chosen" : ""));
+        PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  build %9.3f ms  cost %10.3f ms  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.build_ms, p.cost_ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(),
+                                         p.candidate == chosen_name_ ? "  <- chosen" : ""));
       if (!trial_log_.empty()) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto trial (-mat_gpuauto_trial %d): %s\n", trial_, trial_log_.c_str()));
       const MatrixFeatures &f = s.f;
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto features (sampled): mean row %.2f (cv %.2f, longest %lld), padding sliced ELL %.2f %% / sorted %.2f %%, BSR fill 2/3/4 %.3f/%.3f/%.3f, x sectors per 32 entries CSR %.1f ELL %.1f, distinct sectors per entry %.3f, far from the diagonal %.3f\n",
@@ -141,10 +145,11 @@ public:
   }
 
   // candidates (comma-separated, as -mat_gpuauto_candidates leaves them); once built: chosen,
-  // reason (small|choose|prediction|trial: a small block, -mat_gpuauto_choose, the fastest
-  // prediction, the fastest in -mat_gpuauto_trial), and unless small: predictions ("name:ms,..."
-  // fastest first, ms as MatView prints them), constants (their name, or the file given), longest_row
-  // and per candidate c prediction.c.bytes, .gather_ms, .bound (stream|gather), .detail, .key (the
+  // reason (small|choose|prediction|trial: a small block, -mat_gpuauto_choose, the least predicted
+  // cost, the fastest in -mat_gpuauto_trial), and unless small: predictions ("name:ms,..." of the
+  // product times, the least cost first, ms as MatView prints them), horizon (the products the cost
+  // counts), constants (their name, or the file given), longest_row and per candidate c
+  // prediction.c.build_ms, .cost_ms, .bytes, .gather_ms, .bound (stream|gather), .detail, .key (the
   // constants it was predicted with), .long_share, .hops; after
   // a trial: trial (timed|cache) and trial_times ("name:ms,..." of the candidates timed); then the
   // chosen candidate's own keys, each prefixed "candidate.".
@@ -162,12 +167,21 @@ public:
         all += (all.empty() ? "" : ",") + p.candidate + b;
       }
       out.emplace_back("predictions", all);
+      {
+        char b[48];
+        snprintf(b, sizeof b, "%.0f", decision_.horizon);
+        out.emplace_back("horizon", b);
+      }
       out.emplace_back("constants", constants_file_.empty() ? constants_.name : constants_file_);
       out.emplace_back("longest_row", std::to_string(decision_.sample.f.max_row));
       // each prediction's parts, as MatView's table shows them
       for (const AutoPrediction &p : decision_.predictions) {
         char b[64];
         const std::string k = "prediction." + p.candidate + ".";
+        snprintf(b, sizeof b, "%.6f", p.build_ms);
+        out.emplace_back(k + "build_ms", b);
+        snprintf(b, sizeof b, "%.6f", p.cost_ms);
+        out.emplace_back(k + "cost_ms", b);
         snprintf(b, sizeof b, "%.6g", p.bytes);
         out.emplace_back(k + "bytes", b);
         snprintf(b, sizeof b, "%.6f", p.gather_ms);
@@ -401,6 +415,7 @@ private:
       AutoHints h;
       h.block_size  = BlockSize();
       h.longest_row = LongestRow();
+      h.horizon     = double(horizon_);
       PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
       PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     }
@@ -410,14 +425,14 @@ private:
     PetscCall(Become(pick));
     std::string all;
     for (const AutoPrediction &p : decision_.predictions) {
-      char b[96];
-      snprintf(b, sizeof b, "%s%s %.4f", all.empty() ? "" : ", ", p.candidate.c_str(), p.ms);
+      char b[128];
+      snprintf(b, sizeof b, "%s%s %.4f + %.2f", all.empty() ? "" : ", ", p.candidate.c_str(), p.ms, p.build_ms);
       all += b;
     }
     if (small_) PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s (fewer than -mat_gpuauto_small %lld nonzeros: no prediction)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(), (long long)small_nnz_));
     else
-      PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s%s; predicted ms: %s (decided in %.2f ms)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(), forced_.empty() ? "" : " (-mat_gpuauto_choose)", all.c_str(),
-                          decision_.decide_ms));
+      PetscCall(PetscInfo(nullptr, "gpuauto: %lld x %lld, %lld nonzeros: chose %s%s; horizon %.0f products; predicted ms per product + build ms, the least build + horizon x product first (the product alone at horizon 0): %s (decided in %.2f ms)\n", (long long)A.nrows, (long long)A.ncols, (long long)A.nnz(), pick.c_str(),
+                          forced_.empty() ? "" : " (-mat_gpuauto_choose)", decision_.horizon, all.c_str(), decision_.decide_ms));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -432,6 +447,7 @@ private:
   bool                                            device_constants_ = false; // the shipped set of this GPU chosen
   int                                             trial_          = 0; // -mat_gpuauto_trial
   PetscInt                                        small_nnz_      = kAutoSmallNnz; // -mat_gpuauto_small
+  PetscInt                                        horizon_        = kAutoHorizon;  // -mat_gpuauto_horizon
   bool                                            small_          = false; // the last decision was a small block's
   int                                             trial_products_ = 10;
   std::string                                     trial_log_;

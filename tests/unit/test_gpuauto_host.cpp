@@ -1,6 +1,7 @@
 // gpuauto's decision (src/core/gpuauto.hpp): deterministic, the sample equal to the full features
 // on small matrices and close on large ones, the predictions ordered, the regular and blocked
-// patterns sent where the byte models put them, the constants file read, written and refused.
+// patterns sent where the byte models put them, the build counted over the horizon, the constants
+// file read, written and refused.
 #include "core/gpuauto.hpp"
 #include "matgen.hpp"
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,32 @@ AutoDecision decide(const matgen::Csr &M, const std::vector<std::string> &cand =
   AutoHints  h;
   h.block_size = bs;
   return gpumat::auto_decide(M.view(v), h, gpumat::auto_shipped_constants(), cand);
+}
+
+// A 3-unknowns-per-node FEM operator on an n x n x n grid of nodes: every node coupled to the up to
+// 27 nodes around it (itself included) by a dense 3 x 3 block (examples' fem3 pattern).
+matgen::Csr fem3(index_t n) {
+  matgen::Csr M;
+  M.name  = "fem3_" + std::to_string(n);
+  M.nrows = M.ncols = 3 * n * n * n;
+  for (index_t z = 0; z < n; ++z)
+    for (index_t y = 0; y < n; ++y)
+      for (index_t x = 0; x < n; ++x)
+        for (int d = 0; d < 3; ++d) {
+          for (index_t k = std::max<index_t>(0, z - 1); k <= std::min<index_t>(n - 1, z + 1); ++k)
+            for (index_t j = std::max<index_t>(0, y - 1); j <= std::min<index_t>(n - 1, y + 1); ++j)
+              for (index_t i = std::max<index_t>(0, x - 1); i <= std::min<index_t>(n - 1, x + 1); ++i)
+                for (int e = 0; e < 3; ++e) M.colidx.push_back(3 * ((k * n + j) * n + i) + e), M.val.push_back(1.0);
+          M.rowptr.push_back(index_t(M.colidx.size()));
+        }
+  return M;
+}
+
+const gpumat::AutoPrediction &prediction_of(const AutoDecision &d, const std::string &cand) {
+  const auto it = std::find_if(d.predictions.begin(), d.predictions.end(), [&](const gpumat::AutoPrediction &p) { return p.candidate == cand; });
+  EXPECT_NE(it, d.predictions.end()) << cand;
+  static const gpumat::AutoPrediction none;
+  return it == d.predictions.end() ? none : *it;
 }
 
 std::string temp_file(const std::string &name, const std::string &text) {
@@ -47,8 +75,10 @@ TEST(GpuAuto, DeterministicAndOrdered) {
     EXPECT_EQ(a.predictions[i].ms, b.predictions[i].ms);
     EXPECT_GT(a.predictions[i].ms, 0);
     EXPECT_GT(a.predictions[i].bytes, 0);
+    EXPECT_GT(a.predictions[i].build_ms, 0);
+    EXPECT_DOUBLE_EQ(a.predictions[i].cost_ms, a.predictions[i].build_ms + double(gpumat::kAutoHorizon) * a.predictions[i].ms); // the default horizon
     if (i) {
-      EXPECT_LE(a.predictions[i - 1].ms, a.predictions[i].ms);
+      EXPECT_LE(a.predictions[i - 1].cost_ms, a.predictions[i].cost_ms);
     }
   }
   EXPECT_EQ(a.chosen, a.predictions.front().candidate);
@@ -218,6 +248,70 @@ TEST(GpuAuto, FilledThreeByThreeBlocksGoToBlockFormats) {
   EXPECT_TRUE(d.chosen == "cusparsebsr" || d.chosen == "bccoo") << d.chosen;
 }
 
+TEST(GpuAuto, BuildCountsOverTheHorizon) {
+  // the 3-unknowns FEM operator of 192,000 rows and 11 M nonzeros that an H200 solved with CG +
+  // Jacobi in 107 products: BSR's 3 x 3 blocks are predicted the fastest product, but its build
+  // (cuSPARSE's csr2bsr after the upload) is predicted 5x the others', which the default horizon
+  // does not pay back; with the product alone (horizon 0) BSR comes back, and with a horizon long
+  // enough for its product's gain to outweigh its build
+  const auto M = fem3(40);
+  const auto v = M.values<double>();
+  AutoHints  h;
+  h.block_size = 3;
+  EXPECT_EQ(h.horizon, double(gpumat::kAutoHorizon));
+  const AutoConstants c  = gpumat::auto_shipped_constants("NVIDIA H200");
+  const auto          d  = gpumat::auto_decide(M.view(v), h, c, gpumat::auto_all_candidates());
+  h.horizon              = 0;
+  const auto          d0 = gpumat::auto_decide(M.view(v), h, c, gpumat::auto_all_candidates());
+  h.horizon              = 1e9;
+  const auto          dl = gpumat::auto_decide(M.view(v), h, c, gpumat::auto_all_candidates());
+  ASSERT_EQ(d.predictions.size(), gpumat::auto_all_candidates().size());
+  ASSERT_EQ(d0.predictions.size(), d.predictions.size());
+
+  // the product alone: BSR, the least product time, as before the build was counted
+  EXPECT_EQ(d0.chosen, "cusparsebsr");
+  EXPECT_EQ(d0.horizon, 0);
+  for (const auto &p : d0.predictions) {
+    EXPECT_EQ(p.cost_ms, p.ms) << p.candidate;
+    EXPECT_GE(p.ms, prediction_of(d0, "cusparsebsr").ms) << p.candidate;
+  }
+  // the default horizon: BSR's build outweighs its gain over 1000 products
+  EXPECT_EQ(d.horizon, double(gpumat::kAutoHorizon));
+  EXPECT_NE(d.chosen, "cusparsebsr");
+  const auto &bsr = prediction_of(d, "cusparsebsr"), &chosen = prediction_of(d, d.chosen);
+  EXPECT_LT(bsr.ms, chosen.ms);
+  EXPECT_GT(bsr.build_ms - chosen.build_ms, double(gpumat::kAutoHorizon) * (chosen.ms - bsr.ms));
+  EXPECT_GT(bsr.build_ms, 3 * chosen.build_ms);
+  // a horizon of 10^9 products: BSR again
+  EXPECT_EQ(dl.chosen, "cusparsebsr");
+  // the horizon changes the ranking only: every candidate's product and build predictions stay
+  for (const auto &p : d.predictions) {
+    EXPECT_EQ(p.ms, prediction_of(d0, p.candidate).ms) << p.candidate;
+    EXPECT_EQ(p.ms, prediction_of(dl, p.candidate).ms) << p.candidate;
+    EXPECT_EQ(p.build_ms, prediction_of(d0, p.candidate).build_ms) << p.candidate;
+    EXPECT_DOUBLE_EQ(p.cost_ms, p.build_ms + 1000 * p.ms) << p.candidate;
+  }
+}
+
+TEST(GpuAuto, BuildPredictionIsTheBuildConstants) {
+  // b = build_us + build_ns_nnz z + build_ns_row n, each candidate's own (the format's name for every
+  // variant: BSR's block sizes share one); a candidate without build constants predicts none
+  const auto  M = matgen::stencil_2d(300, 300);
+  const auto  v = M.values<double>();
+  const double z = double(M.rowptr[M.nrows]), n = double(M.nrows);
+  AutoConstants c = gpumat::auto_shipped_constants();
+  c.build["pjds"] = {2.0, 10.0, 500.0};
+  c.build.erase("bce");
+  AutoHints h;
+  h.horizon    = 0;
+  const auto d = gpumat::auto_decide(M.view(v), h, c, {"pjds", "bce", "cusparsebsr"});
+  EXPECT_DOUBLE_EQ(prediction_of(d, "pjds").build_ms, 0.5 + (2.0 * z + 10.0 * n) * 1e-6);
+  EXPECT_EQ(prediction_of(d, "bce").build_ms, 0);
+  const auto &b = c.build_of("cusparsebsr");
+  EXPECT_DOUBLE_EQ(prediction_of(d, "cusparsebsr").build_ms, b.us * 1e-3 + (b.ns_nnz * z + b.ns_row * n) * 1e-6);
+  EXPECT_EQ(c.build_of("cusparsebsr:2").us, 0); // a variant has none of its own
+}
+
 TEST(GpuAuto, CandidatesRestrictTheChoice) {
   const auto M = matgen::stencil_2d(300, 300);
   const auto d = decide(M, {"csrspec", "bce", "no-such-format"});
@@ -231,14 +325,34 @@ TEST(GpuAuto, ConstantsRoundTrip) {
   c.name          = "test GPU";
   c.bw_gbs        = 4321;
   c.fmt["pjds"].g = 1.25;
+  c.build["cusparsebsr"] = {3.5, 40.25, 12000};
+  c.build["pjds"].us     = 0; // 0: a cost that may be none
   const std::string p = ::testing::TempDir() + "gpuauto-roundtrip.txt";
   std::string       err;
   ASSERT_TRUE(gpumat::auto_write_constants(p, c, err)) << err;
+  {
+    std::ifstream     in(p);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char *line : {"\ncusparsebsr.build_ns_nnz 3.5\n", "\ncusparsebsr.build_ns_row 40.25\n", "\ncusparsebsr.build_us 12000\n", "\npjds.build_us 0\n"}) EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
   AutoConstants r;
+  r.build.clear();
   ASSERT_TRUE(gpumat::auto_read_constants(p, r, err)) << err;
   EXPECT_EQ(r.name, "test GPU");
   EXPECT_DOUBLE_EQ(r.bw_gbs, 4321);
   EXPECT_DOUBLE_EQ(r.fmt["pjds"].g, 1.25);
+  ASSERT_EQ(r.build.size(), c.build.size());
+  for (const auto &[k, b] : c.build) {
+    EXPECT_DOUBLE_EQ(r.build_of(k).ns_nnz, b.ns_nnz) << k;
+    EXPECT_DOUBLE_EQ(r.build_of(k).ns_row, b.ns_row) << k;
+    EXPECT_DOUBLE_EQ(r.build_of(k).us, b.us) << k;
+  }
+  // a file of one build key changes that one and keeps the rest
+  AutoConstants one = c;
+  ASSERT_TRUE(gpumat::auto_read_constants(temp_file("gpuauto-one-build.txt", "bce.build_ns_row 7.5\n"), one, err)) << err;
+  EXPECT_DOUBLE_EQ(one.build_of("bce").ns_row, 7.5);
+  EXPECT_DOUBLE_EQ(one.build_of("bce").ns_nnz, c.build_of("bce").ns_nnz);
+  EXPECT_DOUBLE_EQ(one.build_of("cusparsebsr").us, 12000);
   EXPECT_DOUBLE_EQ(r.of("cusparsebsr:3").k, c.of("cusparsebsr:3").k);
   EXPECT_DOUBLE_EQ(r.of("cusparsebsr:7").k, c.of("cusparsebsr").k); // a size without its line: the format's
 }
@@ -255,6 +369,12 @@ TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
     {"nosuch.k 1\n", "unknown key 'nosuch.k'"},
     {"bw_gbs 3000 4000\n", "'bw_gbs' needs one positive finite number"},
     {"l2x_share 2\n", "l2x_share must be at most 1"},
+    {"pjds.build_ns_nnz -1.5\n", "line 1: 'pjds.build_ns_nnz' needs one finite number, 0 or more"},
+    {"bw_gbs 3000\ncusparsebsr.build_us inf\n", "line 2: 'cusparsebsr.build_us' needs one finite number, 0 or more"},
+    {"bce.build_ns_row\n", "'bce.build_ns_row' needs one finite number, 0 or more"},
+    {"cusparsebsr:3.build_us 100\n", "'cusparsebsr:3.build_us': build constants are a candidate's, not a variant's ('cusparsebsr.build_us')"},
+    {"nosuch.build_us 100\n", "unknown key 'nosuch.build_us'"},
+    {"pjds.build_ms 1\n", "unknown field 'build_ms'"},
   };
   int i = 0;
   for (const auto &b : bad) {
@@ -264,6 +384,8 @@ TEST(GpuAuto, BadConstantsFilesAreRefusedWithTheLine) {
     EXPECT_FALSE(gpumat::auto_read_constants(p, c, err)) << b.text;
     EXPECT_NE(err.find(b.expect), std::string::npos) << err;
     EXPECT_DOUBLE_EQ(c.bw_gbs, ship.bw_gbs); // unchanged
+    EXPECT_DOUBLE_EQ(c.build_of("pjds").ns_nnz, ship.build_of("pjds").ns_nnz);
+    EXPECT_DOUBLE_EQ(c.build_of("cusparsebsr").us, ship.build_of("cusparsebsr").us);
   }
   AutoConstants c;
   std::string   err;
@@ -284,6 +406,7 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
     std::string         err;
     const AutoConstants c = gpumat::auto_shipped_constants(gpu);
     f.fmt.clear();
+    f.build.clear();
     ASSERT_TRUE(gpumat::auto_read_constants(std::string(GPUMAT_SHIPPED_CONSTANTS_DIR) + "/" + file, f, err)) << err;
     EXPECT_EQ(f.name, c.name) << file;
     EXPECT_DOUBLE_EQ(f.bw_gbs, c.bw_gbs) << file;
@@ -299,6 +422,13 @@ TEST(GpuAuto, ShippedConstantsFilesAreTheLibrarys) {
       EXPECT_DOUBLE_EQ(f.fmt[k].k, v.k) << file << " " << k;
       EXPECT_DOUBLE_EQ(f.fmt[k].r_ps, v.r_ps) << file << " " << k;
       EXPECT_DOUBLE_EQ(f.fmt[k].g, v.g) << file << " " << k;
+    }
+    ASSERT_EQ(f.build.size(), c.build.size()) << file;
+    ASSERT_EQ(c.build.size(), gpumat::auto_all_candidates().size()) << "every candidate ships a build model";
+    for (const auto &[k, b] : c.build) {
+      EXPECT_DOUBLE_EQ(f.build[k].ns_nnz, b.ns_nnz) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.build[k].ns_row, b.ns_row) << file << " " << k;
+      EXPECT_DOUBLE_EQ(f.build[k].us, b.us) << file << " " << k;
     }
   }
   EXPECT_EQ(gpumat::auto_shipped_constants().name, gpumat::auto_shipped_constants("NVIDIA H100 PCIe").name); // other GPUs: the H100's

@@ -93,6 +93,8 @@ TEST(Records, CandidatesHaveAByteModelAndConstants) {
     const gpumat::AutoRecord &a = r->gpuauto;
     if (!a.model) {
       EXPECT_TRUE(a.constants.empty() && a.overrides.empty() && !a.small_blocks) << r->name << ": constants without a byte model";
+      EXPECT_TRUE(a.build.ns_nnz == 0 && a.build.ns_row == 0 && a.build.us == 0) << r->name << ": build constants without a byte model";
+      EXPECT_EQ(shipped.build.count(r->name), 0u) << r->name;
       continue;
     }
     small += a.small_blocks;
@@ -106,6 +108,10 @@ TEST(Records, CandidatesHaveAByteModelAndConstants) {
       EXPECT_EQ(shipped.fmt.at(key).k, k.k) << key;
     }
     EXPECT_TRUE(own) << r->name << " has no constants of its own name";
+    // its build model: a cost per nonzero at least (the upload), none negative; shipped by its name
+    EXPECT_TRUE(a.build.ns_nnz > 0 && a.build.ns_row >= 0 && a.build.us >= 0) << r->name << ": build constants";
+    ASSERT_EQ(shipped.build.count(r->name), 1u) << r->name;
+    EXPECT_EQ(shipped.build.at(r->name).ns_nnz, a.build.ns_nnz) << r->name;
     if (r->caps.long_part) {
       EXPECT_EQ(shipped.fmt.count(r->name + ":long"), 1u) << r->name << ": a long part without its constants";
     }
@@ -202,6 +208,9 @@ TEST(Records, BadValuesGetTheAdaptersMessages) {
   EXPECT_EQ(refusal(opt("gpuauto", "trial"), 1), "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got 1");
   EXPECT_EQ(refusal(opt("gpuauto", "trial"), 8), "-mat_gpuauto_trial must be 0 (off) or 2..7 candidates, got 8");
   EXPECT_EQ(refusal(opt("gpuauto", "trial_products"), 1001), "-mat_gpuauto_trial_products must be in [1, 1000], got 1001");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), -1), "-mat_gpuauto_horizon must be 0 (the product time alone) or a count of products, got -1");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), 0), "");
+  EXPECT_EQ(refusal(opt("gpuauto", "horizon"), 2147483647), "");
   for (const OptionRecord &o : gpumat::machinery_option_records())
     if (o.name == "-mat_gpumat_compressed_rows_ratio") {
       EXPECT_FALSE(gpumat::option_in_range(o, 1.5));
