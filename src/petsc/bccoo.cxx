@@ -65,25 +65,12 @@ public:
   }
 
 #if defined(GPUMAT_WITH_CUDA)
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Choose(A));
-    if (tune_) PetscCall(Tune(A, s)); // choice_.p = the tuner's winner, built below
-    else report_.source = TuneSource::None;
-    const int err = dev_.build(A, choice_.p, s);
-    PetscCall(CheckBuild(err, A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;
-    *done = false;
-    if (tune_) PetscFunctionReturn(PETSC_SUCCESS); // the tuner builds its candidates from its own upload of A
-    PetscCall(Choose(A));
-    report_.source = TuneSource::None;
-    PetscCall(CheckBuild(dev_.build(dev, choice_.p, s), A));
-    *done = true;
+    *done = !tune_; // the tuner builds its candidates from its own upload of A
+    if (*done) PetscCall(BuildFrom(A, dev, s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -181,6 +168,22 @@ public:
   }
 
 private:
+#if defined(GPUMAT_WITH_CUDA)
+  // The device build from src, A's CSR on the host (uploaded) or on the device: the parameters
+  // chosen on A's host pattern, or the tuner's winner (-mat_bccoo_tune, which times its candidates
+  // on A's upload).
+  template <class Source>
+  PetscErrorCode BuildFrom(const CsrView<Scalar> &A, const Source &src, cudaStream_t s)
+  {
+    PetscFunctionBegin;
+    PetscCall(Choose(A));
+    if (tune_) PetscCall(Tune(A, s)); // choice_.p = the tuner's winner, built below
+    else report_.source = TuneSource::None;
+    PetscCall(CheckBuild(dev_.build(src, choice_.p, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
   PetscErrorCode Resolve(const BccooParams &in, BccooParams *out) const
   {
     PetscFunctionBegin;

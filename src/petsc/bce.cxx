@@ -52,19 +52,11 @@ public:
   }
 
 #if defined(GPUMAT_WITH_CUDA)
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    dev_.set_long_shape(shape_); // validated by SetFromOptions
-    const int err = dev_.build(A, user_, s);
-    PetscCall(CheckBuild(err, A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;
-    dev_.set_long_shape(shape_);
-    PetscCall(CheckBuild(dev_.build(dev, user_, s), A));
+    PetscCall(BuildFrom(A, dev, s));
     *done = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -188,6 +180,18 @@ public:
   }
 
 private:
+#if defined(GPUMAT_WITH_CUDA)
+  // The device build from src, A's CSR on the host (uploaded) or on the device.
+  template <class Source>
+  PetscErrorCode BuildFrom(const CsrView<Scalar> &A, const Source &src, cudaStream_t s)
+  {
+    PetscFunctionBegin;
+    dev_.set_long_shape(shape_); // validated by SetFromOptions
+    PetscCall(CheckBuild(dev_.build(src, user_, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
   BceParams user_{};
   LongShape shape_{}; // -mat_bce_lanes, -mat_bce_passes (0: by the long rows)
 };

@@ -53,23 +53,11 @@ public:
   }
 
 #if defined(GPUMAT_WITH_CUDA)
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
-  {
-    PetscFunctionBegin;
-    PetscCall(Choose(A));
-    dev_.set_occupancy(occupancy_); // validated by SetFromOptions
-    dev_.set_long_shape(shape_);
-    const int err = dev_.build(A, choice_.p, s);
-    PetscCall(CheckBuild(err, A));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;
-    PetscCall(Choose(A)); // the row lengths: the host's pattern
-    dev_.set_occupancy(occupancy_);
-    dev_.set_long_shape(shape_);
-    PetscCall(CheckBuild(dev_.build(dev, choice_.p, s), A));
+    PetscCall(BuildFrom(A, dev, s));
     *done = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -184,6 +172,21 @@ public:
   }
 
 private:
+#if defined(GPUMAT_WITH_CUDA)
+  // The device build from src, A's CSR on the host (uploaded) or on the device: the parameters
+  // chosen on A's host pattern.
+  template <class Source>
+  PetscErrorCode BuildFrom(const CsrView<Scalar> &A, const Source &src, cudaStream_t s)
+  {
+    PetscFunctionBegin;
+    PetscCall(Choose(A));
+    dev_.set_occupancy(occupancy_); // validated by SetFromOptions
+    dev_.set_long_shape(shape_);
+    PetscCall(CheckBuild(dev_.build(src, choice_.p, s), A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
   // pjds_resolve of the user's options as a PETSc error (out: the resolved parameters, or null).
   PetscErrorCode Resolve(PjdsParams *out) const
   {
