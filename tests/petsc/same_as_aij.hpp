@@ -21,8 +21,8 @@ inline bool Listed(const char *list, const char *name)
   return l.find(std::string(",") + name + ",") != std::string::npos;
 }
 
-// The same product through M's own storage (M's vectors: CUDA vectors on a GPU build, so values
-// that reached only the host would show), then the same entries (M converted to AIJ, so any type's
+// The same product and transposed product through M's own storage (M's vectors: CUDA vectors on a
+// GPU build, so values that reached only the host would show), then the same entries (M converted to AIJ, so any type's
 // values are compared as stored: relative Frobenius norm of the difference at most 1e-12). The
 // product first: M's storage is built from the values as the operation under test left them, before
 // the conversion reads them on the host.
@@ -45,6 +45,23 @@ inline PetscErrorCode SameAsAIJ(Mat M, Mat R, const char *what)
   PetscCall(VecAXPY(xr, -1.0, yr));
   PetscCall(VecNorm(xr, NORM_2, &diff));
   PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M x - AIJ's| = %g, |AIJ's| = %g (M's own product)", what, (double)diff, (double)ref);
+  // the transposed product likewise: x = M^T y
+  PetscCall(VecSetRandom(yr, nullptr));
+  PetscCall(VecCopy(yr, y));
+  PetscCall(MatMultTranspose(M, y, x));
+  PetscCall(VecDestroy(&xr));
+  {
+    Vec t;
+    PetscCall(MatCreateVecs(R, &xr, nullptr));
+    PetscCall(MatMultTranspose(R, yr, xr));
+    PetscCall(VecNorm(xr, NORM_2, &ref));
+    PetscCall(VecDuplicate(xr, &t));
+    PetscCall(VecCopy(x, t)); // t: M^T y, in a vector of R's type
+    PetscCall(VecAXPY(t, -1.0, xr));
+    PetscCall(VecNorm(t, NORM_2, &diff));
+    PetscCall(VecDestroy(&t));
+  }
+  PetscCheck(diff <= 1e-12 * ref, PetscObjectComm((PetscObject)M), PETSC_ERR_PLIB, "%s: |M^T y - AIJ's| = %g, |AIJ's| = %g (M's own transposed product)", what, (double)diff, (double)ref);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&xr));
