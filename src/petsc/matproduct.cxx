@@ -256,6 +256,31 @@ bool Cusparse(Mat X, bool *mpi)
 // The device route applies where every sparse operand is ours or aijcusparse, one at least ours,
 // all at one level, none bound to the CPU or held to host products (-mat_gpumat_host; an MPI
 // matrix: its diagonal block's setting). The result is A's type, PETSc's rule: ours or aijcusparse.
+// Whether the user asked for PETSc's CPU algorithm for this product, by the options aijcusparse and
+// mpiaijcusparse read: -matmatmult_backend_cpu, -mattransposematmult_backend_cpu,
+// -matptap_backend_cpu, -matrart_backend_cpu, -matmatmatmult_backend_cpu for the products made
+// through MatMatMult and its siblings, -mat_product_algorithm_backend_cpu for MatProduct's API.
+PetscErrorCode BackendCpu(Mat C, PetscBool *cpu)
+{
+  static const struct {
+    MatProductType type;
+    const char    *api, *option;
+  } kApis[] = {
+    {MATPRODUCT_AB, "MatMatMult", "-matmatmult_backend_cpu"},      {MATPRODUCT_AtB, "MatTransposeMatMult", "-mattransposematmult_backend_cpu"}, {MATPRODUCT_PtAP, "MatPtAP", "-matptap_backend_cpu"},
+    {MATPRODUCT_RARt, "MatRARt", "-matrart_backend_cpu"},          {MATPRODUCT_ABC, "MatMatMatMult", "-matmatmatmult_backend_cpu"},
+  };
+  Mat_Product *p = C->product;
+  PetscFunctionBegin;
+  *cpu = PETSC_FALSE;
+  for (const auto &k : kApis) {
+    if (k.type != p->type) continue;
+    PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, p->api_user ? k.api : "MatProduct", "Mat");
+    PetscCall(PetscOptionsBool(p->api_user ? k.option : "-mat_product_algorithm_backend_cpu", "Use CPU code", k.api, *cpu, cpu, nullptr));
+    PetscOptionsEnd();
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 bool DeviceRoute(Mat C)
 {
   Mat_Product *p      = C->product;
@@ -290,8 +315,15 @@ PetscErrorCode ProductSetFromOptions(Mat C)
   PetscFunctionBegin;
   PetscCheck(OursAt(X, &mpi), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a product with no operand of ours reached petsc-gpumat");
 #if defined(GPUMAT_WITH_CUDA)
-  if (DeviceRoute(C)) {
-    PetscCall(PetscInfo(C, "MatProduct %s with %s: cuSPARSE on aijcusparse shadows, on the GPU\n", MatProductTypes[p->type], ((PetscObject)X)->type_name));
+  PetscBool cpu;
+  PetscCall(BackendCpu(C, &cpu));
+  bool cusparse = false;
+  for (Mat Y : {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : nullptr}) {
+    bool ympi;
+    if (Y && Cusparse(Y, &ympi)) cusparse = true;
+  }
+  if (DeviceRoute(C) && (!cpu || cusparse)) { // an aijcusparse operand's host array may be stale: its products stay on the GPU
+    PetscCall(PetscInfo(C, "MatProduct %s with %s: cuSPARSE on aijcusparse shadows, on the GPU%s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, cpu ? " (the CPU backend asked for, but an operand is aijcusparse)" : ""));
     C->ops->productsymbolic = DeviceProductSymbolic;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -306,7 +338,11 @@ PetscErrorCode ProductSetFromOptions(Mat C)
   aij = mpi ? MPIDataOf(X)->parent.productsetfromoptions : Data(X)->parent.productsetfromoptions;
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "AIJ without MatProductSetFromOptions");
   PetscCall((*aij)(C));
+#if defined(GPUMAT_WITH_CUDA)
+  PetscCall(PetscInfo(C, "MatProduct %s with %s: AIJ's algorithm, on the host%s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, cpu ? " (the CPU backend asked for)" : ""));
+#else
   PetscCall(PetscInfo(C, "MatProduct %s with %s: AIJ's algorithm, on the host\n", MatProductTypes[p->type], ((PetscObject)X)->type_name));
+#endif
   if (C->ops->productsymbolic) {
     PetscCall(PetscObjectComposeFunction((PetscObject)C, kAIJSymbolic, C->ops->productsymbolic));
     C->ops->productsymbolic = ProductSymbolic;

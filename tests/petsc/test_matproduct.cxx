@@ -8,6 +8,8 @@
 //   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace (default all);
 //                            smoothed: GAMG's smoothed prolongator and Galerkin product
 //                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace)
+//   -expect_host             the results' values were computed by AIJ's host algorithm (no device
+//                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
 //                            COO assembly of the result per numeric phase, MatGpuMatGetInfo), and a
 //                            seq result stored as pjds, bce or bccoo (untuned) was built from the
@@ -30,6 +32,7 @@ char     kind[64]     = "lap2d";
 char     operands[16] = "ours";
 PetscInt n            = 20;
 PetscBool expect_device = PETSC_FALSE;
+PetscBool expect_host   = PETSC_FALSE; // -expect_host: the results' values computed by AIJ's host algorithm
 PetscBool bccoo_tuned   = PETSC_FALSE; // -mat_bccoo_tune: bccoo builds from its own upload
 
 // A rectangular interpolation-like matrix of rows x cols (cols about rows / 2), AIJ: row i has
@@ -98,6 +101,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     MatGpuMatInfo info;
     PetscCall(MatGpuMatGetInfo(C, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
     PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
+    PetscCheck(!expect_host || info.coo_device_assemblies == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values were written on the device (%d device COO assemblies), not by AIJ's host algorithm", c.name, (int)info.coo_device_assemblies);
     PetscCheck(!expect_device || info.coo_device_assemblies >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values did not arrive on the device (%d device COO assemblies)", c.name, (int)info.coo_device_assemblies);
     // a seq result whose format builds from a CSR on the device was built from the product's (SameAsAIJ's product): no upload
     PetscMPIInt size;
@@ -192,6 +196,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));
+  PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_host", &expect_host, nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-mat_bccoo_tune", &bccoo_tuned, nullptr));
   const MPI_Comm comm = PETSC_COMM_WORLD;
   PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours or aij, not '%s'", operands);
