@@ -437,9 +437,8 @@ TileKernel<T> tile_kernel(int W) {
 } // namespace
 
 template <typename T>
-cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
+cudaError_t CsrSpecDevice<T>::allocate(index_t nrows, index_t ncols, index_t nnz, const CsrSpecParams &user) {
   release();
-  const index_t nnz = A.nnz();
   CsrSpecParams p;
   try {
     p = csrspec_resolve<T>(user); // validates; S chosen below when the user left it to us
@@ -467,7 +466,7 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &us
   const long long ts     = (long long)p.bunches * kWarp * p.W;
   const long long ntiles = (nnz + ts - 1) / ts;
   const index_t nblocks = index_t((ntiles + p.tiles_per_block - 1) / p.tiles_per_block);
-  const std::size_t nrp = A.nrows > 0 ? std::size_t(A.nrows) + 1 : 0;
+  const std::size_t nrp = nrows > 0 ? std::size_t(nrows) + 1 : 0;
   if ((err = device_alloc(rowptr_, nrp)) != cudaSuccess || (err = device_alloc(colidx_, std::size_t(nnz))) != cudaSuccess ||
       (err = device_alloc(val_, std::size_t(nnz))) != cudaSuccess ||
       (err = device_alloc(sync_row_, std::size_t(nblocks))) != cudaSuccess ||
@@ -475,17 +474,35 @@ cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &us
     release();
     return err;
   }
-  nrows_   = A.nrows;
-  ncols_   = A.ncols;
+  nrows_   = nrows;
+  ncols_   = ncols;
   nnz_     = nnz;
   nblocks_ = nblocks;
   p_       = p;
-  if (nrp) err = cudaMemcpyAsync(rowptr_, A.rowptr, nrp * sizeof(index_t), cudaMemcpyHostToDevice, s);
-  if (err == cudaSuccess && nnz)
-    err = cudaMemcpyAsync(colidx_, A.colidx, std::size_t(nnz) * sizeof(index_t), cudaMemcpyHostToDevice, s);
-  if (err == cudaSuccess && nnz) err = refresh(A.val, s);
+  return cudaSuccess;
+}
+
+template <typename T>
+cudaError_t CsrSpecDevice<T>::fill(const index_t *rowptr, const index_t *colidx, const T *val, cudaMemcpyKind kind, cudaStream_t s) {
+  const std::size_t nrp = nrows_ > 0 ? std::size_t(nrows_) + 1 : 0;
+  cudaError_t       err = cudaSuccess;
+  if (nrp) err = cudaMemcpyAsync(rowptr_, rowptr, nrp * sizeof(index_t), kind, s);
+  if (err == cudaSuccess && nnz_) err = cudaMemcpyAsync(colidx_, colidx, std::size_t(nnz_) * sizeof(index_t), kind, s);
+  if (err == cudaSuccess && nnz_) err = cudaMemcpyAsync(val_, val, std::size_t(nnz_) * sizeof(T), kind, s);
   if (err != cudaSuccess) release();
   return err;
+}
+
+template <typename T>
+cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
+  const cudaError_t err = allocate(A.nrows, A.ncols, A.nnz(), user);
+  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, cudaMemcpyHostToDevice, s) : err;
+}
+
+template <typename T>
+cudaError_t CsrSpecDevice<T>::build(const DeviceCsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
+  const cudaError_t err = allocate(A.nrows, A.ncols, index_t(A.nnz), user);
+  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, cudaMemcpyDeviceToDevice, s) : err;
 }
 
 template <typename T>

@@ -2,6 +2,7 @@
 // Included by host C++ (the PETSc adapter) and by csrspec.cu; needs only cuda_runtime.h.
 #pragma once
 #include "../core/csrspec.hpp"
+#include "primitives.cuh"
 #include <cuda_runtime.h>
 
 namespace gpumat {
@@ -24,6 +25,8 @@ public:
   // 0: one wave of blocks); cudaErrorInvalidValue for parameters it rejects. Replaces any previous
   // content.
   cudaError_t build(const CsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
+  // The same from a CSR already on the device (device arrays, copied device to device): no upload.
+  cudaError_t build(const DeviceCsrView<T> &A, const CsrSpecParams &p, cudaStream_t s);
   // New values, same pattern: one copy of the value array, from the host or (where = Mem::Device)
   // from device memory.
   cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
@@ -39,6 +42,11 @@ public:
   void        release();
 
 private:
+  // The parameters resolved for nnz nonzeros and the arrays allocated (nothing copied yet).
+  cudaError_t allocate(index_t nrows, index_t ncols, index_t nnz, const CsrSpecParams &user);
+  // The arrays copied from rowptr, colidx, val (host or device memory: kind).
+  cudaError_t fill(const index_t *rowptr, const index_t *colidx, const T *val, cudaMemcpyKind kind, cudaStream_t s);
+
   index_t nrows_ = 0, ncols_ = 0, nnz_ = 0;
   CsrSpecParams p_{};
   index_t *rowptr_ = nullptr, *colidx_ = nullptr;

@@ -83,11 +83,12 @@ public:
   }
 
 #if defined(GPUMAT_WITH_CUDA)
-  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override
+  PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
+  PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;
-    PetscCall(Resolve(A.nnz(), 0, &params_)); // the device resolves S for its own wave
-    PetscCall(CheckDevice(dev_.build(A, user_, s), "csrspec", A));
+    PetscCall(BuildFrom(A, dev, s));
+    *done = true;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
@@ -141,6 +142,18 @@ public:
   }
 
 private:
+#if defined(GPUMAT_WITH_CUDA)
+  // The device build from src, A's CSR on the host (uploaded) or on the device (copied there).
+  template <class Source>
+  PetscErrorCode BuildFrom(const CsrView<Scalar> &A, const Source &src, cudaStream_t s)
+  {
+    PetscFunctionBegin;
+    PetscCall(Resolve(A.nnz(), 0, &params_)); // the device resolves S for its own wave
+    PetscCall(CheckDevice(dev_.build(src, user_, s), "csrspec", A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+
   // csrspec_resolve (the one place that chooses defaults) with the user's options as a PETSc error.
   PetscErrorCode Resolve(std::int64_t nnz, long long resident_blocks, CsrSpecParams *p) const
   {

@@ -106,7 +106,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     // a seq result whose format builds from a CSR on the device was built from the product's (SameAsAIJ's product): no upload
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
-    const bool csr_build = info.format && (!strcmp(info.format, "pjds") || !strcmp(info.format, "bce") || (!strcmp(info.format, "bccoo") && !bccoo_tuned));
+    const bool csr_build = info.format && (!strcmp(info.format, "pjds") || !strcmp(info.format, "bce") || !strcmp(info.format, "csrspec") || (!strcmp(info.format, "bccoo") && !bccoo_tuned));
     PetscCheck(!expect_device || size > 1 || !csr_build || (info.device_builds == 1 && info.device_csr_builds == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result (%s) had %d device builds, %d of them from the product's CSR on the device; expected 1 and 1", c.name, info.format, (int)info.device_builds, (int)info.device_csr_builds);
   }
 

@@ -180,6 +180,8 @@ void check_csr_device_arrays(const matgen::Csr &M, const std::vector<T> &vals, i
 // Each specialization adds to its FormatTraits:
 //   transpose                   whether the device class multiplies by A^T (else apply(Op::Trans)
 //                               returns cudaErrorNotSupported: the machinery falls back)
+//   device_csr_build            whether Device<T> also builds from a CSR already on the device
+//                               (build(DeviceCsrView, v, s): a device product's result, no upload)
 //   variants<T>(), matrices(v)  the device products' variants and matrices (where they differ
 //                               from the host's)
 //   default_variants<T>()       the variants of the empty and small, large and release scenarios
@@ -193,7 +195,8 @@ void check_csr_device_arrays(const matgen::Csr &M, const std::vector<T> &vals, i
 // as they are.
 
 template <> struct DeviceTraits<fmt::csrspec> : FormatTraits<fmt::csrspec> {
-  static constexpr bool transpose = true;
+  static constexpr bool transpose        = true;
+  static constexpr bool device_csr_build = true;
   // The host's sets plus the other compile-time W (4) and a 512-thread block whose shared memory
   // needs the opt-in; resolved for the precision.
   template <typename T> static std::vector<Variant> variants() {
@@ -206,6 +209,10 @@ template <> struct DeviceTraits<fmt::csrspec> : FormatTraits<fmt::csrspec> {
   template <typename T> class Device : public gpumat::cuda::CsrSpecDevice<T> {
   public:
     cudaError_t build(const gpumat::CsrView<T> &A, const Variant &p, cudaStream_t s) {
+      nrows_ = A.nrows, ncols_ = A.ncols;
+      return gpumat::cuda::CsrSpecDevice<T>::build(A, p, s);
+    }
+    cudaError_t build(const gpumat::cuda::DeviceCsrView<T> &A, const Variant &p, cudaStream_t s) {
       nrows_ = A.nrows, ncols_ = A.ncols;
       return gpumat::cuda::CsrSpecDevice<T>::build(A, p, s);
     }
@@ -226,13 +233,17 @@ template <> struct DeviceTraits<fmt::csrspec> : FormatTraits<fmt::csrspec> {
 };
 
 template <> struct DeviceTraits<fmt::bccoo> : FormatTraits<fmt::bccoo> {
-  static constexpr bool transpose = true;
+  static constexpr bool transpose        = true;
+  static constexpr bool device_csr_build = true;
   static std::vector<Variant> diagonal_variants() { return {bp(1, 1, 1, 16, 256, 1), bp(3, 2, 4, 8, 32, 1), bp(4, 4, 1, 24, 64, 0)}; }
   // None: the device build takes resolved parameters (the adapter validates them by bccoo_resolve).
   static std::vector<Variant> invalid_variants() { return {}; }
   template <typename T> class Device : public gpumat::cuda::BccooDevice<T> {
   public:
     cudaError_t build(const gpumat::CsrView<T> &A, const Variant &p, cudaStream_t s) { return gpumat::cuda::BccooDevice<T>::build(A, gpumat::bccoo_resolve(p), s); }
+    cudaError_t build(const gpumat::cuda::DeviceCsrView<T> &A, const Variant &p, cudaStream_t s) {
+      return gpumat::cuda::BccooDevice<T>::build(A, gpumat::bccoo_resolve(p), s);
+    }
     std::string failure() const { return this->why(); }
     void        check(const matgen::Csr &M, const std::vector<T> &vals, const Variant &p, cudaStream_t, const std::string &) const {
       check_bccoo_device_layout(M, vals, gpumat::bccoo_resolve(p), *this);
@@ -247,7 +258,8 @@ template <> struct DeviceTraits<fmt::bccoo> : FormatTraits<fmt::bccoo> {
 };
 
 template <> struct DeviceTraits<fmt::pjds> : FormatTraits<fmt::pjds> {
-  static constexpr bool transpose = true;
+  static constexpr bool transpose        = true;
+  static constexpr bool device_csr_build = true; // build(DeviceCsrView, ...) among the class's own
   static std::vector<Variant> diagonal_variants() { return {pp(32, 1, 0), pp(4, gpumat::pjds_all_rows, 16)}; }
   static std::vector<Variant> invalid_variants() { return {pp(gpumat::pjds_max_block_rows + 1, 1, 0)}; }
   template <typename T> class Device : public gpumat::cuda::PjdsDevice<T> {
@@ -267,7 +279,8 @@ template <> struct DeviceTraits<fmt::pjds> : FormatTraits<fmt::pjds> {
 };
 
 template <> struct DeviceTraits<fmt::bce> : FormatTraits<fmt::bce> {
-  static constexpr bool transpose = true;
+  static constexpr bool transpose        = true;
+  static constexpr bool device_csr_build = true; // build(DeviceCsrView, ...) among the class's own
   static std::vector<Variant> diagonal_variants() { return {Variant{}, bp(16, 0, 0)}; }
   static std::vector<Variant> invalid_variants() { return {bp(0, 0, 1), bp(-3, 0, 0)}; }
   template <typename T> class Device : public gpumat::cuda::BceDevice<T> {
@@ -287,7 +300,8 @@ template <> struct DeviceTraits<fmt::bce> : FormatTraits<fmt::bce> {
 };
 
 template <> struct DeviceTraits<fmt::cusparsesell> : FormatTraits<fmt::cusparsesell> {
-  static constexpr bool transpose = false;
+  static constexpr bool transpose        = false;
+  static constexpr bool device_csr_build = false;
   // Every slice size tested must be accepted by cuSPARSE: a failure names the cuSPARSE call and
   // status (then narrow sell_max_slice / sell_min_slice).
   template <typename T> static std::vector<Variant> variants() { return {1, 2, 3, 7, 16, 32, 64, 128, 1024}; }
@@ -310,7 +324,8 @@ template <> struct DeviceTraits<fmt::cusparsesell> : FormatTraits<fmt::cusparses
 };
 
 template <> struct DeviceTraits<fmt::cusparsecsr> : FormatTraits<fmt::cusparsecsr> {
-  static constexpr bool transpose = false;
+  static constexpr bool transpose        = false;
+  static constexpr bool device_csr_build = false;
   template <typename T> static std::vector<Variant> variants() { return {1, 2}; }
   template <typename T> static std::vector<Variant> default_variants() { return {1, 2}; }
   static const std::vector<matgen::Csr> &matrices(int) { return matgen::standard_set_cached(512); }
@@ -332,7 +347,8 @@ template <> struct DeviceTraits<fmt::cusparsecsr> : FormatTraits<fmt::cusparsecs
 };
 
 template <> struct DeviceTraits<fmt::cusparsebsr> : FormatTraits<fmt::cusparsebsr> {
-  static constexpr bool transpose = false;
+  static constexpr bool transpose        = false;
+  static constexpr bool device_csr_build = false;
   static const std::vector<matgen::Csr> &matrices(const Variant &) { return matgen::standard_set_cached(512); }
   static std::vector<Variant> diagonal_variants() { return {{2, false}, {2, true}, {3, false}, {3, true}}; }
   static std::vector<Variant> invalid_variants() { return {{1, false}, {gpumat::bsr_max_bs + 1, false}}; }

@@ -8,6 +8,8 @@
 //   rows and more.
 // - RefreshEqualsRebuild: new values from host memory and from device memory store what a build
 //   from them stores, and give their products.
+// - BuildFromDeviceCsr: where the class builds from a CSR already on the device (a device product's
+//   result), that build's layout is the host builder's and its products are right, at every variant.
 // - Diagonal: every row's diagonal entry, with and without a row map, nothing else written.
 // - RefusalsAndRelease: invalid variants refused with nothing held; release frees everything.
 // The formats' own tests (test_<format>_cuda.cu) hold what is theirs alone. Without a CUDA device
@@ -123,6 +125,35 @@ TYPED_TEST(FormatDevice, RefreshEqualsRebuild) {
     ASSERT_EQ(got.size(), want.size()) << where;
     for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(got[i] == want[i]) << where << " from device memory: part " << i;
     if (this->HasFatalFailure()) return;
+  }
+}
+
+TYPED_TEST(FormatDevice, BuildFromDeviceCsr) {
+  using D      = typename TestFixture::D;
+  using T      = typename TestFixture::T;
+  using Device = typename TestFixture::Device;
+  if constexpr (!D::device_csr_build) {
+    GTEST_SKIP() << "the format builds from host arrays only";
+  } else {
+    const Stream                   s;
+    const std::vector<matgen::Csr> small = gpumat_test::empty_and_small_matrices();
+    for (const typename D::Variant &v : D::template variants<T>()) {
+      std::vector<const matgen::Csr *> ms;
+      for (const matgen::Csr &M : D::matrices(v)) ms.push_back(&M);
+      for (const matgen::Csr &M : small) ms.push_back(&M);
+      for (const matgen::Csr *M : ms) {
+        const std::vector<T>       vals  = M->values<T>();
+        const std::string          where = M->name + " " + D::describe(v) + " from a device CSR";
+        gpumat::cuda::DeviceCsr<T> csr;
+        ASSERT_EQ(cudaSuccess, csr.upload(M->view(vals), s)) << where;
+        Device dev;
+        ASSERT_EQ(cudaSuccess, dev.build(csr.view(), v, s)) << where << ": " << dev.failure();
+        csr.release(); // the build holds copies of its own
+        dev.check(*M, vals, v, s, where);
+        gpumat_test::check_device_products(*M, vals, dev, s, where + " " + dev.failure(), D::transpose);
+        if (this->HasFatalFailure()) return;
+      }
+    }
   }
 }
 
