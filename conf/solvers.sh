@@ -22,7 +22,8 @@
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
 # the table reports each phase's median over the runs and the range of the totals), LOGVIEW (0; 1:
-# each Newton run writes PETSc's -log_view beside its output, bratu-<type>-...-log.txt).
+# each Newton run writes PETSc's -log_view beside its output, bratu-<type>-...-log.txt), SOLVE_OPTS
+# (""; more options of every examples/solve run, e.g. "-warmup 0").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -66,7 +67,7 @@ rows=$OUT/rows.txt
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
   local method=$1 kind=$2 n=$3 size=$4 pc=$5 f=$6
   shift 6
-  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$order" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" > "$f" 2>&1 || true
+  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$order" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
   awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$f" >> "$rows"
   grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
 }
