@@ -23,7 +23,9 @@
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
 # the table reports each phase's median over the runs and the range of the totals), LOGVIEW (0; 1:
 # each Newton run writes PETSc's -log_view beside its output, bratu-<type>-...-log.txt), SOLVE_OPTS
-# (""; more options of every examples/solve run, e.g. "-warmup 0").
+# (""; more options of every examples/solve run, e.g. "-warmup 0"), SPLIT (0; 1: each type of a CG or
+# GMRES case in an examples/solve process of its own, FILE-<type>.txt, solve's agreement check across
+# the types then left out).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/conf/env.sh"
@@ -39,6 +41,7 @@ PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
 for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
+[[ "${SPLIT:-0}" =~ ^[01]$ ]] || { echo "conf/solvers.sh: SPLIT must be 0 or 1, not '$SPLIT'" >&2; exit 2; }
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
   cpu) VECS=${VECS:-standard} ;;
@@ -65,11 +68,15 @@ rows=$OUT/rows.txt
 # The types may take different iteration counts (a GPU BoomerAMG is not the host's): the table is
 # read whatever solve's own agreement check says.
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
-  local method=$1 kind=$2 n=$3 size=$4 pc=$5 f=$6
+  local method=$1 kind=$2 n=$3 size=$4 pc=$5 base=$6 f=$6 types
   shift 6
-  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$order" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
-  awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$f" >> "$rows"
-  grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
+  if [ "${SPLIT:-0}" = 1 ]; then types=${order//,/ }; else types=$order; fi
+  for t in $types; do
+    [ "${SPLIT:-0}" = 1 ] && f=${base%.txt}-$t.txt
+    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+    awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$f" >> "$rows"
+    grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
+  done
 }
 reversed=$(echo "${TYPES//,/ }" | tr ' ' '\n' | tac | paste -sd, -)
 for vec in $VECS; do
