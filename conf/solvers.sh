@@ -4,8 +4,9 @@
 # matrix's creation, fill and assembly, KSPSetUp, KSPSolve; every build and conversion inside them).
 #   CG on each problem of $PROBLEMS with each preconditioner of $PCS; GMRES + Jacobi on the
 #   nonsymmetric problem $NS; Newton (GMRES + Jacobi) on the 3D Bratu problem re-assembled every
-#   step (examples/bratu: SNESSolve's clock, split into the Jacobian evaluations, the preconditioner's
-#   set-ups and the rest); for each vector kind of $VECS. The peer of a row is
+#   step (examples/bratu: SNESSetUp's and SNESSolve's clocks, split into assembly (the Jacobian's
+#   creation in SNESSetUp and its evaluations), the preconditioner's set-ups and the rest); for each
+#   vector kind of $VECS. The peer of a row is
 #   aijcusparse with CUDA vectors, aijkokkos with Kokkos vectors (then -mat_vec_type kokkos: the
 #   KSP's work vectors are Kokkos vectors too), aij with host vectors. Out: $OUT/solvers.md (one
 #   table), $OUT/solvers.png (stacked bars of the three phases per type and case, where python3 has
@@ -22,7 +23,8 @@
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
 # the table reports each phase's median over the runs and the range of the totals), LOGVIEW (0; 1:
-# each Newton run writes PETSc's -log_view beside its output, bratu-<type>-...-log.txt), SOLVE_OPTS
+# each Newton run writes PETSc's -log_view with -log_view_gpu_time beside its output,
+# bratu-<type>-...-log.txt: every event's time, the GPU's work synchronized per event), SOLVE_OPTS
 # (""; more options of every examples/solve run, e.g. "-warmup 0"), SPLIT (0; 1: each type of a CG or
 # GMRES case in an examples/solve process of its own, FILE-<type>.txt, solve's agreement check across
 # the types then left out).
@@ -107,14 +109,17 @@ for vec in $VECS; do
   for t in ${order//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
     logview=()
-    [ "${LOGVIEW:-0}" = 1 ] && logview=(-log_view ":${f%.txt}-log.txt")
+    [ "${LOGVIEW:-0}" = 1 ] && logview=(-log_view ":${f%.txt}-log.txt" -log_view_gpu_time)
     run "$BUILD/examples/bratu" -dim 3 -da_grid_x "$BRATU_N" -da_grid_y "$BRATU_N" -da_grid_z "$BRATU_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -ksp_rtol 1e-6 "${logview[@]}" > "$f" 2>&1 || { echo "!! bratu $t $vec failed (see $f)"; status=1; }
-    # SNESSolve's time in its phases: the Jacobian evaluations, PCSetUp, the rest (bratu's own split)
+    # SNESSolve's time in its phases: the Jacobian evaluations, PCSetUp, the rest (bratu's own split);
+    # SNESSetUp's (the Jacobian's creation and preallocation) added to the assembly and the total
     line=$(sed -n 's/^bratu: Jacobian \([^,]*\), \([0-9]*\) Newton steps, \([0-9]*\) linear iterations, SNESSolve \([0-9.]*\) s$/\1 \3 \4/p' "$f")
     phases=$(sed -n 's/^bratu: phases: assembly \([0-9.]*\) s, set-up \([0-9.]*\) s, solve \([-0-9.]*\) s$/\1 \2 \3/p' "$f")
-    if [ -n "$line" ] && [ -n "$phases" ]; then
+    setup=$(sed -n 's/^bratu: SNESSetUp \([0-9.]*\) s$/\1/p' "$f") # the Jacobian's creation: assembly
+    if [ -n "$line" ] && [ -n "$phases" ] && [ -n "$setup" ]; then
       read -r mt lits total <<< "$line"
       read -r a u s <<< "$phases"
+      a=$(awk -v a="$a" -v c="$setup" 'BEGIN {printf "%.4f", a + c}') total=$(awk -v t="$total" -v c="$setup" 'BEGIN {printf "%.4f", t + c}')
       echo "Newton bratu ${BRATU_N}^3 jacobi $vec $NP $mt $lits $a $u $s $total $r" >> "$rows"
     fi
   done
