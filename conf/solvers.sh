@@ -6,7 +6,10 @@
 #   nonsymmetric problem $NS; Newton (GMRES + Jacobi) on the 3D Bratu problem re-assembled every
 #   step (examples/bratu: SNESSetUp's and SNESSolve's clocks, split into assembly (the Jacobian's
 #   creation in SNESSetUp and its evaluations), the preconditioner's set-ups and the rest); for each
-#   vector kind of $VECS. The peer of a row is
+#   vector kind of $VECS; and PETSc's own ksp tutorial ex56 (3D linear elasticity, 3 dof per node,
+#   CG + GAMG), unmodified, one process per type (conf/tutorial.sh; its -log_view stages give the
+#   phases: Main Stage = assembly and the rest of the program, Setup = KSPSetUp, Solve = KSPSolve;
+#   cpu and cuda configurations, not Kokkos vectors). The peer of a row is
 #   aijcusparse with CUDA vectors, aijkokkos with Kokkos vectors (then -mat_vec_type kokkos: the
 #   KSP's work vectors are Kokkos vectors too), aij with host vectors. Out: $OUT/solvers.md (one
 #   table), $OUT/solvers.png (stacked bars of the three phases per type and case, where python3 has
@@ -18,7 +21,7 @@
 # Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N":
 # kind:n of examples/solve, SPD; FEM_N 40, N2D 1000, PLEX_N 64), NS ("random:$NS_N", NS_N 1000000;
 # "" for none),
-# BRATU_N (64), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
+# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
@@ -43,6 +46,8 @@ PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
 for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
+EX56_NE=${EX56_NE-60}
+[ -z "$EX56_NE" ] || [[ "$EX56_NE" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX56_NE must be a positive integer or empty, not '$EX56_NE'" >&2; exit 2; }
 [[ "${SPLIT:-0}" =~ ^[01]$ ]] || { echo "conf/solvers.sh: SPLIT must be 0 or 1, not '$SPLIT'" >&2; exit 2; }
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 case "$cfg" in
@@ -80,6 +85,22 @@ solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
     grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
   done
 }
+# PETSc's ksp tutorial ex56 with every type of $order, one process each (run $r): rows as solve_case's
+ex56_case() {
+  local t f log its a u s base prefix=seq
+  [ "$NP" -gt 1 ] && prefix=mpi
+  for t in ${order//,/ }; do
+    f=$OUT/ex56-$EX56_NE-$t-$vec-np$NP$sfx.txt log=$OUT/ex56-$EX56_NE-$t-$vec-np$NP$sfx-log.txt
+    timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
+      bash "$top/conf/tutorial.sh" ksp/ksp/tutorials/ex56 -ne "$EX56_NE" -ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -ksp_converged_reason -mat_type "$t" -log_view ":$log" > "$f" 2>&1 ||
+      { echo "!! ex56 $t $vec failed (see $f)"; status=1; continue; }
+    its=$(sed -n 's/.* iterations \([0-9][0-9]*\).*/\1/p' "$f" | head -1)
+    read -r a u s <<< "$(awk '/^ *[0-9]+: +Main Stage:/ {m = $4} /^ *[0-9]+: +Setup:/ {u = $3} /^ *[0-9]+: +Solve:/ {s = $3} END {print m, u, s}' "$log" 2>/dev/null)"
+    [ -n "$its" ] && [ -n "$s" ] || { echo "!! ex56 $t $vec: no iterations or stage times (see $f)"; status=1; continue; }
+    base=${t#aij}
+    echo "CG ex56 ${EX56_NE}^3 gamg $vec $NP ${prefix}aij$base $its $a $u $s $(awk -v a="$a" -v u="$u" -v s="$s" 'BEGIN {printf "%.4f", a + u + s}') $r" >> "$rows"
+  done
+}
 reversed=$(echo "${TYPES//,/ }" | tr ' ' '\n' | tac | paste -sd, -)
 for vec in $VECS; do
   case "$vec" in
@@ -106,6 +127,7 @@ for vec in $VECS; do
     kind=${prob%%:*} n=${prob#*:}
     solve_case GMRES "$kind" "$n" "$n" jacobi "$OUT/gmres-$kind-jacobi-$vec-np$NP$sfx.txt" -ksp_type gmres
   done
+  [ -n "$EX56_NE" ] && [ "$cfg" != cudakk ] && [ "$vec" != kokkos ] && ex56_case
   for t in ${order//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
     logview=()
