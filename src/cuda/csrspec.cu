@@ -483,12 +483,13 @@ cudaError_t CsrSpecDevice<T>::allocate(index_t nrows, index_t ncols, index_t nnz
 }
 
 template <typename T>
-cudaError_t CsrSpecDevice<T>::fill(const index_t *rowptr, const index_t *colidx, const T *val, cudaMemcpyKind kind, cudaStream_t s) {
-  const std::size_t nrp = nrows_ > 0 ? std::size_t(nrows_) + 1 : 0;
-  cudaError_t       err = cudaSuccess;
+cudaError_t CsrSpecDevice<T>::fill(const index_t *rowptr, const index_t *colidx, const T *val, Mem where, cudaStream_t s) {
+  const cudaMemcpyKind kind = where == Mem::Device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  const std::size_t    nrp  = nrows_ > 0 ? std::size_t(nrows_) + 1 : 0;
+  cudaError_t          err  = cudaSuccess;
   if (nrp) err = cudaMemcpyAsync(rowptr_, rowptr, nrp * sizeof(index_t), kind, s);
   if (err == cudaSuccess && nnz_) err = cudaMemcpyAsync(colidx_, colidx, std::size_t(nnz_) * sizeof(index_t), kind, s);
-  if (err == cudaSuccess && nnz_) err = cudaMemcpyAsync(val_, val, std::size_t(nnz_) * sizeof(T), kind, s);
+  if (err == cudaSuccess) err = refresh(val, s, where);
   if (err != cudaSuccess) release();
   return err;
 }
@@ -496,13 +497,13 @@ cudaError_t CsrSpecDevice<T>::fill(const index_t *rowptr, const index_t *colidx,
 template <typename T>
 cudaError_t CsrSpecDevice<T>::build(const CsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
   const cudaError_t err = allocate(A.nrows, A.ncols, A.nnz(), user);
-  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, cudaMemcpyHostToDevice, s) : err;
+  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, Mem::Host, s) : err;
 }
 
 template <typename T>
 cudaError_t CsrSpecDevice<T>::build(const DeviceCsrView<T> &A, const CsrSpecParams &user, cudaStream_t s) {
   const cudaError_t err = allocate(A.nrows, A.ncols, index_t(A.nnz), user);
-  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, cudaMemcpyDeviceToDevice, s) : err;
+  return err == cudaSuccess ? fill(A.rowptr, A.colidx, A.val, Mem::Device, s) : err;
 }
 
 template <typename T>

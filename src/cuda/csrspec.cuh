@@ -44,8 +44,8 @@ public:
 private:
   // The parameters resolved for nnz nonzeros and the arrays allocated (nothing copied yet).
   cudaError_t allocate(index_t nrows, index_t ncols, index_t nnz, const CsrSpecParams &user);
-  // The arrays copied from rowptr, colidx, val (host or device memory: kind).
-  cudaError_t fill(const index_t *rowptr, const index_t *colidx, const T *val, cudaMemcpyKind kind, cudaStream_t s);
+  // The arrays copied from rowptr, colidx, val (host or device memory: where; the values by refresh).
+  cudaError_t fill(const index_t *rowptr, const index_t *colidx, const T *val, Mem where, cudaStream_t s);
 
   index_t nrows_ = 0, ncols_ = 0, nnz_ = 0;
   CsrSpecParams p_{};

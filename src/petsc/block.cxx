@@ -141,21 +141,22 @@ PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream
   PetscFunctionBegin;
   on_device.val = from_device ? d->dv.val : nullptr;
   PetscCheck(!from_device || d->dv.n == stored.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values for %" PetscInt_FMT " nonzeros, the block has %d", d->dv.n, (int)stored.nnz());
-  bool on_device_build = false;
-  if (build && from_device) PetscCall(BuildOnDevice(A, stored, stream, &on_device_build));
-  if (on_device_build) {
-    d->device_csr_builds++;
-    d->dmap.release(); // not compressed
+  if (build) {
+    bool on_device_build = false;
+    if (from_device) PetscCall(BuildOnDevice(A, stored, stream, &on_device_build));
+    if (on_device_build) {
+      d->device_csr_builds++;
+      d->dmap.release(); // not compressed
+    } else {
+      PetscCall(d->fmt->DeviceBuild(stored, stream));
+      if (d->compressed) PetscCall(CheckDevice(d->dmap.build(d->cr.rows.data(), d->cr.size(), stream), "compressed rows", stored));
+      else d->dmap.release();
+      // the host's values are older: the new storage takes the device's (a refresh, part of the build)
+      if (from_device && d->st.host_stale) PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
+      // the CSR bytes the build reads from the host (a format may store fewer or more)
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)(stored.nrows + 1 + stored.nnz()) * sizeof(index_t) + (PetscLogDouble)stored.nnz() * sizeof(Scalar) + (PetscLogDouble)d->cr.size() * sizeof(index_t)));
+    }
     PetscCallCUDA(cudaStreamSynchronize(stream)); // once per pattern: the build time is reported
-  } else if (build) {
-    PetscCall(d->fmt->DeviceBuild(stored, stream));
-    if (d->compressed) PetscCall(CheckDevice(d->dmap.build(d->cr.rows.data(), d->cr.size(), stream), "compressed rows", stored));
-    else d->dmap.release();
-    // the host's values are older: the new storage takes the device's (a refresh, part of the build)
-    if (from_device && d->st.host_stale) PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream)); // once per pattern: the build time is reported
-    // the CSR bytes the build reads from the host (a format may store fewer or more)
-    PetscCall(PetscLogCpuToGpu((PetscLogDouble)(stored.nrows + 1 + stored.nnz()) * sizeof(index_t) + (PetscLogDouble)stored.nnz() * sizeof(Scalar) + (PetscLogDouble)d->cr.size() * sizeof(index_t)));
   } else if (from_device) {
     PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
   } else {

@@ -253,9 +253,6 @@ bool Cusparse(Mat X, bool *mpi)
   return seq || par;
 }
 
-// The device route applies where every sparse operand is ours or aijcusparse, one at least ours,
-// all at one level, none bound to the CPU or held to host products (-mat_gpumat_host; an MPI
-// matrix: its diagonal block's setting). The result is A's type, PETSc's rule: ours or aijcusparse.
 // Whether the user asked for PETSc's CPU algorithm for this product, by the options aijcusparse and
 // mpiaijcusparse read: -matmatmult_backend_cpu, -mattransposematmult_backend_cpu,
 // -matptap_backend_cpu, -matrart_backend_cpu, -matmatmatmult_backend_cpu for the products made
@@ -281,6 +278,9 @@ PetscErrorCode BackendCpu(Mat C, PetscBool *cpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The device route applies where every sparse operand is ours or aijcusparse, one at least ours,
+// all at one level, none bound to the CPU or held to host products (-mat_gpumat_host; an MPI
+// matrix: its diagonal block's setting). The result is A's type, PETSc's rule: ours or aijcusparse.
 bool DeviceRoute(Mat C)
 {
   Mat_Product *p      = C->product;
@@ -314,35 +314,28 @@ PetscErrorCode ProductSetFromOptions(Mat C)
   PetscErrorCode (*aij)(Mat);
   PetscFunctionBegin;
   PetscCheck(OursAt(X, &mpi), PETSC_COMM_SELF, PETSC_ERR_PLIB, "a product with no operand of ours reached petsc-gpumat");
+  PetscBool cpu = PETSC_FALSE; // the CPU backend asked for (aijcusparse's options)
 #if defined(GPUMAT_WITH_CUDA)
-  PetscBool cpu;
   PetscCall(BackendCpu(C, &cpu));
-  bool cusparse = false;
+  Mat cusp = nullptr; // the first aijcusparse operand, if any
   for (Mat Y : {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : nullptr}) {
     bool ympi;
-    if (Y && Cusparse(Y, &ympi)) cusparse = true;
+    if (!cusp && Y && Cusparse(Y, &ympi)) cusp = Y;
   }
-  if (DeviceRoute(C) && (!cpu || cusparse)) { // an aijcusparse operand's host array may be stale: its products stay on the GPU
+  if (DeviceRoute(C) && (!cpu || cusp)) { // an aijcusparse operand's host array may be stale: its products stay on the GPU
     PetscCall(PetscInfo(C, "MatProduct %s with %s: cuSPARSE on aijcusparse shadows, on the GPU%s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, cpu ? " (the CPU backend asked for, but an operand is aijcusparse)" : ""));
     C->ops->productsymbolic = DeviceProductSymbolic;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (Mat Y : {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : nullptr}) {
-    bool ympi;
-    if (Y && Cusparse(Y, &ympi)) { // AIJ's host algorithm would read its host array, which may be stale: no symbolic phase (PETSc says the product is not supported)
-      PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: on the GPU only (A of our type, nothing bound to the CPU or under -mat_gpumat_host)\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)Y)->type_name));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+  if (cusp) { // AIJ's host algorithm would read its host array, which may be stale: no symbolic phase (PETSc says the product is not supported)
+    PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: on the GPU only (A of our type, nothing bound to the CPU or under -mat_gpumat_host)\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)cusp)->type_name));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   aij = mpi ? MPIDataOf(X)->parent.productsetfromoptions : Data(X)->parent.productsetfromoptions;
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "AIJ without MatProductSetFromOptions");
   PetscCall((*aij)(C));
-#if defined(GPUMAT_WITH_CUDA)
   PetscCall(PetscInfo(C, "MatProduct %s with %s: AIJ's algorithm, on the host%s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, cpu ? " (the CPU backend asked for)" : ""));
-#else
-  PetscCall(PetscInfo(C, "MatProduct %s with %s: AIJ's algorithm, on the host\n", MatProductTypes[p->type], ((PetscObject)X)->type_name));
-#endif
   if (C->ops->productsymbolic) {
     PetscCall(PetscObjectComposeFunction((PetscObject)C, kAIJSymbolic, C->ops->productsymbolic));
     C->ops->productsymbolic = ProductSymbolic;
