@@ -99,18 +99,17 @@ struct Shadow {
   const PetscScalar *aa = nullptr;
   bool               uploaded = false; // aijcusparse's device structure made (the shadow used on the device once)
   bool               adopted  = false; // seq: a matrix of its own arrays (a device product's inner result: ShadowAdopt), not sharing the operand's
-  // MPI: both blocks' values in a row (device), their counts
-  PetscScalar *staged = nullptr;
-  PetscCount   nd = 0, no = 0;
+  // MPI: the host arrays of the operand's diagonal and off-diagonal blocks that the shadow's blocks share
+  const PetscInt    *bia[2] = {nullptr, nullptr}, *bja[2] = {nullptr, nullptr};
+  const PetscScalar *baa[2] = {nullptr, nullptr};
+  bool               bup[2] = {false, false}; // each block's device structure made by a feed from our device copy
 
   PetscErrorCode Release()
   {
     PetscFunctionBegin;
     PetscCall(MatDestroy(&m));
-    if (staged) PetscCallCUDA(cudaFree(staged));
-    staged   = nullptr;
     values   = nz = -1;
-    uploaded = adopted = false;
+    uploaded = adopted = bup[0] = bup[1] = false;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -159,37 +158,66 @@ PetscErrorCode WithArrays(PetscInt m, PetscInt n, const PetscInt *ia, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// S (seqaijcusparse, of X's pattern) fed X's current values: from our device copy of them where it
+// holds the current ones (a device-to-device copy; aijcusparse's device structure, which the write
+// needs, comes with S's first upload: *uploaded says whether S had one, and becomes true), else S
+// shares X's host arrays, whose values are the current ones: its host side marked the newer (no
+// copy back into it).
+PetscErrorCode FeedShared(Mat X, Mat S, bool *uploaded)
+{
+  const PetscScalar *dev = DeviceCopy(X);
+  PetscScalar       *w;
+  PetscFunctionBegin;
+  if (dev) {
+    PetscInt     nnz;
+    cudaStream_t stream;
+    PetscCall(HostNonzeros(X, &nnz));
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    if (!*uploaded) {
+      const PetscScalar *r;
+      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &r));
+      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &r));
+      *uploaded = true;
+    }
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(S, &w));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(S, &w));
+  } else {
+    PetscCall(MatSeqAIJGetArrayWrite(S, &w));
+    PetscCall(MatSeqAIJRestoreArrayWrite(S, &w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A seqaijcusparse on the host arrays of the sequential block X (shared, no copy)
+PetscErrorCode SharedCusparse(Mat X, Mat *S)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa;
+  PetscFunctionBegin;
+  PetscCall(HostArrays(X, &ia, &ja, &aa));
+  PetscCall(WithArrays(X->rmap->n, X->cmap->n, ia, ja, aa, S));
+  PetscCall(MatConvert(*S, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The shadow of a sequential operand: made on its arrays, fed its current values
 PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
 {
   const PetscInt    *ia, *ja;
-  const PetscScalar *aa, *dev;
+  const PetscScalar *aa;
   PetscObjectState   state;
   PetscFunctionBegin;
   PetscCall(HostArrays(X, &ia, &ja, &aa));
   if (s.m && (s.nz != X->nonzerostate || (!s.adopted && (s.ia != ia || s.ja != ja || s.aa != aa)))) PetscCall(s.Release());
   if (!s.m) {
-    PetscCall(WithArrays(X->rmap->n, X->cmap->n, ia, ja, aa, &s.m));
-    PetscCall(MatConvert(s.m, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s.m));
+    PetscCall(SharedCusparse(X, &s.m));
     s.nz = X->nonzerostate, s.ia = ia, s.ja = ja, s.aa = aa;
   }
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
   if (state == s.values) PetscFunctionReturn(PETSC_SUCCESS);
-  if ((dev = DeviceCopy(X))) {
-    PetscScalar *w;
-    PetscInt     nnz;
-    cudaStream_t stream;
-    PetscCall(HostNonzeros(X, &nnz));
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!s.uploaded) { // aijcusparse's device structure, which a device write needs, comes with its first upload
-      const PetscScalar *r;
-      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(s.m, &r));
-      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(s.m, &r));
-    }
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(s.m, &w));
-    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
-  } else if (s.adopted) { // the host holds them, in arrays the shadow does not share: uploaded into its device values
+  if (!s.adopted || DeviceCopy(X)) PetscCall(FeedShared(X, s.m, &s.uploaded));
+  else { // adopted, the host holds them, in arrays the shadow does not share: uploaded into its device values
     PetscScalar *w;
     PetscInt     nnz;
     cudaStream_t stream;
@@ -200,57 +228,53 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
     PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array can change
     PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)nnz * sizeof(PetscScalar)));
-  } else { // the shared host array holds them: the shadow's host side is the newer (no copy back into it)
-    PetscScalar *w;
-    PetscCall(MatSeqAIJGetArrayWrite(s.m, &w));
-    PetscCall(MatSeqAIJRestoreArrayWrite(s.m, &w));
   }
   s.values = state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The shadow of an MPI operand: preallocated by COO with its stored entries, fed both blocks' values
+// The shadow of an MPI operand: an mpiaijcusparse whose diagonal and off-diagonal blocks are
+// seqaijcusparse matrices on the operand's blocks' host arrays (shared, as a seq shadow's), with the
+// operand's column map (MatCreateMPIAIJWithSeqAIJ takes both blocks and a copy of garray: no COO
+// preallocation, no sort); each block fed as a seq shadow is, where any rank has new values.
 PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
 {
-  PetscObjectState state;
-  Mat              blk[2];
-  cudaStream_t     stream;
+  PetscObjectState   state;
+  Mat                blk[2];
+  const PetscInt    *garray, *ia[2], *ja[2];
+  const PetscScalar *aa[2];
   PetscFunctionBegin;
-  if (s.m && s.nz != X->nonzerostate) PetscCall(s.Release());
-  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], nullptr));
+  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
+  for (int b = 0; b < 2; b++) PetscCall(HostArrays(blk[b], &ia[b], &ja[b], &aa[b]));
+  { // a new pattern or new host arrays on any rank: a new shadow, made collectively
+    int same = s.m && s.nz == X->nonzerostate;
+    for (int b = 0; b < 2 && same; b++) same = s.bia[b] == ia[b] && s.bja[b] == ja[b] && s.baa[b] == aa[b];
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
+    if (!same) PetscCall(s.Release());
+  }
   if (!s.m) {
-    std::vector<PetscInt> rows, cols;
-    PetscCall(StoredEntries(X, true, &rows, &cols));
-    PetscCall(MatCreate(PetscObjectComm((PetscObject)X), &s.m));
-    PetscCall(MatSetSizes(s.m, X->rmap->n, X->cmap->n, X->rmap->N, X->cmap->N));
-    PetscCall(MatSetType(s.m, MATMPIAIJCUSPARSE));
-    PetscCall(MatSetPreallocationCOO(s.m, (PetscCount)rows.size(), rows.data(), cols.data()));
-    PetscCall(BlockNonzeros(X, &s.nd, &s.no));
-    PetscCallCUDA(cudaMalloc((void **)&s.staged, (size_t)PetscMax(s.nd + s.no, 1) * sizeof(PetscScalar)));
+    Mat       sb[2] = {nullptr, nullptr};
+    PetscInt *g, nb;
+    for (int b = 0; b < 2; b++) PetscCall(SharedCusparse(blk[b], &sb[b]));
+    PetscCall(MatGetLocalSize(blk[1], nullptr, &nb));
+    PetscCall(PetscMalloc1(nb, &g)); // the shadow's own, freed with it
+    PetscCall(PetscArraycpy(g, garray, nb));
+    PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)X), X->rmap->N, X->cmap->N, sb[0], sb[1], g, &s.m));
     s.nz = X->nonzerostate;
+    for (int b = 0; b < 2; b++) s.bia[b] = ia[b], s.bja[b] = ja[b], s.baa[b] = aa[b];
   }
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
-  { // object states are per rank; MatSetValuesCOO is collective: fed where any rank has new values
+  { // object states are per rank, and a product on the shadow is collective: fed where any rank has new values
     int fresh = state == s.values;
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &fresh, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
     if (fresh) PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  for (int b = 0; b < 2; b++) {
-    const PetscCount   n   = b ? s.no : s.nd;
-    PetscScalar       *to  = s.staged + (b ? s.nd : 0);
-    const PetscScalar *dev = n ? DeviceCopy(blk[b]) : nullptr, *a;
-    if (!n) continue;
-    if (dev) PetscCallCUDA(cudaMemcpyAsync(to, dev, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    else {
-      PetscCall(MatSeqAIJGetArrayRead(blk[b], &a));
-      PetscCallCUDA(cudaMemcpyAsync(to, a, (size_t)n * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
-      PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array is given back
-      PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &a));
-      PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
-    }
+  {
+    Mat sb[2];
+    PetscCall(MatMPIAIJGetSeqAIJ(s.m, &sb[0], &sb[1], nullptr));
+    for (int b = 0; b < 2; b++) PetscCall(FeedShared(blk[b], sb[b], &s.bup[b]));
   }
-  PetscCall(MatSetValuesCOO(s.m, s.staged, INSERT_VALUES));
+  PetscCall(PetscObjectStateIncrease((PetscObject)s.m));
   s.values = state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -10,10 +10,10 @@
 //   is next used); a seq result of a device product of ours adopts the product's inner result
 //   instead (ShadowAdopt: its pattern is on the device already), fed from our device copy or, where
 //   the host holds the newest values, by an upload of them;
-// - MPI: an mpiaijcusparse preallocated by COO with the matrix's entries as its blocks store them
-//   (the diagonal block's, then the off-diagonal one's, each in CSR order, global indices) and fed
-//   both blocks' values in that order through a device staging buffer, where any rank has new ones
-//   (object states are per rank, MatSetValuesCOO is collective).
+// - MPI: an mpiaijcusparse whose two blocks are seqaijcusparse matrices on the host arrays of the
+//   matrix's diagonal and off-diagonal blocks (made as a seq shadow is, joined with a copy of its
+//   column map by MatCreateMPIAIJWithSeqAIJ: no COO preallocation), each block fed as a seq shadow
+//   is, where any rank has new values (object states are per rank, products are collective).
 // A shadow is fed before every use (ShadowOf), so its own record of which side is newer is right
 // whenever PETSc's code reads it; nothing else touches it.
 #pragma once
