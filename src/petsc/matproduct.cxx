@@ -11,6 +11,7 @@
 #include "mpi.hpp"
 #include "coo.hpp"
 #include "shadow.hpp"
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -55,10 +56,10 @@ PetscErrorCode ProductSymbolic(Mat C)
 // ---- the device route (docs/design.md, "Sparse products") -----------------------------------------
 // The product runs with PETSc's code (cuSPARSE; at the MPI level MPIAIJCUSPARSE's) on aijcusparse
 // shadows of our operands (shadow.hpp) and on aijcusparse operands as they are. Its values go to
-// the result, of A's type: a seq result of ours takes the inner result's CSR pattern and a device
-// copy of its values; others are preallocated by COO in the order of the inner result's storage and
-// take its values through MatSetValuesCOO with a device array (our device COO path; for an
-// aijcusparse result, aijcusparse's).
+// the result, of A's type: a result of ours takes the inner result's CSR patterns (MPI: each
+// block's, and its column map) and device copies of its values; an aijcusparse result (or an MPI
+// one whose column map would differ) is preallocated by COO in the order of the inner result's
+// storage and takes its values through MatSetValuesCOO with a device array.
 
 // A product on the device: its operands (ours shadowed, aijcusparse as they are), the inner product
 struct DeviceProduct {
@@ -67,9 +68,9 @@ struct DeviceProduct {
   Mat              sh[3] = {nullptr, nullptr, nullptr}; // the inner product's operands (each operand's shadow, or itself)
   Mat          inner = nullptr;                     // the product of the shadows
   bool         mpi   = false;
-  bool         csr   = false;     // a seq result of ours made with the inner result's CSR pattern (else by COO)
-  PetscScalar *staged = nullptr; // an MPI result's values, both blocks in a row (device)
-  PetscCount   nd = 0, no = 0;   // their counts per block
+  bool         csr   = false;     // a result of ours made with the inner result's CSR patterns (else by COO)
+  PetscScalar *staged = nullptr; // an MPI result by COO: its values, both blocks in a row (device)
+  PetscCount   nd = 0, no = 0;   // the inner result's nonzeros per block
 };
 
 PetscErrorCode DeviceProductDestroy(PetscCtxRt ctx) // ctx: the address of product->data
@@ -85,7 +86,8 @@ PetscErrorCode DeviceProductDestroy(PetscCtxRt ctx) // ctx: the address of produ
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The inner product's values into the result (preallocated by COO in their order)
+// The inner product's values into the result: its blocks' device copies (the inner result's
+// patterns), else MatSetValuesCOO (preallocated by COO in their order)
 PetscErrorCode DeviceResultValues(Mat C, DeviceProduct *dp)
 {
   const PetscScalar *v;
@@ -101,6 +103,18 @@ PetscErrorCode DeviceResultValues(Mat C, DeviceProduct *dp)
   cudaStream_t stream;
   PetscCall(PetscGetCurrentCUDAStream(&stream));
   PetscCall(MatMPIAIJGetSeqAIJ(dp->inner, &blk[0], &blk[1], nullptr));
+  if (dp->csr) {
+    Mat cb[2];
+    PetscCall(MatMPIAIJGetSeqAIJ(C, &cb[0], &cb[1], nullptr));
+    for (int b = 0; b < 2; b++) {
+      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(blk[b], &v));
+      PetscCall(SeqSetDeviceCsrValues(cb[b], v));
+      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(blk[b], &v));
+      PetscCall(ShadowHolds(cb[b], blk[b]));
+    }
+    PetscCall(PetscObjectStateIncrease((PetscObject)C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (int b = 0; b < 2; b++) {
     const PetscCount n = b ? dp->no : dp->nd;
     if (!n) continue;
@@ -191,6 +205,50 @@ PetscErrorCode SetPattern(Mat C, PetscInt m, const PetscInt *ia, const PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The MPI result C takes the inner result's block patterns: its row lengths per block, the diagonal
+// block's (local) columns and the off-diagonal block's global ones (through the inner result's
+// column map) copied at once, assembled: MPIAIJ's assembly turns the latter into C's column map and
+// local columns. Where C's column map is then the inner result's on every rank (so both
+// off-diagonal blocks order their entries alike), the blocks adopt the inner result's as their
+// shadows and *same is true; else C has the pattern but its values must come by COO.
+PetscErrorCode MPISetPattern(Mat C, Mat inner, bool *same)
+{
+  Mat                   ib[2], cb[2];
+  const PetscInt       *gin, *ia[2], *ja[2];
+  PetscInt              m, n[2];
+  std::vector<PetscInt> nnz[2], gj;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(inner, &ib[0], &ib[1], &gin));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(HostPattern(ib[b], &m, &ia[b], &ja[b]));
+    PetscCall(MatGetLocalSize(ib[b], nullptr, &n[b]));
+    PetscCallCXX(nnz[b].resize((size_t)m));
+    for (PetscInt i = 0; i < m; i++) nnz[b][(size_t)i] = ia[b][i + 1] - ia[b][i];
+  }
+  PetscCallCXX(gj.resize((size_t)ia[1][m]));
+  for (PetscInt k = 0; k < ia[1][m]; k++) gj[(size_t)k] = gin[ja[1][k]];
+  PetscCall(MatMPIAIJSetPreallocation(C, 0, nnz[0].data(), 0, nnz[1].data()));
+  PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); // before the assembly: PETSc's inode kernels read the host array without the accessors
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &cb[0], &cb[1], nullptr));
+  if (ia[0][m]) PetscCall(MatSeqAIJSetColumnIndices(cb[0], const_cast<PetscInt *>(ja[0]))); // copied
+  if (ia[1][m]) PetscCall(MatSeqAIJSetColumnIndices(cb[1], gj.data()));
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  {
+    const PetscInt *gc;
+    PetscInt        nc;
+    PetscCall(MatMPIAIJGetSeqAIJ(C, &cb[0], &cb[1], &gc)); // the assembly may have remade them
+    PetscCall(MatGetLocalSize(cb[1], nullptr, &nc));
+    int eq = nc == n[1] && (nc == 0 || std::equal(gc, gc + nc, gin));
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &eq, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)C)));
+    *same = eq;
+  }
+  if (*same)
+    for (int b = 0; b < 2; b++) PetscCall(ShadowAdopt(cb[b], ib[b]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DeviceProductSymbolic(Mat C)
 {
   Mat_Product   *p      = C->product;
@@ -218,21 +276,28 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
   PetscCall(MatSetSizes(C, dp->inner->rmap->n, dp->inner->cmap->n, dp->inner->rmap->N, dp->inner->cmap->N));
   PetscCall(MatSetBlockSizesFromMats(C, dp->inner, dp->inner));
   PetscCall(MatSetType(C, ctype));
-  dp->csr = !dp->mpi && Ours(C);
-  if (dp->csr) { // the inner result's host pattern (cuSPARSE's symbolic phase keeps one), its values written on the device
+  {
+    bool at_mpi = false;
+    dp->csr     = dp->mpi ? OursAt(C, &at_mpi) != nullptr : Ours(C) != nullptr;
+  }
+  if (dp->mpi) PetscCall(BlockNonzeros(dp->inner, &dp->nd, &dp->no)); // a later symbolic phase (MatProductReplaceMats) must find the same
+  if (dp->csr && dp->mpi) {
+    bool same;
+    PetscCall(MPISetPattern(C, dp->inner, &same));
+    dp->csr = same;
+    if (same) PetscCall(ShadowAdopt(C, dp->inner)); // the MPI shadow of C when a product takes it
+  }
+  if (dp->csr && !dp->mpi) { // the inner result's host pattern (cuSPARSE's symbolic phase keeps one), its values written on the device
     const PetscInt *ia, *ja;
     PetscInt        m;
     PetscCall(HostPattern(dp->inner, &m, &ia, &ja));
     PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); // before the assembly: PETSc's inode kernels read the host array without the accessors
     PetscCall(SetPattern(C, m, ia, ja));
     PetscCall(ShadowAdopt(C, dp->inner)); // the operations that run on C's shadow find its pattern on the device already
-  } else {
+  } else if (!dp->csr) {
     std::vector<PetscInt> rows, cols;
     PetscCall(StoredEntries(dp->inner, dp->mpi, &rows, &cols));
-    if (dp->mpi) {
-      PetscCall(BlockNonzeros(dp->inner, &dp->nd, &dp->no));
-      PetscCallCUDA(cudaMalloc((void **)&dp->staged, (size_t)PetscMax(dp->nd + dp->no, 1) * sizeof(PetscScalar)));
-    }
+    if (dp->mpi) PetscCallCUDA(cudaMalloc((void **)&dp->staged, (size_t)PetscMax(dp->nd + dp->no, 1) * sizeof(PetscScalar)));
     PetscCall(MatSetPreallocationCOO(C, (PetscCount)rows.size(), rows.data(), cols.data()));
   }
   p->data                         = dp;

@@ -102,7 +102,7 @@ struct Shadow {
   // MPI: the host arrays of the operand's diagonal and off-diagonal blocks that the shadow's blocks share
   const PetscInt    *bia[2] = {nullptr, nullptr}, *bja[2] = {nullptr, nullptr};
   const PetscScalar *baa[2] = {nullptr, nullptr};
-  bool               bup[2] = {false, false}; // each block's device structure made by a feed from our device copy
+  bool               bup[2] = {false, false}; // MPI: each block's aijcusparse device structure made
 
   PetscErrorCode Release()
   {
@@ -158,34 +158,43 @@ PetscErrorCode WithArrays(PetscInt m, PetscInt n, const PetscInt *ia, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// S (seqaijcusparse, of X's pattern) fed X's current values: from our device copy of them where it
-// holds the current ones (a device-to-device copy; aijcusparse's device structure, which the write
-// needs, comes with S's first upload: *uploaded says whether S had one, and becomes true), else S
-// shares X's host arrays, whose values are the current ones: its host side marked the newer (no
-// copy back into it).
-PetscErrorCode FeedShared(Mat X, Mat S, bool *uploaded)
+// S (seqaijcusparse, of the seq block X's pattern) fed X's current values: from our device copy of
+// them where it holds the current ones (a device-to-device copy; aijcusparse's device structure,
+// which the write needs, comes with S's first upload: *uploaded says whether S had one, and becomes
+// true); else, S sharing X's host arrays, its host side marked the newer (no copy back into it); or,
+// S of arrays of its own (adopted), X's host values uploaded into S's device values.
+PetscErrorCode FeedBlock(Mat X, Mat S, bool adopted, bool *uploaded)
 {
   const PetscScalar *dev = DeviceCopy(X);
   PetscScalar       *w;
+  PetscInt           nnz;
+  cudaStream_t       stream;
   PetscFunctionBegin;
-  if (dev) {
-    PetscInt     nnz;
-    cudaStream_t stream;
-    PetscCall(HostNonzeros(X, &nnz));
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    if (!*uploaded) {
-      const PetscScalar *r;
-      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &r));
-      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &r));
-      *uploaded = true;
-    }
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(S, &w));
-    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(S, &w));
-  } else {
+  if (!dev && !adopted) {
     PetscCall(MatSeqAIJGetArrayWrite(S, &w));
     PetscCall(MatSeqAIJRestoreArrayWrite(S, &w));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(HostNonzeros(X, &nnz));
+  PetscCall(PetscGetCurrentCUDAStream(&stream));
+  if (!*uploaded) {
+    const PetscScalar *r;
+    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &r));
+    PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &r));
+    *uploaded = true;
+  }
+  PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(S, &w));
+  if (dev) {
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, dev, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+  } else {
+    const PetscInt    *ia, *ja;
+    const PetscScalar *aa;
+    PetscCall(HostArrays(X, &ia, &ja, &aa));
+    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, aa, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array can change
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)nnz * sizeof(PetscScalar)));
+  }
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(S, &w));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -216,19 +225,7 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
   }
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
   if (state == s.values) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!s.adopted || DeviceCopy(X)) PetscCall(FeedShared(X, s.m, &s.uploaded));
-  else { // adopted, the host holds them, in arrays the shadow does not share: uploaded into its device values
-    PetscScalar *w;
-    PetscInt     nnz;
-    cudaStream_t stream;
-    PetscCall(HostNonzeros(X, &nnz));
-    PetscCall(PetscGetCurrentCUDAStream(&stream));
-    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(s.m, &w));
-    if (nnz) PetscCallCUDA(cudaMemcpyAsync(w, aa, (size_t)nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream)); // before the host array can change
-    PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(s.m, &w));
-    PetscCall(PetscLogCpuToGpu((PetscLogDouble)nnz * sizeof(PetscScalar)));
-  }
+  PetscCall(FeedBlock(X, s.m, s.adopted, &s.uploaded));
   s.values = state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -246,9 +243,9 @@ PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) PetscCall(HostArrays(blk[b], &ia[b], &ja[b], &aa[b]));
-  { // a new pattern or new host arrays on any rank: a new shadow, made collectively
+  { // a new pattern or (not adopted) new host arrays on any rank: a new shadow, made collectively
     int same = s.m && s.nz == X->nonzerostate;
-    for (int b = 0; b < 2 && same; b++) same = s.bia[b] == ia[b] && s.bja[b] == ja[b] && s.baa[b] == aa[b];
+    for (int b = 0; b < 2 && same && !s.adopted; b++) same = s.bia[b] == ia[b] && s.bja[b] == ja[b] && s.baa[b] == aa[b];
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
     if (!same) PetscCall(s.Release());
   }
@@ -272,7 +269,7 @@ PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
   {
     Mat sb[2];
     PetscCall(MatMPIAIJGetSeqAIJ(s.m, &sb[0], &sb[1], nullptr));
-    for (int b = 0; b < 2; b++) PetscCall(FeedShared(blk[b], sb[b], &s.bup[b]));
+    for (int b = 0; b < 2; b++) PetscCall(FeedBlock(blk[b], sb[b], s.adopted, &s.bup[b]));
   }
   PetscCall(PetscObjectStateIncrease((PetscObject)s.m));
   s.values = state;
@@ -318,7 +315,7 @@ PetscErrorCode ShadowAdopt(Mat X, Mat S)
   s->m        = S;
   s->nz       = X->nonzerostate;
   s->adopted  = true;
-  s->uploaded = true; // its device structure is the inner product's
+  s->uploaded = s->bup[0] = s->bup[1] = true; // its device structure is the inner product's
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

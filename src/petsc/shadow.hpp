@@ -12,8 +12,10 @@
 //   the host holds the newest values, by an upload of them;
 // - MPI: an mpiaijcusparse whose two blocks are seqaijcusparse matrices on the host arrays of the
 //   matrix's diagonal and off-diagonal blocks (made as a seq shadow is, joined with a copy of its
-//   column map by MatCreateMPIAIJWithSeqAIJ: no COO preallocation), each block fed as a seq shadow
-//   is, where any rank has new values (object states are per rank, products are collective).
+//   column map by MatCreateMPIAIJWithSeqAIJ: no COO preallocation), or, for an MPI result of a
+//   device product whose blocks took the inner result's patterns, that inner result (ShadowAdopt);
+//   each block fed as a seq shadow is, where any rank has new values (object states are per rank,
+//   products are collective).
 // A shadow is fed before every use (ShadowOf), so its own record of which side is newer is right
 // whenever PETSc's code reads it; nothing else touches it.
 #pragma once
@@ -33,9 +35,10 @@ PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S);
 // After an operation changed the values (not the pattern) of Y's seq shadow S on the device: they
 // become Y's, in Y's device copy of its CSR values (SeqSetDeviceCsrValues).
 PetscErrorCode ShadowValuesBack(Mat Y, Mat S);
-// S (seqaijcusparse, of X's pattern in arrays of its own: a device product's inner result) becomes
-// the shadow of the seq matrix X (referenced), instead of one made on X's host arrays and uploaded:
-// fed from X's device copy of its values, or from its host array where that holds the newest.
+// S (aijcusparse of X's level and pattern in arrays of its own: a device product's inner result;
+// MPI: blocks of the same patterns and the same column map) becomes the shadow of X (referenced),
+// instead of one made on X's host arrays and uploaded: fed from X's device copies of its values, or
+// from its host arrays where those hold the newest.
 PetscErrorCode ShadowAdopt(Mat X, Mat S);
 // The seq matrix X's shadow where it was adopted (ShadowAdopt) for X's current pattern, else null:
 // its device CSR (MatSeqAIJCUSPARSEGetIJ) is X's pattern on the device, entry for entry as X's host

@@ -12,8 +12,9 @@
 //                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
 //                            COO assembly of the result per numeric phase, MatGpuMatGetInfo), and a
-//                            seq result stored as pjds, bce or bccoo (untuned) was built from the
-//                            product's CSR on the device (device_csr_builds)
+//                            result (MPI: its diagonal block) stored as pjds, bce, csrspec or bccoo
+//                            (untuned), not as its nonempty rows, was built from the product's CSR
+//                            on the device (device_csr_builds)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
 // most 1e-12) and must be of A's type with its blocks ours. Exits non-zero, with the reason, when a
 // check fails.
@@ -103,11 +104,10 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
     PetscCheck(!expect_host || info.coo_device_assemblies == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values were written on the device (%d device COO assemblies), not by AIJ's host algorithm", c.name, (int)info.coo_device_assemblies);
     PetscCheck(!expect_device || info.coo_device_assemblies >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's values did not arrive on the device (%d device COO assemblies)", c.name, (int)info.coo_device_assemblies);
-    // a seq result whose format builds from a CSR on the device was built from the product's (SameAsAIJ's product): no upload
-    PetscMPIInt size;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
-    const bool csr_build = info.format && (!strcmp(info.format, "pjds") || !strcmp(info.format, "bce") || !strcmp(info.format, "csrspec") || (!strcmp(info.format, "bccoo") && !bccoo_tuned));
-    PetscCheck(!expect_device || size > 1 || !csr_build || (info.device_builds == 1 && info.device_csr_builds == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result (%s) had %d device builds, %d of them from the product's CSR on the device; expected 1 and 1", c.name, info.format, (int)info.device_builds, (int)info.device_csr_builds);
+    // a result (MPI: its diagonal block) whose format builds from a CSR on the device was built from the product's (SameAsAIJ's product): no upload;
+    // not where the block is stored as its nonempty rows (that CSR is not the product's)
+    const bool csr_build = info.format && !info.compressed && (!strcmp(info.format, "pjds") || !strcmp(info.format, "bce") || !strcmp(info.format, "csrspec") || (!strcmp(info.format, "bccoo") && !bccoo_tuned));
+    PetscCheck(!expect_device || !csr_build || (info.device_builds == 1 && info.device_csr_builds == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result (%s) had %d device builds, %d of them from the product's CSR on the device; expected 1 and 1", c.name, info.format, (int)info.device_builds, (int)info.device_csr_builds);
   }
 
   // new values, same pattern: the numeric phase again (MatProductNumeric re-uses the symbolic one)
