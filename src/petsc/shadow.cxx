@@ -254,7 +254,7 @@ PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
     PetscInt *g, nb;
     for (int b = 0; b < 2; b++) PetscCall(SharedCusparse(blk[b], &sb[b]));
     PetscCall(MatGetLocalSize(blk[1], nullptr, &nb));
-    PetscCall(PetscMalloc1(nb, &g)); // the shadow's own, freed with it
+    PetscCall(PetscMalloc1(PetscMax(nb, 1), &g)); // the shadow's own, freed with it (never null: null asks MPIAIJ for global columns)
     PetscCall(PetscArraycpy(g, garray, nb));
     PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)X), X->rmap->N, X->cmap->N, sb[0], sb[1], g, &s.m));
     s.nz = X->nonzerostate;
