@@ -97,6 +97,19 @@ typedef struct {
 int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p,
                           BenchFootprint *f, char *err, int errlen);
 
+/* The byte model of compressed column indices and values (gpumat::compress_model,
+   src/core/compress_model.hpp: its variants and what each counts), slices of 32 rows, for
+   -footprint. Bytes per nonzero, padding left out. */
+typedef struct {
+  double    idx32, delta, dict, best;   /* index streams */
+  double    val64, table, val32;        /* value streams */
+  long long distinct, fp32_exact, nnz;  /* distinct values (65,537: more than 65,536); entries exact in fp32 */
+  long long slices, slices_w8, slices_w16, slices_w32, slices_dict;
+} BenchCompress;
+
+/* Host CSR in; fills *c. Returns 0, or -1 with a message in err (out of host memory). */
+int BenchCompressCompute(int nrows, int ncols, const int *rowptr, const int *colidx, const double *val, BenchCompress *c, char *err, int errlen);
+
 /* The pattern's features (gpumat::matrix_features, src/core/features.hpp: what decides which format
    reads the matrix fastest), for -footprint. */
 typedef struct {

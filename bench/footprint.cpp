@@ -7,6 +7,7 @@
 #include "core/bce.hpp"
 #include "core/ell_hyb.hpp"
 #include "core/features.hpp"
+#include "core/compress_model.hpp"
 
 #include <vector>
 
@@ -121,6 +122,21 @@ extern "C" int BenchFeaturesCompute(int nrows, int ncols, const int *rowptr, con
     f->sectors_csr = m.sectors_csr, f->sectors_ell = m.sectors_ell, f->diag_distance = m.diag_distance;
   } catch (const std::exception &e) {
     snprintf(err, (size_t)errlen, "features: %s", e.what());
+    return -1;
+  }
+  return 0;
+}
+
+extern "C" int BenchCompressCompute(int nrows, int ncols, const int *rowptr, const int *colidx, const double *val, BenchCompress *c, char *err, int errlen) {
+  *c = BenchCompress{};
+  try {
+    const gpumat::CompressModel m = gpumat::compress_model(gpumat::CsrView<double>{nrows, ncols, rowptr, colidx, val}, 32);
+    c->idx32 = m.idx32, c->delta = m.delta, c->dict = m.dict, c->best = m.best;
+    c->val64 = m.val64, c->table = m.table, c->val32 = m.val32;
+    c->distinct = m.distinct, c->fp32_exact = m.fp32_exact, c->nnz = m.nnz;
+    c->slices = m.slices, c->slices_w8 = m.slices_w8, c->slices_w16 = m.slices_w16, c->slices_w32 = m.slices_w32, c->slices_dict = m.slices_dict;
+  } catch (const std::exception &e) {
+    std::snprintf(err, std::size_t(errlen), "compression model: %s", e.what());
     return -1;
   }
   return 0;

@@ -1,0 +1,94 @@
+// compress_model.hpp: one pass over the slices for the index streams, one over the values.
+#include "compress_model.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+#include <vector>
+
+namespace gpumat {
+
+namespace {
+
+// The width in bits that holds the difference d between consecutive columns of a row (unsigned;
+// a decreasing pair, unsorted columns, needs 32)
+int difference_width(std::int64_t d) {
+  if (d < 0 || d >= 65536) return 32;
+  return d < 256 ? 8 : 16;
+}
+
+} // namespace
+
+template <typename T>
+CompressModel compress_model(const CsrView<T> &A, index_t slice_rows) {
+  CompressModel m;
+  m.slice_rows = std::max<index_t>(slice_rows, 1);
+  m.rows       = A.nrows;
+  m.nnz        = A.nnz();
+  if (m.nnz == 0) return m;
+
+  double              delta_bytes = 0, dict_bytes = 0, best_bytes = 0;
+  std::vector<std::int64_t> offsets;
+  for (index_t r0 = 0; r0 < A.nrows; r0 += m.slice_rows) {
+    const index_t r1 = std::min<index_t>(A.nrows, r0 + m.slice_rows);
+    ++m.slices;
+    int          w = 8;
+    std::int64_t nonempty = 0, entries = 0;
+    offsets.clear();
+    for (index_t r = r0; r < r1; ++r) {
+      const index_t b = A.rowptr[r], e = A.rowptr[r + 1];
+      if (e > b) ++nonempty;
+      entries += e - b;
+      for (index_t k = b; k < e; ++k) {
+        if (k > b) w = std::max(w, difference_width(std::int64_t(A.colidx[k]) - A.colidx[k - 1]));
+        offsets.push_back(std::int64_t(A.colidx[k]) - r);
+      }
+    }
+    if (entries == 0) { // an empty slice stores no index bytes (its width counts as the narrowest)
+      ++m.slices_w8;
+      ++m.slices_dict;
+      continue;
+    }
+    (w == 8 ? m.slices_w8 : w == 16 ? m.slices_w16 : m.slices_w32)++;
+    const double delta = 4.0 * double(nonempty) + double(entries - nonempty) * w / 8.0;
+    std::sort(offsets.begin(), offsets.end());
+    const std::int64_t distinct = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
+    const bool         fits     = distinct <= 256;
+    const double       dict     = fits ? 4.0 * double(distinct) + double(entries) : delta;
+    if (fits) ++m.slices_dict;
+    delta_bytes += delta;
+    dict_bytes += dict;
+    best_bytes += std::min(delta, dict);
+  }
+
+  std::unordered_set<std::uint64_t> seen;
+  seen.reserve(1024);
+  for (std::int64_t k = 0; k < m.nnz; ++k) {
+    const double v = double(A.val[k]);
+    if (double(float(v)) == v) ++m.fp32_exact;
+    if (std::int64_t(seen.size()) <= CompressModel::kDistinctCap) {
+      std::uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      seen.insert(bits);
+    }
+  }
+  m.distinct = std::min<std::int64_t>(std::int64_t(seen.size()), CompressModel::kDistinctCap + 1);
+
+  const double n = double(m.nnz);
+  m.idx32        = 4.0;
+  m.delta        = delta_bytes / n;
+  m.dict         = dict_bytes / n;
+  m.best         = best_bytes / n;
+  m.val64        = 8.0;
+  m.val32        = 4.0;
+  if (m.distinct <= 256) m.table = 1.0 + 8.0 * double(m.distinct) / n;
+  else if (m.distinct <= CompressModel::kDistinctCap) m.table = 2.0 + 8.0 * double(m.distinct) / n;
+  else m.table = 8.0;
+  m.table = std::min(m.table, 8.0); // a table that would read more than fp64 is not used
+  return m;
+}
+
+template CompressModel compress_model<double>(const CsrView<double> &, index_t);
+template CompressModel compress_model<float>(const CsrView<float> &, index_t);
+
+} // namespace gpumat

@@ -1,0 +1,52 @@
+// The byte model of compressed column indices and values (issue 37), counted on a host CSR before
+// any format stores them so: what a sliced format's index and value streams would take per
+// nonzero, so that a variant is built only where the model says it reads fewer bytes.
+//
+// Slices are `slice_rows` consecutive rows in the matrix's order (a sliced ELL's or pjds's block
+// without sorting). Per nonzero, over the stored entries (a format's padding left out: it costs the
+// same per padded entry in every variant of that format):
+//   index streams
+//   - idx32: a 32-bit column per entry (4 B);
+//   - delta: per slice one width w of 8, 16 or 32 bits, the least that holds every difference
+//     between consecutive columns of the slice's rows; each nonempty row keeps its first column
+//     in 32 bits, the other entries take w / 8 B (w = 32: the plain 32-bit columns);
+//   - dict: per slice a dictionary of its distinct offsets (column - row), 4 B each, and an 8-bit
+//     code per entry, where the slice has at most 256 offsets (a 7-point stencil has 7, whatever
+//     the distance between its planes); a slice with more takes its delta width;
+//   - best: per slice the smaller of delta and dict.
+//   value streams
+//   - val64: fp64 (8 B);
+//   - table: one table of the matrix's distinct values (8 B each) and an 8-bit code per entry where
+//     they are at most 256, a 16-bit code where at most 65,536; otherwise fp64. Lossless: the
+//     product sums the same values in the same order;
+//   - val32: fp32 (4 B), lossy unless every value converts to float and back unchanged
+//     (fp32_exact == nnz).
+// PETSc-free; host memory.
+#pragma once
+#include "csr.hpp"
+
+#include <cstdint>
+
+namespace gpumat {
+
+struct CompressModel {
+  index_t      slice_rows = 32;
+  std::int64_t rows = 0, nnz = 0, slices = 0;
+  // distinct values (bit patterns; -0.0 and 0.0 differ), exact up to kDistinctCap; more reads
+  // kDistinctCap + 1
+  static constexpr std::int64_t kDistinctCap = 65536;
+  std::int64_t distinct = 0;
+  std::int64_t fp32_exact = 0; // entries whose value converts to float and back unchanged
+  // slices by the width their column differences need (8, 16, 32 bits), and those whose offsets
+  // fit an 8-bit dictionary
+  std::int64_t slices_w8 = 0, slices_w16 = 0, slices_w32 = 0, slices_dict = 0;
+  // bytes per nonzero (0 without nonzeros)
+  double idx32 = 0, delta = 0, dict = 0, best = 0;
+  double val64 = 0, table = 0, val32 = 0;
+};
+
+// The model of A (any scalar converted to double for the value counts). slice_rows >= 1.
+template <typename T>
+CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
+
+} // namespace gpumat
