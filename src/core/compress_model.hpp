@@ -1,4 +1,4 @@
-// The byte model of compressed column indices and values (issue 37), counted on a host CSR before
+// The byte model of compressed column indices and values, counted on a host CSR before
 // any format stores them so: what a sliced format's index and value streams would take per
 // nonzero, so that a variant is built only where the model says it reads fewer bytes.
 //
