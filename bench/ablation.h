@@ -105,9 +105,14 @@ typedef struct {
   double    val64, table, val32;        /* value streams */
   long long distinct, fp32_exact, nnz;  /* distinct values (65,537: more than 65,536); entries exact in fp32 */
   long long slices, slices_w8, slices_w16, slices_w32, slices_dict;
+  /* pjds as the model builds it (gpumat::pjds_compressed): bytes as built, with dictionary columns,
+     and with the value table too; its blocks, and those with a dictionary */
+  double    pjds_plain, pjds_dict, pjds_dict_table;
+  long long pjds_blocks, pjds_blocks_dict;
 } BenchCompress;
 
-/* Host CSR in; fills *c. Returns 0, or -1 with a message in err (out of host memory). */
+/* Host CSR in; fills *c (builds the pjds of the pjds model on the host). Returns 0, or -1 with a
+   message in err (out of host memory). */
 int BenchCompressCompute(int nrows, int ncols, const int *rowptr, const int *colidx, const double *val, BenchCompress *c, char *err, int errlen);
 
 /* The pattern's features (gpumat::matrix_features, src/core/features.hpp: what decides which format

@@ -504,6 +504,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
                         cm.slices_w16, cm.slices_w32, cm.slices_dict));
   if (cm.distinct > 65536) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: value B/nnz: fp64 %.3f, table %.3f (more than 65536 distinct values), fp32 %.3f (%lld of %lld exact)\n", cm.val64, cm.table, cm.val32, cm.fp32_exact, cm.nnz));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: value B/nnz: fp64 %.3f, table %.3f (%lld distinct), fp32 %.3f (%lld of %lld exact)\n", cm.val64, cm.table, cm.distinct, cm.val32, cm.fp32_exact, cm.nnz));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: pJDS (model) as built %.3f MB (%.3f B/nnz), with dictionary columns %.3f MB (%.3f, %lld of %lld blocks), and a value table %.3f MB (%.3f)\n", 1e-6 * cm.pjds_plain, nnz > 0 ? cm.pjds_plain / nnz : 0.0, 1e-6 * cm.pjds_dict, nnz > 0 ? cm.pjds_dict / nnz : 0.0, cm.pjds_blocks_dict,
+                        cm.pjds_blocks, 1e-6 * cm.pjds_dict_table, nnz > 0 ? cm.pjds_dict_table / nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

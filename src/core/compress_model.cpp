@@ -1,5 +1,6 @@
 // compress_model.hpp: one pass over the slices for the index streams, one over the values.
 #include "compress_model.hpp"
+#include "pjds.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -88,7 +89,36 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows) {
   return m;
 }
 
+template <typename T>
+PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
+  PjdsCompressed c;
+  c.plain = double(B.bytes());
+  c.blocks = B.nblocks();
+  double                    columns = 0; // the padded part's column bytes with the dictionaries
+  std::vector<std::int64_t> offsets;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    if (rows <= 0 || n == 0) continue;
+    offsets.clear();
+    for (std::int64_t k = 0; k < n; ++k) offsets.push_back(std::int64_t(B.col[std::size_t(bs + k)]) - B.row(b * B.p.block_rows + k % rows));
+    std::sort(offsets.begin(), offsets.end());
+    const std::int64_t d = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
+    if (d <= 256 && double(n) + 4.0 * double(d) < 4.0 * double(n)) { // the dictionary where it reads fewer bytes
+      ++c.blocks_dict;
+      columns += double(n) + 4.0 * double(d);
+    } else columns += 4.0 * double(n);
+  }
+  c.dict = c.plain - 4.0 * double(B.padded()) + columns;
+  const std::int64_t entries = distinct + 1; // the padding's 0 (at most one more entry)
+  const double       code    = entries <= 256 ? 1.0 : entries <= CompressModel::kDistinctCap ? 2.0 : double(sizeof(T));
+  const double       table   = code < double(sizeof(T)) ? code * double(B.padded()) + 8.0 * double(entries) : double(sizeof(T)) * double(B.padded());
+  c.dict_table = c.dict - double(sizeof(T)) * double(B.padded()) + std::min(table, double(sizeof(T)) * double(B.padded()));
+  return c;
+}
+
 template CompressModel compress_model<double>(const CsrView<double> &, index_t);
+template PjdsCompressed pjds_compressed<double>(const Pjds<double> &, std::int64_t);
+template PjdsCompressed pjds_compressed<float>(const Pjds<float> &, std::int64_t);
 template CompressModel compress_model<float>(const CsrView<float> &, index_t);
 
 } // namespace gpumat

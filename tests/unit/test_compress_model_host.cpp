@@ -1,6 +1,7 @@
 // compress_model (src/core/compress_model.hpp): by hand on a stencil and on planes too far apart
 // for 16-bit differences, and against direct recomputations (sets) on random matrices.
 #include "core/compress_model.hpp"
+#include "core/pjds.hpp"
 #include "matgen.hpp"
 
 #include <gtest/gtest.h>
@@ -159,4 +160,45 @@ TEST(CompressModel, UnsortedAndEmpty) {
   EXPECT_EQ(e.nnz, 0);
   EXPECT_DOUBLE_EQ(e.best, 0.0);
   EXPECT_DOUBLE_EQ(e.table, 0.0);
+}
+
+// pjds of the 4^3 stencil in the matrix's order (sigma 1), blocks of 32 rows: both blocks hold the 7
+// offsets (a padding entry repeats its row's last column): each block's columns n + 28 B instead of
+// 4n, so 3 B less per padded entry and 56 B of dictionaries; values 6, -1 and the padding's 0 in a
+// table of 3 with 8-bit codes: 7 B less per padded entry and 24 B of table.
+TEST(CompressModel, PjdsStencilByHand) {
+  const matgen::Csr  M = lap3d(4);
+  const auto         v = M.values<double>();
+  gpumat::Pjds<double> B;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(gpumat::PjdsParams{32, 1, 0}), B);
+  const gpumat::PjdsCompressed c = gpumat::pjds_compressed(B, 2);
+  const double                 padded = double(B.padded());
+  EXPECT_EQ(c.blocks, 2);
+  EXPECT_EQ(c.blocks_dict, 2);
+  EXPECT_DOUBLE_EQ(c.plain, double(B.bytes()));
+  EXPECT_DOUBLE_EQ(c.dict, c.plain - 3.0 * padded + 56);
+  EXPECT_DOUBLE_EQ(c.dict_table, c.dict - 7.0 * padded + 24);
+}
+
+// Random rows, sorted within windows and with long rows: the compressed layouts never read more
+// than the plain one, and a block with a dictionary has at most 256 offsets (recounted here).
+TEST(CompressModel, PjdsNeverMoreBytes) {
+  for (std::uint64_t seed : {4u, 5u}) {
+    const matgen::Csr M = matgen::random_rows("random", 3000, seed == 4 ? 500 : 100000, 0, seed == 4 ? 12 : 80, 0.05, seed);
+    const auto        v = M.values<double>();
+    gpumat::Pjds<double> B;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(gpumat::PjdsParams{32, 4096, 48}), B);
+    const CompressModel          m = gpumat::compress_model(M.view(v));
+    const gpumat::PjdsCompressed c = gpumat::pjds_compressed(B, m.distinct);
+    EXPECT_LE(c.dict, c.plain) << seed;
+    EXPECT_LE(c.dict_table, c.dict) << seed;
+    std::int64_t small = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+      const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+      std::set<std::int64_t> off;
+      for (std::int64_t k = 0; k < n; ++k) off.insert(std::int64_t(B.col[std::size_t(bs + k)]) - B.row(b * 32 + k % rows));
+      small += n > 0 && off.size() <= 256 && double(n) + 4.0 * double(off.size()) < 4.0 * double(n);
+    }
+    EXPECT_EQ(c.blocks_dict, small) << seed;
+  }
 }
