@@ -282,7 +282,7 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
   }
   if (dp->mpi) PetscCall(BlockNonzeros(dp->inner, &dp->nd, &dp->no)); // a later symbolic phase (MatProductReplaceMats) must find the same
   if (dp->csr && dp->mpi) {
-    bool same;
+    bool same = false;
     PetscCall(MPISetPattern(C, dp->inner, &same));
     dp->csr = same;
     if (same) PetscCall(ShadowAdopt(C, dp->inner)); // the MPI shadow of C when a product takes it

@@ -56,7 +56,7 @@ PetscErrorCode StoredEntries(Mat X, bool mpi, std::vector<PetscInt> *rows, std::
 // A sequential block's stored entries
 PetscErrorCode Nonzeros(Mat blk, PetscCount *nz)
 {
-  const PetscInt *ia, *ja;
+  const PetscInt *ia = nullptr, *ja = nullptr;
   PetscInt        m;
   PetscFunctionBegin;
   PetscCall(HostPattern(blk, &m, &ia, &ja));
