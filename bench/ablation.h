@@ -59,6 +59,20 @@ typedef struct {
 int BenchBccooGrid(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int block_size, int reps, int warmup,
                    BenchGridRow *res, int maxres, int *nres, BenchBccooParams *model, char *err, int errlen);
 
+/* The byte model of compressed column indices and values (gpumat::compress_model,
+   src/core/compress_model.hpp: its variants and what each counts), slices of 32 rows, part of
+   BenchFootprint. Bytes per nonzero, padding left out. */
+typedef struct {
+  double    idx32, delta, dict, best;   /* index streams */
+  double    val64, table, val32;        /* value streams */
+  long long distinct, fp32_exact, nnz;  /* distinct values (65,537: more than 65,536); entries exact in fp32 */
+  long long slices, slices_w8, slices_w16, slices_w32, slices_dict;
+  /* pjds as the model builds it (gpumat::pjds_compressed): bytes as built, with dictionary columns,
+     and with the value table too; its blocks, and those with a dictionary */
+  double    pjds_plain, pjds_dict, pjds_dict_table;
+  long long pjds_blocks, pjds_blocks_dict;
+} BenchCompress;
+
 /* The bytes of the matrix data of a product (x and y excluded), per format, as the paper's Table 3
    counts them (every array read once): CSR 12 B per nonzero + 4 B per row pointer (rows + 1); COO
    16 B per nonzero (row, column, value); ELL every row padded to the longest, 12 B per entry; bccoo
@@ -89,6 +103,7 @@ typedef struct {
                                        [0] as laid out (a thread per row: step j of a block loads the
                                        j-th entries of its rows), [1..3] with 2, 4, 8 lanes per row (a
                                        load takes g consecutive entries of 32/g rows); 0: no pJDS part */
+  BenchCompress  compress;          /* the byte model of compressed indices and values, on the pJDS built above */
 } BenchFootprint;
 
 /* Host CSR in as BenchAblationBccoo's (any column order). Builds the two bccoo on the host
@@ -96,24 +111,6 @@ typedef struct {
    (parameters out of range, out of memory). */
 int BenchFootprintCompute(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p,
                           BenchFootprint *f, char *err, int errlen);
-
-/* The byte model of compressed column indices and values (gpumat::compress_model,
-   src/core/compress_model.hpp: its variants and what each counts), slices of 32 rows, for
-   -footprint. Bytes per nonzero, padding left out. */
-typedef struct {
-  double    idx32, delta, dict, best;   /* index streams */
-  double    val64, table, val32;        /* value streams */
-  long long distinct, fp32_exact, nnz;  /* distinct values (65,537: more than 65,536); entries exact in fp32 */
-  long long slices, slices_w8, slices_w16, slices_w32, slices_dict;
-  /* pjds as the model builds it (gpumat::pjds_compressed): bytes as built, with dictionary columns,
-     and with the value table too; its blocks, and those with a dictionary */
-  double    pjds_plain, pjds_dict, pjds_dict_table;
-  long long pjds_blocks, pjds_blocks_dict;
-} BenchCompress;
-
-/* Host CSR in; fills *c (builds the pjds of the pjds model on the host). Returns 0, or -1 with a
-   message in err (out of host memory). */
-int BenchCompressCompute(int nrows, int ncols, const int *rowptr, const int *colidx, const double *val, BenchCompress *c, char *err, int errlen);
 
 /* The pattern's features (gpumat::matrix_features, src/core/features.hpp: what decides which format
    reads the matrix fastest), for -footprint. */

@@ -74,6 +74,16 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     gpumat::Pjds<double>     P;
     gpumat::pjds_build(A, ch.p, P);
     f->pjds            = double(P.bytes());
+    { // the compression byte model, the pJDS's as built
+      BenchCompress              &c = f->compress;
+      const gpumat::CompressModel m = gpumat::compress_model(A, 32);
+      c.idx32 = m.idx32, c.delta = m.delta, c.dict = m.dict, c.best = m.best;
+      c.val64 = m.val64, c.table = m.table, c.val32 = m.val32;
+      c.distinct = m.distinct, c.fp32_exact = m.fp32_exact, c.nnz = m.nnz;
+      c.slices = m.slices, c.slices_w8 = m.slices_w8, c.slices_w16 = m.slices_w16, c.slices_w32 = m.slices_w32, c.slices_dict = m.slices_dict;
+      const gpumat::PjdsCompressed pc = gpumat::pjds_compressed(P, m.distinct);
+      c.pjds_plain = pc.plain, c.pjds_dict = pc.dict, c.pjds_dict_table = pc.dict_table, c.pjds_blocks = pc.blocks, c.pjds_blocks_dict = pc.blocks_dict;
+    }
     f->pjds_block_rows = P.p.block_rows;
     f->pjds_sigma      = (long long)P.p.sigma;
     f->pjds_long_row   = (long long)P.p.long_row;
@@ -127,22 +137,3 @@ extern "C" int BenchFeaturesCompute(int nrows, int ncols, const int *rowptr, con
   return 0;
 }
 
-extern "C" int BenchCompressCompute(int nrows, int ncols, const int *rowptr, const int *colidx, const double *val, BenchCompress *c, char *err, int errlen) {
-  *c = BenchCompress{};
-  try {
-    const gpumat::CompressModel m = gpumat::compress_model(gpumat::CsrView<double>{nrows, ncols, rowptr, colidx, val}, 32);
-    c->idx32 = m.idx32, c->delta = m.delta, c->dict = m.dict, c->best = m.best;
-    c->val64 = m.val64, c->table = m.table, c->val32 = m.val32;
-    c->distinct = m.distinct, c->fp32_exact = m.fp32_exact, c->nnz = m.nnz;
-    c->slices = m.slices, c->slices_w8 = m.slices_w8, c->slices_w16 = m.slices_w16, c->slices_w32 = m.slices_w32, c->slices_dict = m.slices_dict;
-    const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
-    gpumat::Pjds<double>          P;
-    gpumat::pjds_build(A, gpumat::pjds_model(A, gpumat::PjdsParams{}).p, P);
-    const gpumat::PjdsCompressed pc = gpumat::pjds_compressed(P, m.distinct);
-    c->pjds_plain = pc.plain, c->pjds_dict = pc.dict, c->pjds_dict_table = pc.dict_table, c->pjds_blocks = pc.blocks, c->pjds_blocks_dict = pc.blocks_dict;
-  } catch (const std::exception &e) {
-    std::snprintf(err, std::size_t(errlen), "compression model: %s", e.what());
-    return -1;
-  }
-  return 0;
-}

@@ -467,10 +467,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   }
   const double nnz = (double)ia[m];
   BenchFeatures ft;
-  BenchCompress cm;
   rc = BenchFootprintCompute((int)m, (int)N, (long long)ia[m], (const int *)ia, (const int *)ja, (const double *)va, p, &f, err, (int)sizeof(err));
   if (rc == 0) rc = BenchFeaturesCompute((int)m, (int)N, (const int *)ia, (const int *)ja, &ft, err, (int)sizeof(err));
-  if (rc == 0) rc = BenchCompressCompute((int)m, (int)N, (const int *)ia, (const int *)ja, (const double *)va, &cm, err, (int)sizeof(err));
   PetscCall(RestoreCSR(A0, m, &ia, &ja, &va));
   PetscCheck(rc == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", err);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "footprint: the matrix data a product reads (x and y excluded; fp64 values, 32-bit indices; the yaSpMV paper's Table 3)\n"));
@@ -500,6 +498,7 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
                         f.bce_groups, f.bce_long_row, f.bce_long_nnz, f.bce_padding, nnz > 0 ? 100.0 * (double)f.bce_padding / nnz : 0.0, f.bce_y_sectors));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "features: rows of mean %.2f (cv %.2f, longest %d, %lld empty); padding: sliced ELL %.2f %%, sorted %.2f %%; BSR fill 2x2 %.3f, 3x3 %.3f, 4x4 %.3f; x sectors per 32 entries: CSR order %.1f, ELL order %.1f; distance from the diagonal %.4f\n", ft.mean_row, ft.cv_row, ft.max_row,
                         ft.empty_rows, 100.0 * ft.padding_sell, 100.0 * ft.padding_sorted, ft.fill[0], ft.fill[1], ft.fill[2], ft.sectors_csr, ft.sectors_ell, ft.diag_distance));
+  const BenchCompress cm = f.compress;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression (src/core/compress_model.hpp, slices of 32 rows, padding left out): index B/nnz: 32-bit %.3f, differences %.3f, dictionary %.3f, best %.3f (%lld slices: %lld with 8-bit, %lld 16-bit, %lld 32-bit differences, %lld with at most 256 offsets)\n", cm.idx32, cm.delta, cm.dict, cm.best, cm.slices, cm.slices_w8,
                         cm.slices_w16, cm.slices_w32, cm.slices_dict));
   if (cm.distinct > 65536) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: value B/nnz: fp64 %.3f, table %.3f (more than 65536 distinct values), fp32 %.3f (%lld of %lld exact)\n", cm.val64, cm.table, cm.val32, cm.fp32_exact, cm.nnz));

@@ -111,14 +111,14 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
   c.dict = c.plain - 4.0 * double(B.padded()) + columns;
   const std::int64_t entries = distinct + 1; // the padding's 0 (at most one more entry)
   const double       code    = entries <= 256 ? 1.0 : entries <= CompressModel::kDistinctCap ? 2.0 : double(sizeof(T));
-  const double       table   = code < double(sizeof(T)) ? code * double(B.padded()) + 8.0 * double(entries) : double(sizeof(T)) * double(B.padded());
-  c.dict_table = c.dict - double(sizeof(T)) * double(B.padded()) + std::min(table, double(sizeof(T)) * double(B.padded()));
+  const double       plain   = double(sizeof(T)) * double(B.padded()); // the padded part's values as stored
+  c.dict_table               = c.dict - plain + std::min(code * double(B.padded()) + double(sizeof(T)) * double(entries), plain);
   return c;
 }
 
-template CompressModel compress_model<double>(const CsrView<double> &, index_t);
+template CompressModel  compress_model<double>(const CsrView<double> &, index_t);
+template CompressModel  compress_model<float>(const CsrView<float> &, index_t);
 template PjdsCompressed pjds_compressed<double>(const Pjds<double> &, std::int64_t);
 template PjdsCompressed pjds_compressed<float>(const Pjds<float> &, std::int64_t);
-template CompressModel compress_model<float>(const CsrView<float> &, index_t);
 
 } // namespace gpumat

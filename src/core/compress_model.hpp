@@ -53,10 +53,9 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // included) as they are, with its padded part's columns as 8-bit codes into a dictionary per block
 // of its offsets (column - matrix row, 4 B each; a padding entry repeats its row's last column, an
 // empty row's is column 0) where the block has at most 256 and that reads fewer bytes, else 32-bit
-// columns; and with that and
-// the padded part's values as codes into one table of the matrix's distinct values (`distinct`,
-// CompressModel's, plus the padding's 0; 8-bit codes up to 256 entries, 16-bit up to 65,536, 8 B
-// each) where that reads fewer bytes. The long part stays as it is.
+// columns; and with that and the padded part's values as codes into one table of the matrix's
+// distinct values (`distinct`, CompressModel's, plus the padding's 0; 8-bit codes up to 256 entries,
+// 16-bit up to 65,536, sizeof(T) B each) where that reads fewer bytes. The long part stays as it is.
 template <typename T>
 struct Pjds;
 struct PjdsCompressed {
