@@ -108,6 +108,7 @@ typedef struct {
   PetscInt    rows, empty_rows;                   /* the block's rows, and those empty (counted at its last build) */
   PetscInt    host_builds, device_builds;         /* builds of the storage (a new nonzero pattern), per side */
   PetscInt    device_csr_builds;                  /* of the device builds, those from the block's CSR already on the device (a device product's result): no upload */
+  PetscInt    shadow_products;                    /* products of a device product's result run through cuSPARSE on its CSR before its format's build (-mat_gpumat_shadow_products) */
   PetscInt    host_refreshes, device_refreshes;   /* value refreshes (new values, same pattern), per side */
   PetscInt    coo_device_assemblies;              /* writes of the values on the GPU: MatSetValuesCOO with device values, and each numeric phase of a device product whose result is this block */
   PetscBool   values_hooked;                      /* PETSc's AIJ value accessors hooked (COO maps made: device values copied back on demand) */

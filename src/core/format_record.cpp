@@ -130,6 +130,12 @@ const std::vector<OptionRecord> &machinery_option_records() {
         "Directory of the disk cache of tuning decisions (default: $PETSC_GPUMAT_TUNING_DIR, else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning)",
         "$PETSC_GPUMAT_TUNING_DIR, else $XDG_CACHE_HOME/petsc-gpumat/tuning, else ~/.cache/petsc-gpumat/tuning");
     add(OptionKind::Bool, "-mat_gpumat_tuning_cache_disable", "MatMult", "Neither read nor write the disk cache of tuning decisions (a format that tunes decides afresh for every new nonzero pattern)", "false");
+    {
+      OptionRecord &o = add(OptionKind::Int, "-mat_gpumat_shadow_products", "MatMult",
+                            "CUDA builds: products a device product's result runs through cuSPARSE on its CSR already on the GPU (as aijcusparse's) before its format is built at the next one (0: built at the first)",
+                            "100");
+      o.lo = 0, o.hi = (double)kOptionIntMax;
+    }
     add(OptionKind::Bool, "-mat_gpumat_coo_host_reference", "MatSetValuesCOO",
         "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "false");
     // the MPI types'

@@ -32,6 +32,7 @@ struct Options {
   std::string tuning_cache;
   PetscBool   tuning_cache_disable = PETSC_FALSE;
   PetscBool   coo_host_reference   = PETSC_FALSE; // host COO arrays through our COO maps (tests)
+  PetscInt    shadow_products      = 100;         // a device product's result: products through its adopted shadow before the format's build
 };
 
 // What is current where. States are PETSc's: `A->nonzerostate` for the pattern, the object state

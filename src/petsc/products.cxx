@@ -1,7 +1,10 @@
 // A block's products y = op(A) x (+ z) and its diagonal: with device vectors on the GPU through the
-// format (PETSc's stream, no synchronization); with host vectors PETSc's own SeqAIJ kernels (the
-// parent's operations), or the format's host reference kernel with -mat_gpumat_host_reference. An
-// operation the format lacks on the device (an optional capability) falls back to the parent's.
+// format (PETSc's stream, no synchronization), or, for a device product's result with a CSR on the
+// GPU already, through cuSPARSE on that CSR (its adopted shadow: the transposed products always, the
+// others until -mat_gpumat_shadow_products of them ran, before the format's build); with host
+// vectors PETSc's own SeqAIJ kernels (the parent's operations), or the format's host reference
+// kernel with -mat_gpumat_host_reference. An operation the format lacks on the device (an optional
+// capability) falls back to the parent's.
 // The MPI product reaches its blocks through one seam, BlockProductBegin/End (machinery.hpp).
 #include "block.hpp"
 #include "shadow.hpp"
@@ -196,15 +199,47 @@ PetscErrorCode ShadowTranspose(Mat A, Vec x, Vec z, Vec y, PetscBool *done)
 }
 #endif
 
+#if defined(GPUMAT_WITH_CUDA)
+// Whether y = A x (+ z) runs through cuSPARSE on A's adopted shadow instead of the format
+// (ShadowFirst, -mat_gpumat_shadow_products): device vectors, the format not built for A's pattern,
+// and A a device product's result with fewer of its products run so. With `take`, *S holds A's
+// current values and the product is counted.
+PetscErrorCode ShadowFirstOf(Mat A, Vec x, Vec z, Vec y, bool take, Mat *S)
+{
+  const SeqData *d = Data(A);
+  PetscBool      dev;
+  PetscFunctionBegin;
+  *S = nullptr;
+  if ((d->st.built & kDevice) && d->st.pattern == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(OnDevice(A, {x, y, z}, &dev));
+  if (dev) PetscCall(ShadowFirst(A, d->opt.shadow_products, take, S));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// y = A x (+ z) through the shadow where ShadowFirstOf says so (*done).
+PetscErrorCode ShadowFirstApply(Mat A, Vec x, Vec z, Vec y, PetscBool *done)
+{
+  Mat S;
+  PetscFunctionBegin;
+  PetscCall(ShadowFirstOf(A, x, z, y, true, &S));
+  *done = S ? PETSC_TRUE : PETSC_FALSE;
+  if (!S) PetscFunctionReturn(PETSC_SUCCESS);
+  if (z) PetscCall((*S->ops->multadd)(S, x, z, y));
+  else PetscCall((*S->ops->mult)(S, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 // y = op(A) x (+ z); z may be y.
 PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y)
 {
   PetscBool dev;
   PetscFunctionBegin;
 #if defined(GPUMAT_WITH_CUDA)
-  if (op != Op::NoTrans) {
+  {
     PetscBool done;
-    PetscCall(ShadowTranspose(A, x, z, y, &done));
+    if (op == Op::NoTrans) PetscCall(ShadowFirstApply(A, x, z, y, &done));
+    else PetscCall(ShadowTranspose(A, x, z, y, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
@@ -226,10 +261,12 @@ PetscErrorCode SeqApply(Mat A, Op op, Vec x, Vec z, Vec y)
 PetscErrorCode BeginOnSide(Mat A, BlockProduct *p)
 {
   PetscBool dev, active;
+  Mat       S = nullptr;
   PetscFunctionBegin;
   PetscCall(DevicePath(A, p->op, p->x, p->z, p->y, &dev));
   PetscCall(PetscLogIsActive(&active));
-  if (!dev || (active && PetscLogGpuTimeFlag)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (dev && p->op == Op::NoTrans) PetscCall(ShadowFirstOf(A, p->x, p->z, p->y, false, &S)); // then in order, on PETSc's stream (cuSPARSE's)
+  if (!dev || S || (active && PetscLogGpuTimeFlag)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DeviceApply(A, p->op, p->x, p->z, p->y, p->side));
   p->pending = BlockProduct::kSideQueued;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -239,9 +276,12 @@ PetscErrorCode BeginOnSide(Mat A, BlockProduct *p)
 PetscErrorCode BeginSplit(Mat A, BlockProduct *p)
 {
   PetscBool dev, split;
+  Mat       S = nullptr;
   PetscFunctionBegin;
   PetscCall(OnDevice(A, {p->x}, &dev));
   if (!dev || p->op != Op::NoTrans || p->z != p->y) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ShadowFirstOf(A, p->x, p->z, p->y, false, &S)); // then in order, through the shadow
+  if (S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(CompressedBegin(A, p->x, &split));
   if (split) p->pending = BlockProduct::kSplitQueued;
   PetscFunctionReturn(PETSC_SUCCESS);

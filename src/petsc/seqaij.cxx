@@ -3,6 +3,7 @@
 // state, builds and refreshes: block.cxx; products: products.cxx; COO assembly: coo.cxx; MatView:
 // view.cxx.
 #include "block.hpp"
+#include "shadow.hpp"
 #include "values.hpp"
 #include "core/format_record.hpp"
 #include <petscdevice.h>
@@ -224,6 +225,7 @@ static PetscErrorCode ReadBlockOptions(Options &o, Format &fmt, const char *name
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_compressed_rows_ratio"), o.compress_ratio, &o.compress_ratio, nullptr));
   PetscCall(TuningCacheOptions(o, PetscOptionsObject));
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_coo_host_reference"), o.coo_host_reference, &o.coo_host_reference, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_shadow_products"), o.shadow_products, &o.shadow_products, nullptr));
   PetscCall(fmt.SetFromOptions(PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -316,6 +318,9 @@ PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info)
   info->host_builds      = d->builds[0];
   info->device_builds    = d->builds[1];
   info->device_csr_builds = d->device_csr_builds;
+#if defined(GPUMAT_WITH_CUDA)
+  info->shadow_products = ShadowServed(A);
+#endif
   info->host_refreshes   = d->refreshes[0];
   info->device_refreshes = d->refreshes[1];
 #if defined(GPUMAT_WITH_CUDA)

@@ -103,6 +103,7 @@ struct Shadow {
   const PetscInt    *bia[2] = {nullptr, nullptr}, *bja[2] = {nullptr, nullptr};
   const PetscScalar *baa[2] = {nullptr, nullptr};
   bool               bup[2] = {false, false}; // MPI: each block's aijcusparse device structure made
+  PetscInt           served = 0;              // seq, adopted: the operand's products run through it (ShadowFirst)
 
   PetscErrorCode Release()
   {
@@ -110,6 +111,7 @@ struct Shadow {
     PetscCall(MatDestroy(&m));
     values   = nz = -1;
     uploaded = adopted = bup[0] = bup[1] = false;
+    served   = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -327,6 +329,27 @@ PetscErrorCode AdoptedShadow(Mat X, Mat *S)
   PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
   if (s && s->m && s->adopted && s->nz == X->nonzerostate) *S = s->m;
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ShadowFirst(Mat X, PetscInt limit, bool take, Mat *S)
+{
+  Shadow *s = nullptr;
+  PetscFunctionBegin;
+  *S = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
+  if (!s || !s->m || !s->adopted || s->nz != X->nonzerostate || s->served >= limit) PetscFunctionReturn(PETSC_SUCCESS);
+  if (take) {
+    PetscCall(ShadowOf(X, false, S)); // its values made current
+    s->served++;
+  } else *S = s->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscInt ShadowServed(Mat X)
+{
+  Shadow *s = nullptr;
+  if (PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s) != PETSC_SUCCESS || !s) return 0;
+  return s->served;
 }
 
 PetscErrorCode ShadowHolds(Mat Y, Mat S)

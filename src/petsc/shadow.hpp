@@ -44,6 +44,14 @@ PetscErrorCode ShadowAdopt(Mat X, Mat S);
 // its device CSR (MatSeqAIJCUSPARSEGetIJ) is X's pattern on the device, entry for entry as X's host
 // CSR.
 PetscErrorCode AdoptedShadow(Mat X, Mat *S);
+// The seq matrix X's adopted shadow (AdoptedShadow) while fewer than `limit` products of X ran
+// through it, else null; with `take` its values made current (ShadowOf) and one more product
+// counted. A format's build pays back only over many products, and a device product's result (GAMG's
+// coarse operators and prolongators) may take a few dozen in all: its first products run on the
+// CSR it has on the device already, through cuSPARSE, as aijcusparse's do.
+PetscErrorCode ShadowFirst(Mat X, PetscInt limit, bool take, Mat *S);
+// How many of X's products ran through its adopted shadow (ShadowFirst) since it was adopted.
+PetscInt ShadowServed(Mat X);
 // Y's current values are the ones its shadow S holds (Y's values were just copied from S).
 PetscErrorCode ShadowHolds(Mat Y, Mat S);
 // A seq block's device copy of its CSR values where it holds the current ones (the result of a

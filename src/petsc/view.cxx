@@ -3,6 +3,7 @@
 // parent's alone. MatView is no product: it builds nothing and changes no state.
 #include "block.hpp"
 #include "mpi.hpp"
+#include "shadow.hpp"
 
 namespace gpumat {
 namespace {
@@ -87,6 +88,10 @@ PetscErrorCode SeqView(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "products: host vectors with %s (a build without CUDA)\n", host));
 #endif
   PetscCall(PetscViewerASCIIPrintf(viewer, "builds: host %" PetscInt_FMT ", device %" PetscInt_FMT " (%" PetscInt_FMT " from its CSR on the device); value refreshes: host %" PetscInt_FMT ", device %" PetscInt_FMT "\n", d->builds[0], d->builds[1], d->device_csr_builds, d->refreshes[0], d->refreshes[1]));
+#if defined(GPUMAT_WITH_CUDA)
+  if (const PetscInt served = ShadowServed(A))
+    PetscCall(PetscViewerASCIIPrintf(viewer, "products through cuSPARSE on its CSR from a device product, before the format's build: %" PetscInt_FMT " (-mat_gpumat_shadow_products %" PetscInt_FMT ")\n", served, d->opt.shadow_products));
+#endif
   PetscCall(ViewCOO(d, viewer));
   const std::size_t dev = d->DeviceBytes();
   if (dev) {
