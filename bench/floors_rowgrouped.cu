@@ -319,7 +319,9 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
   gpumat::Pjds<double> B;
   try {
     const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
-    gpumat::pjds_build(A, gpumat::pjds_model(A, gpumat::PjdsParams{}).p, B);
+    gpumat::PjdsParams q;
+    q.columns = gpumat::PjdsColumns::Plain; // the floor of the 32-bit-column layout (its kernel reads col)
+    gpumat::pjds_build(A, gpumat::pjds_model(A, q).p, B);
   } catch (const std::exception &e) {
     snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
     return -1;

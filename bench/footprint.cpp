@@ -33,7 +33,7 @@ static double pjds_x_sectors(const gpumat::Pjds<double> &P, int g) {
         int m = 0;
         for (std::int64_t rr = r0; rr < std::min(rows, r0 + per); ++rr) {
           const std::int64_t len = P.rowlen[std::size_t(i0 + rr)];
-          for (std::int64_t k = c; k < std::min(len, c + g); ++k) buf[m++] = P.col[std::size_t(bs + k * rows + rr)];
+          for (std::int64_t k = c; k < std::min(len, c + g); ++k) buf[m++] = P.column(bs + k * rows + rr, i0 + rr);
         }
         sec += gpumat::warp_sectors(buf, m); // one load: its m <= 32 columns
         ent += m;
@@ -70,7 +70,9 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     gpumat_floors::bccoo_plan(A, q, plan);
     f->info32  = plan.info;
     f->bccoo32 = double(plan.B.bytes());
-    const gpumat::PjdsChoice ch = gpumat::pjds_model(A, gpumat::PjdsParams{});
+    gpumat::PjdsParams q32;
+    q32.columns                 = gpumat::PjdsColumns::Plain; // the layout with 32-bit columns, from which the compression model counts
+    const gpumat::PjdsChoice ch = gpumat::pjds_model(A, q32);
     gpumat::Pjds<double>     P;
     gpumat::pjds_build(A, ch.p, P);
     f->pjds            = double(P.bytes());

@@ -102,6 +102,7 @@ PjdsParams pjds_resolve(PjdsParams p) {
   check(p.block_rows >= 1 && p.block_rows <= pjds_max_block_rows, "block_rows must be in [1," + std::to_string(pjds_max_block_rows) + "] (or 0 for 32), got " + std::to_string(p.block_rows));
   check(p.sigma >= 0, "sigma must be 1 (no sorting), a window of rows, or 0 for the model; got " + std::to_string(p.sigma));
   check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the model; got " + std::to_string(p.long_row));
+  check(p.columns == PjdsColumns::Auto || p.columns == PjdsColumns::Plain || p.columns == PjdsColumns::Dictionary, "columns must be auto, plain or dictionary");
   if (p.sigma > 0) p.sigma = round_window(p.sigma, p.block_rows);
   return p;
 }
@@ -276,8 +277,46 @@ std::int64_t Pjds<T>::padding() const {
 
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
-  return val.size() * (sizeof(T) + sizeof(index_t)) + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
+  const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
+  return val.size() * sizeof(T) + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
+
+namespace {
+
+// The padded part's columns as dictionary codes (pjds.hpp) where `mode` asks and every block's
+// offsets fit (auto: and that reads fewer bytes); else B keeps its 32-bit columns.
+template <typename T>
+void code_columns(Pjds<T> &B, PjdsColumns mode) {
+  if (mode == PjdsColumns::Plain || B.padded() == 0) return;
+  const std::int64_t   nb = B.nblocks();
+  std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
+  std::vector<index_t> offs;
+  for (std::int64_t b = 0; b < nb; ++b) { // each block's distinct offsets, ascending
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    offs.clear();
+    for (std::int64_t k = 0; k < n; ++k) offs.push_back(B.col[std::size_t(bs + k)] - B.row(b * B.p.block_rows + k % rows));
+    std::sort(offs.begin(), offs.end());
+    offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
+    if (offs.size() > std::size_t(kPjdsDictMax)) return; // a block the codes cannot index
+    dict.insert(dict.end(), offs.begin(), offs.end());
+    start[std::size_t(b) + 1] = index_t(dict.size());
+  }
+  if (mode == PjdsColumns::Auto && !pjds_dictionary_pays(B.padded(), std::int64_t(dict.size()), nb)) return;
+  B.code.assign(std::size_t(B.padded()), 0);
+  for (std::int64_t b = 0; b < nb; ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    const auto         d0 = dict.begin() + start[std::size_t(b)], d1 = dict.begin() + start[std::size_t(b) + 1];
+    for (std::int64_t k = 0; k < n; ++k) {
+      const index_t o            = B.col[std::size_t(bs + k)] - B.row(b * B.p.block_rows + k % rows);
+      B.code[std::size_t(bs + k)] = std::uint8_t(std::lower_bound(d0, d1, o) - d0);
+    }
+  }
+  B.dict.swap(dict);
+  B.dict_start.swap(start);
+  std::vector<index_t>().swap(B.col);
+}
+
+} // namespace
 
 template <typename T>
 void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
@@ -334,6 +373,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
     }
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
+  code_columns(B, p.columns);
   B.build_long(A, p.long_row, padded, B.slot, "pjds");
 }
 
@@ -357,7 +397,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
       T                  s    = T(0);
       for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
         const std::int64_t pos = base + std::int64_t(j) * rows;
-        s += B.val[std::size_t(pos)] * x[B.col[std::size_t(pos)]];
+        s += B.val[std::size_t(pos)] * x[B.column(pos, i)];
       }
       const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
@@ -371,7 +411,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
     const T            xr   = x[B.row(i)];
     for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
       const std::int64_t pos = base + std::int64_t(j) * rows;
-      y[B.col[std::size_t(pos)]] += B.val[std::size_t(pos)] * xr;
+      y[B.column(pos, i)] += B.val[std::size_t(pos)] * xr;
     }
   }
   B.apply_long(op, x, z, y);
@@ -451,6 +491,12 @@ const FormatRecord &pjds_record() {
       OptionRecord &o = r.options[4]; // lanes: long_shape_valid's
       o.allowed       = {{0, 0}, {4, 4}, {8, 8}, {16, 16}, {32, 32}};
       o.allowed_error = "{name} must be 0 (by the long rows), 4, 8, 16 or 32, got {value}";
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Enum, "columns",
+                              "The padded part's columns: plain (32-bit), auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256 and that reads fewer bytes), dictionary (the codes wherever every block's offsets fit)",
+                              "plain");
+      o.choices = {"auto", "plain", "dictionary"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
     r.gpuauto.model = pjds_auto_shape;
     // the long part (rows over default_long_row, summed in chunks by warps): 6 % over cuSPARSE's

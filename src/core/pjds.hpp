@@ -16,9 +16,16 @@
 //   it already holds; rowlen[i] (ELLPACK-R) lets it skip them.
 // x is read through the matrix's own column indices and y written through perm: no permuted
 // vector is ever visible outside the product.
+// Dictionary columns (PjdsParams::columns): where every block has at most kPjdsDictMax distinct
+// offsets (column - matrix row of the entry's position; a stencil's few, however far apart its
+// planes), the padded part stores an 8-bit code per entry (code) into its block's dictionary
+// (dict[dict_start[b] .. dict_start[b + 1]), the block's distinct offsets ascending) instead of
+// 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
+// the same entries summed in the same order.
 //
-// Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B + 4 B (rowlen) + 4 B
-// (perm, unless the identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
+// Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
+// 8 + 1 B, plus 4 B per dictionary entry and per block) + 4 B (rowlen) + 4 B (perm, unless the
+// identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
 #include "csr.hpp"
@@ -29,12 +36,21 @@
 
 namespace gpumat {
 
+// How the padded part stores its columns: plain (32-bit columns, the default), auto (dictionary
+// columns where every block's offsets fit in kPjdsDictMax and that reads fewer bytes:
+// pjds_dictionary_pays), or dictionary (wherever every block's offsets fit, whatever the bytes).
+// Not auto by default: on an H200 the coded product was 1-11 % faster on 3D stencils and FEM but
+// 5 % slower on a 2D 5-point stencil (docs/results/h200-2026-11-28h-shadow-first).
+enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2 };
+constexpr int kPjdsDictMax = 256; // offsets a block's dictionary holds (8-bit codes)
+
 struct PjdsParams {
   int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
   std::int64_t sigma      = 0; // sorting window in rows: 1 = no sorting; > 1: windows of sigma rows
                                // (rounded up to a multiple of b_r; >= the row count: all rows);
                                // 0 = chosen by pjds_model
   std::int64_t long_row   = 0; // rows with more nonzeros go to the long part (0 = chosen by pjds_model)
+  PjdsColumns  columns    = PjdsColumns::Plain;
 };
 
 constexpr int          pjds_max_block_rows = 1024;
@@ -96,10 +112,19 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<std::int64_t> block_start;  // nblocks + 1 offsets into val/col
   std::vector<index_t>      col;          // padded entries
   std::vector<T>            val;
+  // dictionary columns (coded(); col then empty): code per padded entry, each block's offsets
+  std::vector<std::uint8_t> code;
+  std::vector<index_t>      dict;
+  std::vector<index_t>      dict_start; // nblocks + 1 offsets into dict; empty: plain columns
   // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
   std::vector<std::int64_t> slot;
 
   index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
+  bool         coded() const { return !dict_start.empty(); }
+  // the column of padded entry pos, which belongs to position i
+  index_t      column(std::int64_t pos, std::int64_t i) const {
+    return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];
+  }
   std::int64_t nblocks() const { return std::int64_t(block_start.size()) - 1; }
   std::int64_t block_rows(std::int64_t b) const { return std::min<std::int64_t>(p.block_rows, std::int64_t(nrows_pj) - b * p.block_rows); }
   std::int64_t padded() const { return std::int64_t(val.size()); }
@@ -114,7 +139,14 @@ constexpr bool pjds_reads_rowlen(std::int64_t padded, std::int64_t padding, std:
   return padded > 0 && padding * (value_bytes + std::int64_t(sizeof(index_t))) > rows * std::int64_t(sizeof(index_t));
 }
 
-// Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p). Throws
+// Whether dictionary columns read fewer bytes than 32-bit ones: `padded` entries, `entries` in all
+// dictionaries, `nblocks` blocks (1 B a code, 4 B a dictionary entry and a block's start).
+constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, std::int64_t nblocks) {
+  return padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
+}
+
+// Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as
+// p.columns says. Throws
 // std::invalid_argument when the padded part exceeds 32-bit positions of index_t (with what to do).
 template <typename T>
 void pjds_build(const CsrView<T> &A, const PjdsParams &p, Pjds<T> &B);

@@ -10,7 +10,12 @@
 //           those (64-bit) into the block starts, the padded size read back;
 //   fill    a thread per position writes its row column by column (consecutive positions of a
 //           block at consecutive addresses), its padding (value 0, the row's last column) and the
-//           slot map; the long rows' chunks and entries (LongRowsDevice::fill).
+//           slot map; the long rows' chunks and entries (LongRowsDevice::fill);
+//   code    (unless the columns are plain) a warp per block collects its distinct offsets (column
+//           - row) in shared memory (__match_any_sync, a ballot for the new ones), their counts
+//           read back; where every block's fit in 256 (and, auto, that reads fewer bytes) a second
+//           pass sorts each dictionary and writes it and every entry's 8-bit code (a binary
+//           search), and the 32-bit columns are freed.
 // Product (one kernel): the first blocks' lane groups each sum one chunk of a long row (lanes x
 // kLongLoads x passes entries, long_shape; shuffles within the group; a row of several chunks
 // is finished by its last-arriving group, which adds the partial sums in chunk order:
@@ -20,7 +25,10 @@
 // (In detail: kUnroll entries of a row loaded at once, predicated, so that a row of 5 entries has
 // all its loads in flight, not one after another. The kernel is compiled for 6 resident blocks per
 // SM (40 registers) when there is no long part, else for 4 (64): see kPjdsOccupancy.)
-// Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included), 4 B
+// With dictionary columns each entry's column is its row plus an offset read through the
+// non-coherent path from its block's dictionary (a warp's 32 rows read the same few entries).
+// Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
+// with dictionary columns, plus 4 B per dictionary entry and per block), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
 // width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
 // 8 B per block, the long part 12 B per entry, x gathered, y written once.
@@ -104,12 +112,83 @@ __global__ void __launch_bounds__(kThreads) pj_fill(const index_t *__restrict__ 
   }
 }
 
+constexpr int kDictWarps = 8; // warps (blocks of the layout) per CUDA block of the dictionary kernels
+
+// A warp per block b of the layout: its distinct offsets (column - matrix row of the entry's
+// position) gathered in shared memory in order of first appearance. Count: sizes[b] = their
+// number, kPjdsDictMax + 1 where more (and sizes[nblocks] = 0). Write (every block fits): the
+// dictionary sorted ascending to dict + dict_start[b], each entry's code (its offset's rank).
+template <bool Write>
+__global__ void __launch_bounds__(kDictWarps * 32) pj_dict(const index_t *__restrict__ col, const index_t *__restrict__ perm, const std::int64_t *__restrict__ block_start,
+                                                           index_t npj, int br, long long nblocks, index_t *__restrict__ sizes, const index_t *__restrict__ dict_start,
+                                                           index_t *__restrict__ dict, std::uint8_t *__restrict__ code) {
+  __shared__ index_t seen[kDictWarps][kPjdsDictMax], sorted[kDictWarps][kPjdsDictMax];
+  const int       w = int(threadIdx.x >> 5), lane = int(threadIdx.x & 31);
+  const long long b = (long long)blockIdx.x * kDictWarps + w;
+  if (!Write && b == nblocks && lane == 0) sizes[b] = 0;
+  if (b >= nblocks) return; // the whole warp
+  const long long i0 = b * br, rows = min((long long)br, (long long)npj - i0), bs = block_start[b], n = block_start[b + 1] - bs;
+  index_t        *d = seen[w];
+  int             k = 0;
+  auto            offset = [&](long long e) {
+    const long long i = i0 + e % rows;
+    return col[bs + e] - (perm ? perm[i] : index_t(i));
+  };
+  for (long long e0 = 0; e0 < n; e0 += 32) {
+    const bool     ok     = e0 + lane < n;
+    const unsigned active = __ballot_sync(0xffffffffu, ok);
+    bool           fresh  = false;
+    index_t        o      = 0;
+    if (ok) {
+      o                = offset(e0 + lane);
+      const unsigned g = __match_any_sync(active, o);
+      if (lane == __ffs(g) - 1) { // the group's first lane looks it up
+        fresh = true;
+        for (int t = 0; t < k && fresh; ++t) fresh = d[t] != o;
+      }
+    }
+    const unsigned nw = __ballot_sync(0xffffffffu, fresh);
+    if (k + __popc(nw) > kPjdsDictMax) { // uniform across the warp
+      if (!Write && lane == 0) sizes[b] = kPjdsDictMax + 1;
+      return;
+    }
+    if (fresh) d[k + __popc(nw & ((1u << lane) - 1u))] = o;
+    k += __popc(nw);
+    __syncwarp();
+  }
+  if (!Write) {
+    if (lane == 0) sizes[b] = index_t(k);
+    return;
+  }
+  index_t *sd = sorted[w];
+  for (int t = lane; t < k; t += 32) { // rank among distinct values: its sorted place
+    int rank = 0;
+    for (int u = 0; u < k; ++u) rank += d[u] < d[t];
+    sd[rank] = d[t];
+  }
+  __syncwarp();
+  const index_t ds = dict_start[b];
+  for (int t = lane; t < k; t += 32) dict[ds + t] = sd[t];
+  for (long long e = lane; e < n; e += 32) {
+    const index_t o  = offset(e);
+    int           lo = 0, hi = k - 1; // o is in sd[0, k)
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (sd[mid] < o) lo = mid + 1;
+      else hi = mid;
+    }
+    code[bs + e] = std::uint8_t(lo);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Products.
 
 template <typename T>
 struct PjArgs {
   const index_t      *perm, *rowlen, *col;
+  const std::uint8_t *code;              // dictionary columns (col null): codes,
+  const index_t      *dict, *dict_start; // each block's offsets and their starts
   const std::int64_t *block_start;
   const T            *val;
   index_t             npj;
@@ -125,15 +204,24 @@ __device__ __forceinline__ T warp_sum(T v) {
   return v; // every lane holds the sum, added in the same order on every lane and every run
 }
 
+// The column of padded entry p of matrix row r in block b: stored, or r plus its code's offset.
+template <typename T, bool Coded>
+__device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long long p, index_t r) {
+  if (Coded) return r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
+  return a.col[p];
+}
+
 // The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
 // that a row of 5 entries has all its loads in flight), the matrix streamed past the caches
-// (ld.global.cs), x through the non-coherent path, y written through perm.
-template <typename T>
+// (ld.global.cs), x (and a dictionary) through the non-coherent path, y written through perm.
+template <typename T, bool Coded>
 __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const T *__restrict__ x, const T *z, T *y) {
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long bs   = a.block_start[q.b];
   const unsigned  rows = q.rows;
+  const index_t   r    = a.perm ? a.perm[i] : index_t(i);
+  const index_t  *dict = Coded ? a.dict + a.dict_start[q.b] : nullptr;
   unsigned        p    = unsigned(bs) + q.lane; // positions: the padded part is within 32 bits (checked by the build)
   // the row's length, or its block's width where the padding costs fewer bytes than the lengths
   // (padding entries add 0 x the x of the row's last column)
@@ -145,27 +233,28 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const 
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const bool ok = j + u < n;
-      c[u]          = ok ? __ldcs(a.col + p + u * rows) : 0;
-      v[u]          = ok ? __ldcs(a.val + p + u * rows) : T(0);
+      if (Coded) c[u] = ok ? r + __ldg(dict + __ldcs(a.code + p + u * rows)) : 0;
+      else c[u] = ok ? __ldcs(a.col + p + u * rows) : 0;
+      v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
   }
-  const T       s = s0 + s1;
-  const index_t r = a.perm ? a.perm[i] : index_t(i);
-  y[r]            = z ? z[r] + s : s;
+  const T s = s0 + s1;
+  y[r]      = z ? z[r] + s : s;
 }
 
 // MinBlocks: product blocks resident per SM the compiler must allow: 4 (up to 64 registers a
 // thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
-template <typename T, int MinBlocks>
+// Coded: dictionary columns.
+template <typename T, int MinBlocks, bool Coded>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
     long_chunks(a.lg, x, z, y);
     return;
   }
-  pjds_row(a, (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x, x, z, y);
+  pjds_row<T, Coded>(a, (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x, x, z, y);
 }
 
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
@@ -181,9 +270,9 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
   long long       p    = a.block_start[q.b] + q.lane;
-  const index_t   n  = a.rowlen[i];
-  const T         xr = x[a.perm ? a.perm[i] : index_t(i)];
-  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + a.col[p], a.val[p] * xr);
+  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i);
+  const T         xr = x[r];
+  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + (a.col ? pj_col<T, false>(a, q.b, p, r) : pj_col<T, true>(a, q.b, p, r)), a.val[p] * xr);
 }
 
 // The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
@@ -202,7 +291,7 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
   for (index_t j = 0; j < n; ++j, p += rows)
-    if (a.col[p] == cr) v = a.val[p];
+    if ((a.col ? pj_col<T, false>(a, q.b, p, r) : pj_col<T, true>(a, q.b, p, r)) == cr) v = a.val[p];
   d[cr] = v;
 }
 
@@ -211,7 +300,8 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
 template <typename T>
 std::size_t PjdsDevice<T>::format_bytes() const {
   if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
-  return std::size_t(padded_) * (sizeof(T) + sizeof(index_t)) + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
+  const std::size_t columns = coded() ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t) : std::size_t(padded_) * sizeof(index_t);
+  return std::size_t(padded_) * sizeof(T) + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
          std::size_t(nblocks_ + 1) * sizeof(std::int64_t) + lr_.format_bytes();
 }
 
@@ -227,6 +317,10 @@ void PjdsDevice<T>::release() {
   device_free(rowlen_);
   device_free(block_start_);
   device_free(col_);
+  device_free(code_);
+  device_free(dict_);
+  device_free(dict_start_);
+  dict_entries_ = 0;
   device_free(val_);
   device_free(slot_);
   lr_.release();
@@ -322,6 +416,10 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
+  if (p_.columns != PjdsColumns::Plain && padded_ > 0) {
+    GPUMAT_CUDA_TRY(code_columns(tmp, s));
+    clock.mark("code");
+  }
 
   if (nlong > 0) {
     GPUMAT_CUDA_TRY(lr_.fill(A, user_shape_, val_, padded_, slot_, tmp, s));
@@ -335,6 +433,42 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
 }
 
 template <typename T>
+cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
+  const unsigned grid  = unsigned((nblocks_ + 1 + kDictWarps - 1) / kDictWarps);
+  index_t       *sizes = tmp.get<index_t>(std::size_t(nblocks_) + 1), *mx = tmp.get<index_t>(1);
+  index_t       *start = nullptr;
+  GPUMAT_CUDA_TRY(tmp.err);
+  GPUMAT_CUDA_TRY(device_alloc(start, std::size_t(nblocks_) + 1));
+  auto drop = [&](cudaError_t e) {
+    device_free(start);
+    return e;
+  };
+  pj_dict<false><<<grid, kDictWarps * 32, 0, s>>>(col_, perm_, block_start_, npj_, p_.block_rows, nblocks_, sizes, nullptr, nullptr, nullptr);
+  cudaError_t e = launched();
+  if (e == cudaSuccess) e = reduce_max(sizes, nblocks_, mx, s);
+  if (e == cudaSuccess) e = exclusive_sum(sizes, start, nblocks_ + 1, s);
+  index_t h[2] = {0, 0}; // the largest dictionary, the entries of all
+  if (e == cudaSuccess) e = cudaMemcpyAsync(&h[0], mx, sizeof(index_t), cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(&h[1], start + nblocks_, sizeof(index_t), cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  if (e != cudaSuccess) return drop(e);
+  if (h[0] > kPjdsDictMax || (p_.columns == PjdsColumns::Auto && !pjds_dictionary_pays(padded_, h[1], nblocks_))) return drop(cudaSuccess); // 32-bit columns
+  e = device_alloc(dict_, std::size_t(h[1]));
+  if (e == cudaSuccess) e = device_alloc(code_, std::size_t(padded_));
+  if (e != cudaSuccess) {
+    device_free(dict_);
+    device_free(code_);
+    return drop(e);
+  }
+  pj_dict<true><<<grid, kDictWarps * 32, 0, s>>>(col_, perm_, block_start_, npj_, p_.block_rows, nblocks_, nullptr, start, dict_, code_);
+  GPUMAT_CUDA_TRY(launched());
+  dict_start_   = start;
+  dict_entries_ = h[1];
+  device_free(col_); // cudaFree waits for the device: the codes are written
+  return cudaSuccess;
+}
+
+template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   return refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where);
 }
@@ -343,7 +477,7 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
 template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
-  return Args{perm_, rowlen_, col_, block_start_, val_, npj_, p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{perm_, rowlen_, col_, code_, dict_, dict_start_, block_start_, val_, npj_, p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
@@ -355,8 +489,11 @@ cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream
     if (blocks == 0) return cudaSuccess; // no rows
     const bool timed = occupancy_ == 0 && !trial_.decided(); // one of the first products: the trial's
     const int  occ   = timed ? trial_.begin(s) : kernel_occupancy();
-    if (occ == 6) pj_spmv<T, 6><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    else pj_spmv<T, 4><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    if (coded()) {
+      if (occ == 6) pj_spmv<T, 6, true><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+      else pj_spmv<T, 4, true><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    } else if (occ == 6) pj_spmv<T, 6, false><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    else pj_spmv<T, 4, false><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
     if (timed) trial_.end(s);
     return launched();
   }
@@ -394,7 +531,11 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   if (perm_) GPUMAT_CUDA_TRY(get(B.perm, perm_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.rowlen, rowlen_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.block_start, block_start_, std::size_t(nblocks_) + 1));
-  GPUMAT_CUDA_TRY(get(B.col, col_, std::size_t(padded_)));
+  if (coded()) {
+    GPUMAT_CUDA_TRY(get(B.code, code_, std::size_t(padded_)));
+    GPUMAT_CUDA_TRY(get(B.dict, dict_, std::size_t(dict_entries_)));
+    GPUMAT_CUDA_TRY(get(B.dict_start, dict_start_, std::size_t(nblocks_) + 1));
+  } else GPUMAT_CUDA_TRY(get(B.col, col_, std::size_t(padded_)));
   std::vector<T> all;
   GPUMAT_CUDA_TRY(get(all, val_, std::size_t(padded_ + lr_.entries())));
   B.val.assign(all.begin(), all.begin() + padded_);

@@ -34,8 +34,10 @@ public:
 
   // Uploads the CSR (host arrays; columns in any order within a row) and builds the layout with
   // parameters p as pjds_build takes them (pjds_resolve'd or pjds_model's; sigma 0 = all rows,
-  // long_row 0 = none). Replaces any previous content. Synchronizes the stream three times (the
-  // long rows' count, the padded size, the chunks) and once at the end (build_phases()).
+  // long_row 0 = none), its columns as p.columns says (dictionary columns: the same as the host
+  // builder's). Replaces any previous content. Synchronizes the stream three times (the long rows'
+  // count, the padded size, the chunks), once more unless p.columns is plain (the dictionaries'
+  // sizes), and once at the end (build_phases()).
   cudaError_t build(const CsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // The same from a CSR already on the device (read only until the stream reaches the build's end).
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
@@ -87,6 +89,8 @@ public:
   std::int64_t       padded() const { return padded_; }
   std::int64_t       padding() const { return padded_ - (std::int64_t(nnz_) - lr_.entries()); }
   std::int64_t       chunks() const { return lr_.chunks(); }
+  bool               coded() const { return dict_start_ != nullptr; } // dictionary columns (pjds.hpp)
+  std::int64_t       dict_entries() const { return dict_entries_; }   // in all blocks' dictionaries
   // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
   // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
   bool               reads_rowlen() const { return pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, sizeof(T)); }
@@ -99,6 +103,7 @@ private:
   template <class Args>
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
+  cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds.cu
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
     release();
@@ -115,7 +120,11 @@ private:
   index_t      *perm_ = nullptr;        // position -> row (null: the identity)
   index_t      *rowlen_ = nullptr;      // npj_
   std::int64_t *block_start_ = nullptr; // nblocks_ + 1
-  index_t      *col_ = nullptr;         // padded_
+  index_t      *col_ = nullptr;         // padded_ (null with dictionary columns)
+  std::uint8_t *code_ = nullptr;        // padded_: dictionary columns' codes (else null)
+  index_t      *dict_ = nullptr;        // dict_entries_: each block's offsets, ascending
+  index_t      *dict_start_ = nullptr;  // nblocks_ + 1 (null: 32-bit columns)
+  std::int64_t  dict_entries_ = 0;
   T            *val_ = nullptr;         // padded_ + the long part's entries: its values follow
   LongRowsDevice<T> lr_;                // the long part (long_rows.cuh)
   unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_

@@ -31,6 +31,9 @@ public:
     user_.long_row   = values[2];
     occupancy_       = (int)values[3];
     shape_           = {(int)values[4], (int)values[5]};
+    PetscEnum columns = (PetscEnum)user_.columns; // auto, plain, dictionary: PjdsColumns's order
+    PetscCall(ReadOption(PetscOptionsObject, r.option("columns"), columns, &columns, nullptr));
+    user_.columns = (PjdsColumns)columns;
     PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -110,6 +113,7 @@ public:
     } else
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "\n"));
+    PetscCall(PetscViewerASCIIPrintf(v, "columns: %s (-mat_pjds_columns %s)\n", ColumnsText().c_str(), kColumnNames[(int)user_.columns]));
     const double csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0));
     const double nnzr = A.nrows ? nnz / A.nrows : 0.0, rho = nnz > 0 ? ((double)padded + (double)long_nnz) / nnz : 1.0;
@@ -128,7 +132,7 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  // Once built: block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each
+  // Once built: columns (dictionary|plain: as stored), dictionary_entries, block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each
   // with its _source (set|model); pjds_rows, stored_entries, padding_entries (stored beyond the
   // pJDS part's nonzeros), long_rows, long_entries, format_bytes; once the device holds the format
   // also chunks, chunk_entries, lanes, passes, shape_source (set|long_rows: from the long rows'
@@ -155,7 +159,9 @@ public:
                            {"padding_entries", std::to_string(padded - ((std::int64_t)A.nnz() - long_nnz))},
                            {"long_rows", std::to_string(long_rows)},
                            {"long_entries", std::to_string(long_nnz)},
-                           {"format_bytes", std::to_string(bytes)}});
+                           {"format_bytes", std::to_string(bytes)},
+                           {"columns", Coded() ? "dictionary" : "plain"},
+                           {"dictionary_entries", std::to_string(DictEntries())}});
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.chunks() >= 0) {
       const LongShape &sh = dev_.long_shape();
@@ -231,6 +237,28 @@ private:
     return why;
   }
 #endif
+
+  static constexpr const char *kColumnNames[3] = {"auto", "plain", "dictionary"};
+  // The stored layout's columns (the device's where it holds the format, else the host's)
+  bool Coded() const
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) return dev_.coded();
+#endif
+    return host_.coded();
+  }
+  std::int64_t DictEntries() const
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) return dev_.dict_entries();
+#endif
+    return (std::int64_t)host_.dict.size();
+  }
+  std::string ColumnsText() const
+  {
+    if (!Coded()) return "32-bit";
+    return "8-bit codes into per-block dictionaries of offsets (" + std::to_string(DictEntries()) + " entries in all)";
+  }
 
   PjdsParams   user_{};
   int          occupancy_ = 0; // -mat_pjds_occupancy (0: measured by the CUDA layer)

@@ -118,6 +118,40 @@ void check_bccoo_layout(const gpumat::Bccoo<T> &B, const std::string &where) {
   }
 }
 
+// pjds's columns as stored: with p.columns plain, 32-bit; else dictionary codes exactly where every
+// block has at most kPjdsDictMax distinct offsets (column - row; counted here from the decoded
+// columns, or the stored ones) and, auto, that reads fewer bytes (pjds_dictionary_pays); each
+// block's dictionary strictly ascending, every code within it.
+template <typename T>
+void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
+  using gpumat::index_t;
+  std::int64_t entries = 0;
+  bool         fits    = true;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    std::set<index_t>  offs;
+    for (std::int64_t k = 0; k < n; ++k) offs.insert(B.column(bs + k, b * B.p.block_rows + k % rows) - B.row(b * B.p.block_rows + k % rows));
+    fits &= offs.size() <= std::size_t(gpumat::kPjdsDictMax);
+    entries += std::int64_t(offs.size());
+    if (B.coded()) {
+      const std::vector<index_t> d(B.dict.begin() + B.dict_start[std::size_t(b)], B.dict.begin() + B.dict_start[std::size_t(b) + 1]);
+      ASSERT_TRUE(std::vector<index_t>(offs.begin(), offs.end()) == d) << where << ": block " << b << "'s dictionary is its offsets, ascending";
+    }
+  }
+  const bool want = B.p.columns == gpumat::PjdsColumns::Dictionary ? fits
+                    : B.p.columns == gpumat::PjdsColumns::Auto     ? fits && B.padded() > 0 && gpumat::pjds_dictionary_pays(B.padded(), entries, B.nblocks())
+                                                                   : false;
+  ASSERT_EQ(B.coded(), want && B.padded() > 0) << where << ": dictionary columns where asked and they fit";
+  if (B.coded()) {
+    ASSERT_TRUE(B.col.empty()) << where;
+    ASSERT_EQ(B.code.size(), std::size_t(B.padded())) << where;
+    ASSERT_EQ(B.dict_start.size(), std::size_t(B.nblocks()) + 1) << where;
+    ASSERT_EQ(std::size_t(B.dict_start.back()), B.dict.size()) << where;
+  } else {
+    ASSERT_EQ(B.col.size(), std::size_t(B.padded())) << where;
+  }
+}
+
 // pjds: perm and the long rows together are every row once; each window is sorted by length,
 // descending, stably; blocks are padded to their longest row; padding has value 0 and a column of
 // its row; every CSR entry has one slot holding its value; pjds_padding agrees with the build.
@@ -165,10 +199,14 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       const std::int64_t pos = base + j * rows;
       ASSERT_EQ(B.val[std::size_t(pos)], T(0)) << where;
       if (B.rowlen[std::size_t(i)] > 0) {
-        ASSERT_EQ(B.col[std::size_t(pos)], M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1]) << where;
+        ASSERT_EQ(B.column(pos, i), M.colidx[std::size_t(M.rowptr[std::size_t(r) + 1]) - 1]) << where;
       }
     }
+    for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) { // every entry's column, as stored or decoded
+      ASSERT_EQ(B.column(base + j * rows, i), M.colidx[std::size_t(M.rowptr[std::size_t(r)] + j)]) << where << ": position " << i << " entry " << j;
+    }
   }
+  check_pjds_columns(B, where);
   ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];

@@ -73,6 +73,10 @@ void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, 
   EXPECT_TRUE(G.rowlen == H.rowlen) << where << ": lengths";
   EXPECT_TRUE(G.block_start == H.block_start) << where << ": block starts";
   EXPECT_TRUE(G.col == H.col) << where << ": columns";
+  EXPECT_EQ(D.coded(), H.coded()) << where << ": dictionary columns as the host's";
+  EXPECT_TRUE(G.code == H.code) << where << ": column codes";
+  EXPECT_TRUE(G.dict == H.dict) << where << ": dictionaries";
+  EXPECT_TRUE(G.dict_start == H.dict_start) << where << ": dictionary starts";
   EXPECT_TRUE(G.val == H.val) << where << ": values";
   EXPECT_TRUE(G.long_rows == H.long_rows) << where << ": long rows";
   EXPECT_TRUE(G.long_ptr == H.long_ptr) << where << ": long row pointer";

@@ -3,7 +3,8 @@
 // in many chunks, rows at the chunk boundary); the chunk shape by the long rows; refresh in several
 // staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's
 // reason; every instance of the product (4, 6 resident blocks) gives the same bits, and occupancy
-// 0 keeps the faster of the first products (InstanceTrial); a fuzz test against the reference. The
+// 0 keeps the faster of the first products (InstanceTrial); dictionary columns bitwise equal to
+// 32-bit ones; a fuzz test against the reference. The
 // device builder's layout (order, lengths, block starts, columns and values with their padding,
 // the long part, the slot map) against the host builder's and the products for b_r, sigma and
 // long-row thresholds on the standard set, the refresh, the diagonal, refusals and release are the
@@ -19,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -200,6 +202,41 @@ TEST(PjdsDevice, Deterministic) {
   const std::vector<double> z(std::size_t(M.nrows), 0.0);
   const auto                y1 = gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s);
   for (int k = 0; k < 5; ++k) EXPECT_TRUE(y1 == gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s));
+}
+
+// Dictionary columns on the device: the stencil's blocks coded as the host builder codes them
+// (sorted within all rows and unsorted; with 32 and 128 rows a block), the product and the
+// diagonal bitwise equal to the 32-bit layout's, the transpose to rounding (atomics), and the
+// bytes read fewer.
+TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(700, 500);
+  const auto        v = M.values<double>();
+  const auto        x = matgen::random_vector<double>(std::size_t(M.ncols), 7);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  for (int br : {32, 128})
+    for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
+      const PjdsParams   pc = pp(br, sigma, 0), pl = pp(br, sigma, 0, gpumat::PjdsColumns::Plain);
+      const std::string  where = describe(pc);
+      PjdsDevice<double> C, P;
+      ASSERT_EQ(cudaSuccess, C.build(M.view(v), pc, s)) << C.why();
+      ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+      ASSERT_TRUE(C.coded()) << where;
+      ASSERT_FALSE(P.coded()) << where;
+      EXPECT_LT(C.format_bytes(), P.format_bytes()) << where;
+      gpumat_test::check_pjds_device_layout(M, v, pc, C, where);
+      EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where;
+      { // the transpose adds with atomics, in no fixed order: equal to rounding
+        const auto yc = gpumat_test::device_apply(C, Op::Trans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::Trans, x, z, ZMode::None, s);
+        ASSERT_EQ(yc.size(), yp.size());
+        for (std::size_t k = 0; k < yc.size(); ++k) ASSERT_NEAR(yc[k], yp[k], 1e-13 * (1.0 + std::fabs(yp[k]))) << where << ": transpose, entry " << k;
+      }
+      DeviceArray<double> dc(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+      ASSERT_EQ(cudaSuccess, C.diagonal(nullptr, dc.p, s));
+      ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+      EXPECT_TRUE(dc.download() == dp.download()) << where << ": diagonal";
+    }
 }
 
 // An invalid parameter is refused with a reason (the refusal itself, the empty matrices and
