@@ -118,7 +118,7 @@ for vec in $VECS; do
   [ "$REPEAT" -gt 1 ] && sfx=-r$r
   for prob in $PROBLEMS; do
     kind=${prob%%:*} n=${prob#*:}
-    case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | fem3 | fem6 | plex3d) size="$n^3" ;; *) size="$n" ;; esac
+    case "$kind" in lap2d) size="$n^2" ;; lap3d | lap3d27 | lap3dv | fem3 | fem6 | fem3c | plex3d) size="$n^3" ;; *) size="$n" ;; esac
     for pc in $PCS; do
       # hypre's BoomerAMG on the GPU is not reproducible from run to run (aijcusparse against itself:
       # solutions 8.9e-10 apart at 20^3, docs/results/h200-2026-11-26d-solvers Corrections; the types

@@ -111,6 +111,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
+#include <string.h> /* memcpy */
 #include <unistd.h> /* mkstemp's file: close */
 
 static PetscMPIInt nranks = 1, myrank = 0; /* of PETSC_COMM_WORLD */
@@ -639,6 +640,46 @@ typedef struct {
   double rows_min, rows_max, nnz_min, nnz_max, offdiag_share, ghosts_max, ghosts_sum;
 } Distribution;
 
+/* Distinct values (bit patterns) among this rank's stored entries of the host AIJ matrix A0, up to
+   cap; *count = cap + 1 where there are more (an open-addressing set of 4 cap slots, stopped there).
+   What a value table (-mat_pjds_values) could hold: a constant-coefficient stencil has a handful. */
+static PetscErrorCode DistinctValues(Mat A0, PetscInt cap, PetscInt *count)
+{
+  Mat                blk[2] = {A0, NULL};
+  PetscBool          mpi;
+  const PetscInt     slots = 4 * cap;
+  uint64_t          *set;
+  unsigned char     *used;
+  PetscInt           n = 0;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A0, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A0, &blk[0], &blk[1], NULL));
+  PetscCall(PetscMalloc1(slots, &set));
+  PetscCall(PetscCalloc1(slots, &used));
+  for (int b = 0; b < 2 && n <= cap; b++) {
+    const PetscScalar *a;
+    PetscInt           nz;
+    MatInfo            info;
+    if (!blk[b]) continue;
+    PetscCall(MatGetInfo(blk[b], MAT_LOCAL, &info));
+    nz = (PetscInt)info.nz_used;
+    PetscCall(MatSeqAIJGetArrayRead(blk[b], &a));
+    for (PetscInt k = 0; k < nz && n <= cap; k++) {
+      uint64_t bits = 0;
+      PetscInt h;
+      memcpy(&bits, &a[k], sizeof(PetscScalar) < sizeof(bits) ? sizeof(PetscScalar) : sizeof(bits));
+      h = (PetscInt)(((bits * 0x9E3779B97F4A7C15ull) >> 17) % (uint64_t)slots);
+      while (used[h] && set[h] != bits) h = (h + 1) % slots;
+      if (!used[h]) used[h] = 1, set[h] = bits, n++;
+    }
+    PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &a));
+  }
+  PetscCall(PetscFree(set));
+  PetscCall(PetscFree(used));
+  *count = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode GetDistribution(Mat A0, Distribution *d)
 {
   PetscInt m;
@@ -1107,6 +1148,12 @@ int main(int argc, char **argv)
   PetscCall(PetscMalloc1(reps, &t));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s (%s): %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros (%.1f per row), CSR %.1f MB, KSP %s\n", name, spec, M, N, nnz, (double)nnz / M, 1e-6 * (12.0 * nnz + 4.0 * (M + 1)),
                         ksp_its ? (spd ? "CG+Jacobi" : "GMRES+Jacobi") : "none"));
+  {
+    PetscInt distinct;
+    PetscCall(DistinctValues(A0, 65536, &distinct));
+    if (distinct > 65536) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "values: more than 65536 distinct%s\n", nranks > 1 ? " in rank 0's rows" : ""));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "values: %" PetscInt_FMT " distinct%s\n", distinct, nranks > 1 ? " in rank 0's rows" : ""));
+  }
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PrintDevices());
 #endif

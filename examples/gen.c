@@ -16,8 +16,12 @@ static double Uniform01(uint64_t seed, uint64_t row, uint64_t k) { return (doubl
 enum { S_SHAPE = 0, S_VALUE = 1, S_LINK = 2, S_PAIR = 3, S_LOCAL = 4, S_FAR = 5 };
 
 /* The legacy kinds (LegacyRow) come first, up to K_UNIFORM. */
-typedef enum { K_LAP2D, K_LAP3D, K_LAP3D27, K_POWERLAW, K_UNIFORM, K_FEM3, K_FEM6, K_SHORT4, K_RANDOM, K_ECON, K_WEB, K_CIRCUIT, K_LP, K_DENSE, K_EMPTYROWS } Kind;
-static const char *const KindNames[] = {"lap2d", "lap3d", "lap3d27", "powerlaw", "uniform", "fem3", "fem6", "short4", "random", "econ", "web", "circuit", "lp", "dense", "emptyrows"};
+typedef enum { K_LAP2D, K_LAP3D, K_LAP3D27, K_LAP3DV, K_POWERLAW, K_UNIFORM, K_FEM3, K_FEM6, K_FEM3C, K_SHORT4, K_RANDOM, K_ECON, K_WEB, K_CIRCUIT, K_LP, K_DENSE, K_EMPTYROWS } Kind;
+static const char *const KindNames[] = {"lap2d", "lap3d", "lap3d27", "lap3dv", "powerlaw", "uniform", "fem3", "fem6", "fem3c", "short4", "random", "econ", "web", "circuit", "lp", "dense", "emptyrows"};
+
+/* The FEM-like kinds and their degrees of freedom per node (fem3c: fem3's pattern) */
+static PetscBool IsFem(Kind k) { return k == K_FEM3 || k == K_FEM6 || k == K_FEM3C ? PETSC_TRUE : PETSC_FALSE; }
+static PetscInt  FemDofs(Kind k) { return k == K_FEM6 ? 6 : 3; }
 
 static PetscErrorCode ParseKind(const char *kind, Kind *k)
 {
@@ -38,7 +42,7 @@ PetscErrorCode GenIsSPD(const char *kind, PetscBool *spd)
   Kind k;
   PetscFunctionBegin;
   PetscCall(ParseKind(kind, &k));
-  *spd = (k == K_LAP2D || k == K_LAP3D || k == K_LAP3D27 || k == K_FEM3 || k == K_FEM6 || k == K_DENSE) ? PETSC_TRUE : PETSC_FALSE;
+  *spd = (k == K_LAP2D || k == K_LAP3D || k == K_LAP3D27 || k == K_LAP3DV || IsFem(k) || k == K_DENSE) ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -61,9 +65,11 @@ static PetscErrorCode GenSetUp(const char *kind, PetscInt n, PetscInt seed, Gen 
     break;
   case K_LAP3D:
   case K_LAP3D27:
+  case K_LAP3DV:
     M = nd * nd * nd;
     break;
   case K_FEM3:
+  case K_FEM3C:
     M = 3 * nd * nd * nd;
     break;
   case K_FEM6:
@@ -104,17 +110,25 @@ static PetscInt LegacyRow(Kind k, PetscInt n, PetscInt N, PetscInt seed, PetscIn
     cols[len] = r; vals[len++] = 4;
     if (i < n - 1) { cols[len] = r + 1; vals[len++] = -1; }
     if (j < n - 1) { cols[len] = r + n; vals[len++] = -1; }
-  } else if (k == K_LAP3D || k == K_LAP3D27) {
-    PetscInt i = r % n, j = (r / n) % n, l = r / (n * n);
+  } else if (k == K_LAP3D || k == K_LAP3D27 || k == K_LAP3DV) {
+    PetscInt  i = r % n, j = (r / n) % n, l = r / (n * n), idiag = 0;
+    PetscReal sum = 0;
     for (PetscInt dl = -1; dl <= 1; dl++)
       for (PetscInt dj = -1; dj <= 1; dj++)
         for (PetscInt di = -1; di <= 1; di++) {
           PetscInt nz = (di != 0) + (dj != 0) + (dl != 0);
-          if (k == K_LAP3D && nz > 1) continue;
+          if (k != K_LAP3D27 && nz > 1) continue;
           if (i + di < 0 || i + di >= n || j + dj < 0 || j + dj >= n || l + dl < 0 || l + dl >= n) continue;
-          cols[len]   = r + di + dj * n + dl * n * n;
-          vals[len++] = nz == 0 ? (k == K_LAP3D ? 6.0 : 26.0) : -1.0;
+          cols[len] = r + di + dj * n + dl * n * n;
+          if (nz == 0) idiag = len;
+          if (k == K_LAP3DV) { /* a symmetric value of the pair in [-1, -0.1] */
+            const PetscInt c = cols[len];
+            vals[len]        = nz == 0 ? 0.0 : -(0.1 + 0.9 * Uniform01((uint64_t)seed + S_PAIR, (uint64_t)PetscMin(r, c), (uint64_t)PetscMax(r, c)));
+            sum += PetscAbsScalar(vals[len]);
+            len++;
+          } else vals[len++] = nz == 0 ? (k == K_LAP3D ? 6.0 : 26.0) : -1.0;
         }
+    if (k == K_LAP3DV) vals[idiag] = sum + 1.0;
   } else {
     PetscInt want;
     if (k == K_UNIFORM) want = 4;
@@ -151,7 +165,7 @@ static PetscInt LegacyRow(Kind k, PetscInt n, PetscInt N, PetscInt seed, PetscIn
    coupled: a function of the unordered pair, so the pattern is symmetric. */
 static PetscBool FemLinked(const Gen *g, PetscInt a, PetscInt b, PetscInt dims)
 {
-  const double p2 = g->k == K_FEM3 ? 0.75 : 0.5, p3 = g->k == K_FEM3 ? 0.5 : 0.0;
+  const double p2 = FemDofs(g->k) == 3 ? 0.75 : 0.5, p3 = FemDofs(g->k) == 3 ? 0.5 : 0.0;
   if (dims <= 1) return PETSC_TRUE;
   return Uniform01((uint64_t)g->seed + S_LINK, (uint64_t)PetscMin(a, b), (uint64_t)PetscMax(a, b)) < (dims == 2 ? p2 : p3) ? PETSC_TRUE : PETSC_FALSE;
 }
@@ -160,7 +174,7 @@ static PetscBool FemLinked(const Gen *g, PetscInt a, PetscInt b, PetscInt dims)
    visited in increasing index, so the columns come out sorted. */
 static PetscInt FemRow(const Gen *g, PetscInt r, PetscInt *cols)
 {
-  const PetscInt d = g->k == K_FEM3 ? 3 : 6, n = g->n, node = r / d, i = node % n, j = (node / n) % n, l = node / (n * n);
+  const PetscInt d = FemDofs(g->k), n = g->n, node = r / d, i = node % n, j = (node / n) % n, l = node / (n * n);
   PetscInt       len = 0;
   for (PetscInt dl = -1; dl <= 1; dl++)
     for (PetscInt dj = -1; dj <= 1; dj++)
@@ -306,7 +320,7 @@ static PetscInt RowLength(const Gen *g, PetscInt r, PetscInt *c, PetscScalar *v)
 {
   Shape s;
   if (g->k <= K_UNIFORM) return LegacyRow(g->k, g->n, g->N, g->seed, r, c, v, g->cap);
-  if (g->k == K_FEM3 || g->k == K_FEM6) return FemRow(g, r, NULL);
+  if (IsFem(g->k)) return FemRow(g, r, NULL);
   RowShape(g, r, &s);
   return s.nloc + s.nfar + (s.diag ? 1 : 0);
 }
@@ -319,7 +333,7 @@ static PetscErrorCode RowFill(const Gen *g, PetscInt r, PetscInt *c, PetscScalar
     const PetscInt len = LegacyRow(g->k, g->n, g->N, g->seed, r, c, v, g->cap);
     PetscCall(PetscArraycpy(cols, c, len));
     PetscCall(PetscArraycpy(vals, v, len));
-  } else if (g->k == K_FEM3 || g->k == K_FEM6) {
+  } else if (IsFem(g->k)) {
     const PetscInt len = FemRow(g, r, cols);
     PetscInt       idiag = -1;
     PetscReal      sum   = 0;
@@ -328,7 +342,7 @@ static PetscErrorCode RowFill(const Gen *g, PetscInt r, PetscInt *c, PetscScalar
         idiag = t;
         continue;
       }
-      vals[t] = PairValue(g, r, cols[t]);
+      vals[t] = g->k == K_FEM3C ? -1.0 : PairValue(g, r, cols[t]);
       sum += PetscAbsScalar(vals[t]);
     }
     vals[idiag] = sum + 1.0;
@@ -372,8 +386,8 @@ PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt s
   PetscInt64   nz = 0, nzmax;
   PetscFunctionBegin;
   PetscCall(GenSetUp(kind, n, seed, &g));
-  if (g.k == K_FEM3 || g.k == K_FEM6) { /* whole nodes per rank, block size d */
-    const PetscInt d = g.k == K_FEM3 ? 3 : 6;
+  if (IsFem(g.k)) { /* whole nodes per rank, block size d */
+    const PetscInt d = FemDofs(g.k);
     PetscInt       nodes = g.M / d;
     PetscCall(PetscSplitOwnership(comm, &m, &nodes));
     m *= d;
@@ -382,7 +396,7 @@ PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt s
   rstart = rend - m;
   PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, m, g.M == g.N ? m : PETSC_DECIDE, g.M, g.N));
-  if (g.k == K_FEM3 || g.k == K_FEM6) PetscCall(MatSetBlockSize(*A, g.k == K_FEM3 ? 3 : 6));
+  if (IsFem(g.k)) PetscCall(MatSetBlockSize(*A, FemDofs(g.k)));
   if (type) PetscCall(MatSetType(*A, type));
   else PetscCall(MatSetFromOptions(*A)); /* -mat_type (default MATAIJ) and the matrix's options */
   /* two passes: lengths, then entries */

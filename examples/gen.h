@@ -15,11 +15,15 @@
      lap2d     2D 5-point Laplacian on an n x n grid        n^2 x n^2    3 / 5 / 5
      lap3d     3D 7-point Laplacian on an n^3 grid          n^3 x n^3    4 / 7 / 7
      lap3d27   3D 27-point stencil on an n^3 grid           n^3 x n^3    8 / 27 / 27
+     lap3dv    lap3d's pattern with variable coefficients: symmetric values of the pair in
+               [-1, -0.1], the diagonal their magnitudes' sum plus one   n^3 x n^3    4 / 7 / 7
    FEM-like (SPD: symmetric pattern and values; block size d, whole nodes per rank): dense d x d
    blocks on the node graph of an n^3 grid; a node is coupled to itself, to its 6 face neighbours,
    and to its edge / corner neighbours with a probability (a hash of the unordered node pair)
      fem3      d = 3, edges 3/4, corners 1/2               3n^3 x 3n^3  12 / 59 / 81     (FEM/Cantilever, Spheres)
      fem6      d = 6, edges 1/2, no corners                6n^3 x 6n^3  24 / 76 / 114    (FEM/Ship, shells)
+     fem3c     fem3's pattern with constant coefficients: off-diagonals -1, the diagonal the row's
+               length (a value per distinct row length: a few dozen distinct values)
    sampled (nonsymmetric): the diagonal plus random columns; "stratified": k columns out of a range
    are drawn one in each of k equal parts of it, so a row is sorted and duplicate-free by
    construction and its length is known before its columns
@@ -45,11 +49,12 @@
                boundary conditions, rectangular coupling blocks)
    Off-diagonal values are in [-1, -0.1]; the diagonal is the sum of their magnitudes plus one, so
    square matrices are strictly diagonally dominant, except the legacy powerlaw and uniform rows
-   whose random columns hit the diagonal (then their value is added to it); stencils are weakly
-   dominant. The matrix is created with type `type`, or where `type` is NULL with the type and
+   whose random columns hit the diagonal (then their value is added to it); lap2d, lap3d and lap3d27
+   are weakly dominant. Distinct values: lap2d, lap3d and lap3d27 two, fem3c a few dozen, the
+   others about one per nonzero. The matrix is created with type `type`, or where `type` is NULL with the type and
    options MatSetFromOptions reads (-mat_type, default MATAIJ; the type's options, listed by
    -help), and assembled. */
-#define GEN_KINDS "lap2d, lap3d, lap3d27, powerlaw, uniform, fem3, fem6, short4, random, econ, web, circuit, lp, dense, emptyrows"
+#define GEN_KINDS "lap2d, lap3d, lap3d27, lap3dv, powerlaw, uniform, fem3, fem6, fem3c, short4, random, econ, web, circuit, lp, dense, emptyrows"
 
 PETSC_EXTERN PetscErrorCode GenCreate(MPI_Comm comm, const char *kind, PetscInt n, PetscInt seed, MatType type, Mat *A);
 /* Global rows M and columns N of a kind for the parameter n (an error when they overflow PetscInt). */
