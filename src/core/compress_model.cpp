@@ -100,7 +100,7 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
     const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
     if (rows <= 0 || n == 0) continue;
     offsets.clear();
-    for (std::int64_t k = 0; k < n; ++k) offsets.push_back(std::int64_t(B.column(bs + k, b * B.p.block_rows + k % rows)) - B.row(b * B.p.block_rows + k % rows));
+    for (std::int64_t k = 0; k < n; ++k) offsets.push_back(B.block_offset(b, k));
     std::sort(offsets.begin(), offsets.end());
     const std::int64_t d = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
     if (d <= 256 && double(n) + 4.0 * double(d) < 4.0 * double(n)) { // the dictionary where it reads fewer bytes

@@ -292,9 +292,9 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
   std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
   std::vector<index_t> offs;
   for (std::int64_t b = 0; b < nb; ++b) { // each block's distinct offsets, ascending
-    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    const std::int64_t n = B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)];
     offs.clear();
-    for (std::int64_t k = 0; k < n; ++k) offs.push_back(B.col[std::size_t(bs + k)] - B.row(b * B.p.block_rows + k % rows));
+    for (std::int64_t k = 0; k < n; ++k) offs.push_back(B.block_offset(b, k));
     std::sort(offs.begin(), offs.end());
     offs.erase(std::unique(offs.begin(), offs.end()), offs.end());
     if (offs.size() > std::size_t(kPjdsDictMax)) return; // a block the codes cannot index
@@ -304,12 +304,9 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
   if (mode == PjdsColumns::Auto && !pjds_dictionary_pays(B.padded(), std::int64_t(dict.size()), nb)) return;
   B.code.assign(std::size_t(B.padded()), 0);
   for (std::int64_t b = 0; b < nb; ++b) {
-    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+    const std::int64_t bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
     const auto         d0 = dict.begin() + start[std::size_t(b)], d1 = dict.begin() + start[std::size_t(b) + 1];
-    for (std::int64_t k = 0; k < n; ++k) {
-      const index_t o            = B.col[std::size_t(bs + k)] - B.row(b * B.p.block_rows + k % rows);
-      B.code[std::size_t(bs + k)] = std::uint8_t(std::lower_bound(d0, d1, o) - d0);
-    }
+    for (std::int64_t k = 0; k < n; ++k) B.code[std::size_t(bs + k)] = std::uint8_t(std::lower_bound(d0, d1, B.block_offset(b, k)) - d0); // col still there
   }
   B.dict.swap(dict);
   B.dict_start.swap(start);

@@ -125,6 +125,12 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   index_t      column(std::int64_t pos, std::int64_t i) const {
     return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];
   }
+  // the offset (column - matrix row) of stored entry k of block b, padding included: what a
+  // block's dictionary holds
+  index_t      block_offset(std::int64_t b, std::int64_t k) const {
+    const std::int64_t i = b * p.block_rows + k % block_rows(b);
+    return column(block_start[std::size_t(b)] + k, i) - row(i);
+  }
   std::int64_t nblocks() const { return std::int64_t(block_start.size()) - 1; }
   std::int64_t block_rows(std::int64_t b) const { return std::min<std::int64_t>(p.block_rows, std::int64_t(nrows_pj) - b * p.block_rows); }
   std::int64_t padded() const { return std::int64_t(val.size()); }

@@ -204,11 +204,11 @@ __device__ __forceinline__ T warp_sum(T v) {
   return v; // every lane holds the sum, added in the same order on every lane and every run
 }
 
-// The column of padded entry p of matrix row r in block b: stored, or r plus its code's offset.
-template <typename T, bool Coded>
+// The column of padded entry p of matrix row r in block b: stored, or r plus its code's offset
+// (the transposed product and the diagonal; the product's own loop reads them inline).
+template <typename T>
 __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long long p, index_t r) {
-  if (Coded) return r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
-  return a.col[p];
+  return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
 // The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   long long       p    = a.block_start[q.b] + q.lane;
   const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i);
   const T         xr = x[r];
-  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + (a.col ? pj_col<T, false>(a, q.b, p, r) : pj_col<T, true>(a, q.b, p, r)), a.val[p] * xr);
+  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + pj_col(a, q.b, p, r), a.val[p] * xr);
 }
 
 // The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
   for (index_t j = 0; j < n; ++j, p += rows)
-    if ((a.col ? pj_col<T, false>(a, q.b, p, r) : pj_col<T, true>(a, q.b, p, r)) == cr) v = a.val[p];
+    if (pj_col(a, q.b, p, r) == cr) v = a.val[p];
   d[cr] = v;
 }
 

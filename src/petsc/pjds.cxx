@@ -132,12 +132,13 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  // Once built: columns (dictionary|plain: as stored), dictionary_entries, block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each
-  // with its _source (set|model); pjds_rows, stored_entries, padding_entries (stored beyond the
-  // pJDS part's nonzeros), long_rows, long_entries, format_bytes; once the device holds the format
-  // also chunks, chunk_entries, lanes, passes, shape_source (set|long_rows: from the long rows'
-  // lengths), occupancy (blocks per multiprocessor of the product's kernel) and occupancy_source
-  // (option|layout|trial: set, the layout's until the first products are timed, or their times).
+  // Once built: columns (dictionary|plain: as stored), dictionary_entries, block_rows, sigma (the
+  // sorting window in rows, "all" for all rows), long_row, each with its _source (set|model);
+  // pjds_rows, stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
+  // long_entries, format_bytes; once the device holds the format also chunks, chunk_entries, lanes,
+  // passes, shape_source (set|long_rows: from the long rows' lengths), occupancy (blocks per
+  // multiprocessor of the product's kernel) and occupancy_source (option|layout|trial: set, the
+  // layout's until the first products are timed, or their times).
   void Describe(Properties &out, const CsrView<Scalar> &A) const override
   {
     const PjdsParams &p = choice_.p;
