@@ -25,8 +25,9 @@
 // (In detail: kUnroll entries of a row loaded at once, predicated, so that a row of 5 entries has
 // all its loads in flight, not one after another. The kernel is compiled for 6 resident blocks per
 // SM (40 registers) when there is no long part, else for 4 (64): see kPjdsOccupancy.)
-// With dictionary columns each entry's column is its row plus an offset read through the
-// non-coherent path from its block's dictionary (a warp's 32 rows read the same few entries).
+// With dictionary columns each entry's column is its row plus an offset from its block's
+// dictionary: copied by the warp to shared memory where a warp's rows are in one block (b_r a
+// multiple of 32), else read through the non-coherent path.
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
 // with dictionary columns, plus 4 B per dictionary entry and per block), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
@@ -211,6 +212,55 @@ __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long l
   return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
+// Dictionary columns with b_r a multiple of 32 (a warp's positions in one block): the warp copies
+// its block's dictionary to shared memory, the copy's loads issued after the first entries' code and
+// value loads and waited for with them, so that between a code and its x there is a shared-memory
+// read, not a global load. Every lane of a warp that has a position takes part in the copy.
+template <typename T>
+__device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, long long i, const T *__restrict__ x, const T *z, T *y) {
+  __shared__ index_t shared_dict[kThreads / 32][kPjdsDictMax];
+  if ((i & ~31LL) >= a.npj) return; // the whole warp
+  const bool      valid = i < a.npj;
+  const int       lane  = int(i & 31);
+  const PjdsPos   q     = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj)); // lanes past the last row: still its block
+  const long long bs    = a.block_start[q.b];
+  const unsigned  rows  = q.rows;
+  const index_t   d0 = a.dict_start[q.b], k = a.dict_start[q.b + 1] - d0;
+  const index_t   r  = valid ? (a.perm ? a.perm[i] : index_t(i)) : 0;
+  const index_t   n  = !valid ? 0 : a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, rows));
+  index_t        *sd = shared_dict[(threadIdx.x & (kThreads - 1)) >> 5];
+  unsigned        p  = unsigned(bs) + q.lane;
+  unsigned        c[kUnroll / 4] = {}; // the codes, four to a register (fewer registers: 6 blocks per SM)
+  T               v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) { // the first entries
+    const bool ok = u < n;
+    c[u / 4] |= (ok ? unsigned(__ldcs(a.code + p + u * rows)) : 0u) << (8 * (u % 4));
+    v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
+  }
+  for (index_t t = lane; t < k; t += 32) sd[t] = __ldg(a.dict + d0 + t);
+  __syncwarp();
+  if (!valid) return;
+  T s0 = T(0), s1 = T(0);
+  for (index_t j = 0;;) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + (r + sd[(c[u / 4] >> (8 * (u % 4))) & 0xffu]));
+    j += kUnroll, p += kUnroll * rows;
+    if (j >= n) break;
+#pragma unroll
+    for (int u = 0; u < kUnroll / 4; ++u) c[u] = 0u;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < n;
+      c[u / 4] |= (ok ? unsigned(__ldcs(a.code + p + u * rows)) : 0u) << (8 * (u % 4));
+      v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
+    }
+  }
+  const T s = s0 + s1;
+  y[r]      = z ? z[r] + s : s;
+}
+
 // The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
 // that a row of 5 entries has all its loads in flight), the matrix streamed past the caches
 // (ld.global.cs), x (and a dictionary) through the non-coherent path, y written through perm.
@@ -247,14 +297,19 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const 
 
 // MinBlocks: product blocks resident per SM the compiler must allow: 4 (up to 64 registers a
 // thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
-// Coded: dictionary columns.
-template <typename T, int MinBlocks, bool Coded>
+// How the product kernel reads columns: stored (32-bit), dictionary codes with the dictionary read
+// through the non-coherent path (any b_r), or copied to shared memory (b_r a multiple of 32).
+enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2 };
+
+template <typename T, int MinBlocks, int Cols>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
     long_chunks(a.lg, x, z, y);
     return;
   }
-  pjds_row<T, Coded>(a, (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x, x, z, y);
+  const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
+  if (Cols == kColDictShared) pjds_row_shared(a, i, x, z, y);
+  else pjds_row<T, Cols == kColDictGlobal>(a, i, x, z, y);
 }
 
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
@@ -489,11 +544,14 @@ cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream
     if (blocks == 0) return cudaSuccess; // no rows
     const bool timed = occupancy_ == 0 && !trial_.decided(); // one of the first products: the trial's
     const int  occ   = timed ? trial_.begin(s) : kernel_occupancy();
-    if (coded()) {
-      if (occ == 6) pj_spmv<T, 6, true><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-      else pj_spmv<T, 4, true><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    } else if (occ == 6) pj_spmv<T, 6, false><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    else pj_spmv<T, 4, false><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    if (coded() && p_.block_rows % 32 == 0) {
+      if (occ == 6) pj_spmv<T, 6, kColDictShared><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+      else pj_spmv<T, 4, kColDictShared><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    } else if (coded()) {
+      if (occ == 6) pj_spmv<T, 6, kColDictGlobal><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+      else pj_spmv<T, 4, kColDictGlobal><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    } else if (occ == 6) pj_spmv<T, 6, kColPlain><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    else pj_spmv<T, 4, kColPlain><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
     if (timed) trial_.end(s);
     return launched();
   }
