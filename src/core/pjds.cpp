@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,7 @@ PjdsParams pjds_resolve(PjdsParams p) {
   check(p.sigma >= 0, "sigma must be 1 (no sorting), a window of rows, or 0 for the model; got " + std::to_string(p.sigma));
   check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the model; got " + std::to_string(p.long_row));
   check(p.columns == PjdsColumns::Auto || p.columns == PjdsColumns::Plain || p.columns == PjdsColumns::Dictionary, "columns must be auto, plain or dictionary");
+  check(p.values == PjdsValues::Auto || p.values == PjdsValues::Plain || p.values == PjdsValues::Table, "values must be auto, plain or table");
   if (p.sigma > 0) p.sigma = round_window(p.sigma, p.block_rows);
   return p;
 }
@@ -278,7 +280,8 @@ std::int64_t Pjds<T>::padding() const {
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
   const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
-  return val.size() * sizeof(T) + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
+  const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : val.size() * sizeof(T);
+  return values + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
 namespace {
@@ -313,6 +316,57 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
   std::vector<index_t>().swap(B.col);
 }
 
+
+// A value's bit pattern (the table's order and identity: -0.0 and 0.0 differ, NaNs by their bits).
+template <typename T>
+std::uint64_t value_bits(T v) {
+  if constexpr (sizeof(T) == 8) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  } else {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  }
+}
+
+// The codes of B's padded values into its table (tabled()); false where a value is not in it.
+template <typename T>
+bool code_values_in_table(Pjds<T> &B) {
+  std::vector<std::uint64_t> keys(B.table.size());
+  for (std::size_t t = 0; t < keys.size(); ++t) keys[t] = value_bits(B.table[t]);
+  B.vcode.assign(B.val.size(), 0);
+  for (std::size_t k = 0; k < B.val.size(); ++k) {
+    const std::uint64_t b  = value_bits(B.val[k]);
+    const auto          it = std::lower_bound(keys.begin(), keys.end(), b);
+    if (it == keys.end() || *it != b) return false;
+    B.vcode[k] = std::uint8_t(it - keys.begin());
+  }
+  return true;
+}
+
+// The padded part's values as codes into a table of their distinct values (pjds.hpp) where `mode`
+// asks and they fit (auto: and that reads fewer bytes).
+template <typename T>
+void code_values(Pjds<T> &B, PjdsValues mode) {
+  if (mode == PjdsValues::Plain || B.padded() == 0) return;
+  std::vector<std::uint64_t> keys(B.val.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) keys[k] = value_bits(B.val[k]);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.size() > std::size_t(kPjdsTableMax)) return;
+  if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(keys.size()), std::int64_t(sizeof(T)))) return;
+  B.table.resize(keys.size());
+  for (std::size_t t = 0; t < keys.size(); ++t) {
+    if constexpr (sizeof(T) == 8) std::memcpy(&B.table[t], &keys[t], 8);
+    else {
+      const std::uint32_t b = std::uint32_t(keys[t]);
+      std::memcpy(&B.table[t], &b, 4);
+    }
+  }
+  code_values_in_table(B); // every value is in its own table
+}
 } // namespace
 
 template <typename T>
@@ -371,6 +425,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
   code_columns(B, p.columns);
+  code_values(B, p.values);
   B.build_long(A, p.long_row, padded, B.slot, "pjds");
 }
 
@@ -383,6 +438,11 @@ void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
     if (s < padded) B.val[std::size_t(s)] = A.val[q];
     else B.long_val[std::size_t(s - padded)] = A.val[q];
   }
+  if (B.tabled() && !code_values_in_table(B)) { // a value outside the table: the values are read
+    B.table.clear();
+    B.vcode.clear();
+    ++B.table_drops;
+  }
 }
 
 template <typename T>
@@ -394,7 +454,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
       T                  s    = T(0);
       for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
         const std::int64_t pos = base + std::int64_t(j) * rows;
-        s += B.val[std::size_t(pos)] * x[B.column(pos, i)];
+        s += B.value(pos) * x[B.column(pos, i)];
       }
       const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
@@ -408,7 +468,7 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
     const T            xr   = x[B.row(i)];
     for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
       const std::int64_t pos = base + std::int64_t(j) * rows;
-      y[B.column(pos, i)] += B.val[std::size_t(pos)] * xr;
+      y[B.column(pos, i)] += B.value(pos) * xr;
     }
   }
   B.apply_long(op, x, z, y);
@@ -494,6 +554,12 @@ const FormatRecord &pjds_record() {
                               "The padded part's columns: plain (32-bit), auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256 and that reads fewer bytes), dictionary (the codes wherever every block's offsets fit)",
                               "plain");
       o.choices = {"auto", "plain", "dictionary"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
+    }
+    {
+      OptionRecord &o = r.add(OptionKind::Enum, "values",
+                              "The padded part's values as the product reads them: plain (as stored), auto (8-bit codes into one table of the distinct values where they are at most 256 and that reads fewer bytes), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
+                              "plain");
+      o.choices = {"auto", "plain", "table"}, o.enum_type = "PjdsValues", o.enum_prefix = "PJDS_VALUES_";
     }
     r.gpuauto.model = pjds_auto_shape;
     // the long part (rows over default_long_row, summed in chunks by warps): 6 % over cuSPARSE's

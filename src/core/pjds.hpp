@@ -44,6 +44,15 @@ namespace gpumat {
 enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2 };
 constexpr int kPjdsDictMax = 256; // offsets a block's dictionary holds (8-bit codes)
 
+// How the product reads the padded part's values: plain (as stored, the default), auto (8-bit
+// codes into one table of the padded part's distinct values, the padding's 0 included, where they
+// are at most kPjdsTableMax and that reads fewer bytes: pjds_table_pays), or table (wherever they
+// fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a new
+// value outside the table turns the table off until the next build (the product then reads the
+// values; table_drops counts it). Lossless: the same values summed in the same order.
+enum class PjdsValues : int { Auto = 0, Plain = 1, Table = 2 };
+constexpr int kPjdsTableMax = 256;
+
 struct PjdsParams {
   int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
   std::int64_t sigma      = 0; // sorting window in rows: 1 = no sorting; > 1: windows of sigma rows
@@ -51,6 +60,7 @@ struct PjdsParams {
                                // 0 = chosen by pjds_model
   std::int64_t long_row   = 0; // rows with more nonzeros go to the long part (0 = chosen by pjds_model)
   PjdsColumns  columns    = PjdsColumns::Plain;
+  PjdsValues   values     = PjdsValues::Plain;
 };
 
 constexpr int          pjds_max_block_rows = 1024;
@@ -116,11 +126,18 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<std::uint8_t> code;
   std::vector<index_t>      dict;
   std::vector<index_t>      dict_start; // nblocks + 1 offsets into dict; empty: plain columns
+  // value table (tabled()): the padded part's distinct values ascending by bit pattern, a code
+  // per padded entry; val kept (refreshes write it)
+  std::vector<T>            table;
+  std::vector<std::uint8_t> vcode;
+  std::int64_t              table_drops = 0; // refreshes that met a value outside the table
   // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
   std::vector<std::int64_t> slot;
 
   index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
   bool         coded() const { return !dict_start.empty(); }
+  bool         tabled() const { return !table.empty(); }
+  T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : val[std::size_t(pos)]; }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
     return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];
@@ -151,12 +168,19 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
   return padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
 }
 
+// Whether a value table reads fewer bytes than the values: `padded` entries of `value_bytes`, a
+// table of `entries` (1 B a code).
+constexpr bool pjds_table_pays(std::int64_t padded, std::int64_t entries, std::int64_t value_bytes) {
+  return padded + value_bytes * entries < value_bytes * padded;
+}
+
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as
 // p.columns says. Throws
 // std::invalid_argument when the padded part exceeds 32-bit positions of index_t (with what to do).
 template <typename T>
 void pjds_build(const CsrView<T> &A, const PjdsParams &p, Pjds<T> &B);
-// New values, same pattern.
+// New values, same pattern (the value table's codes re-derived, or the table dropped: see
+// PjdsValues).
 template <typename T>
 void pjds_refresh(const CsrView<T> &A, Pjds<T> &B);
 // y = op(A) x (+ z), y may equal z.

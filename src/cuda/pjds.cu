@@ -39,7 +39,9 @@
 #include "pjds_index.cuh"
 #include "rowmap.cuh"
 
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <string>
 
 namespace gpumat {
@@ -182,6 +184,80 @@ __global__ void __launch_bounds__(kDictWarps * 32) pj_dict(const index_t *__rest
   }
 }
 
+// The value table's builder: the padded values' distinct bit patterns gathered in hash sets (each
+// CUDA block's in shared memory, then one in global memory), the count read back; the table sorted
+// on the host (at most kPjdsTableMax entries), uploaded, and every value's code found by a binary
+// search in shared memory.
+constexpr int           kTableSlots = 2 * kPjdsTableMax; // open addressing, linear probing
+constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them gets no table
+
+template <typename T>
+__device__ __forceinline__ std::uint64_t value_bits(T v) {
+  if constexpr (sizeof(T) == 8) return std::uint64_t(__double_as_longlong(v));
+  else return std::uint64_t(__float_as_uint(v));
+}
+
+__device__ __forceinline__ unsigned table_hash(std::uint64_t b) { return unsigned((b * 0x9E3779B97F4A7C15ull) >> 40) & (kTableSlots - 1); }
+
+// Inserts b into the set (slots, kTableSlots of them); true where this call added it.
+__device__ __forceinline__ bool table_insert(unsigned long long *slots, std::uint64_t b) {
+  for (unsigned h = table_hash(b), probes = 0; probes < kTableSlots; h = (h + 1) & (kTableSlots - 1), ++probes) {
+    const unsigned long long cur = slots[h];
+    if (cur == b) return false;
+    if (cur == kTableEmpty) {
+      const unsigned long long old = atomicCAS(slots + h, kTableEmpty, (unsigned long long)b);
+      if (old == kTableEmpty) return true;
+      if (old == b) return false;
+    }
+  }
+  return false; // full: the caller's count has passed the limit already
+}
+
+// state[0]: distinct values in the global set; state[1]: nonzero where there are more than
+// kPjdsTableMax (or a value with kTableEmpty's bits).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_gather(const T *__restrict__ val, long long n, unsigned long long *__restrict__ global_slots, int *state) {
+  __shared__ unsigned long long slots[kTableSlots];
+  __shared__ int                count;
+  for (int t = threadIdx.x; t < kTableSlots; t += blockDim.x) slots[t] = kTableEmpty;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    if (*(volatile int *)(state + 1)) break;
+    const std::uint64_t b = value_bits(val[k]);
+    if (b == kTableEmpty) {
+      state[1] = 1;
+      break;
+    }
+    if (table_insert(slots, b) && atomicAdd(&count, 1) >= kPjdsTableMax) {
+      state[1] = 1;
+      break;
+    }
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < kTableSlots; t += blockDim.x)
+    if (slots[t] != kTableEmpty && table_insert(global_slots, slots[t]) && atomicAdd(state, 1) >= kPjdsTableMax) state[1] = 1;
+}
+
+// vcode[k] = the position of val[k]'s bits in the table; *ok = 0 where one is not there.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__ val, long long n, const T *__restrict__ table, int ntable, std::uint8_t *__restrict__ vcode, int *ok) {
+  __shared__ std::uint64_t tb[kPjdsTableMax];
+  for (int t = threadIdx.x; t < ntable; t += blockDim.x) tb[t] = value_bits(table[t]);
+  __syncthreads();
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    const std::uint64_t b  = value_bits(val[k]);
+    int                 lo = 0, hi = ntable - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (tb[mid] < b) lo = mid + 1;
+      else hi = mid;
+    }
+    if (tb[lo] == b) vcode[k] = std::uint8_t(lo);
+    else *ok = 0;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Products.
 
@@ -192,6 +268,10 @@ struct PjArgs {
   const index_t      *dict, *dict_start; // each block's offsets and their starts
   const std::int64_t *block_start;
   const T            *val;
+  const T            *table;    // a value table (else null): its ntable values,
+  const std::uint8_t *vcode;    // the codes,
+  const int          *table_ok; // read while this is nonzero
+  int                 ntable;
   index_t             npj;
   int                 br;
   bool                read_rowlen; // the product reads rowlen (else its block's width)
@@ -212,12 +292,34 @@ __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long l
   return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
+// A thread's kUnroll values in flight: as stored (TableVals false), or their codes into the value
+// table, four to a register, looked up (in shared memory) when they are multiplied.
+template <typename T, bool TableVals>
+struct RowValues;
+template <typename T>
+struct RowValues<T, false> {
+  T                                  v[kUnroll];
+  __device__ __forceinline__ void    clear() {}
+  __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val + pos) : T(0); }
+  __device__ __forceinline__ T       get(int u, const T *) const { return v[u]; }
+};
+template <typename T>
+struct RowValues<T, true> {
+  unsigned                           w[kUnroll / 4];
+  __device__ __forceinline__ void    clear() {
+#pragma unroll
+    for (int k = 0; k < kUnroll / 4; ++k) w[k] = 0u;
+  }
+  __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 4] |= (ok ? unsigned(__ldcs(a.vcode + pos)) : 0u) << (8 * (u % 4)); }
+  __device__ __forceinline__ T       get(int u, const T *tab) const { return tab[(w[u / 4] >> (8 * (u % 4))) & 0xffu]; }
+};
+
 // Dictionary columns with b_r a multiple of 32 (a warp's positions in one block): the warp copies
 // its block's dictionary to shared memory, the copy's loads issued after the first entries' code and
 // value loads and waited for with them, so that between a code and its x there is a shared-memory
 // read, not a global load. Every lane of a warp that has a position takes part in the copy.
-template <typename T>
-__device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, long long i, const T *__restrict__ x, const T *z, T *y) {
+template <typename T, bool TableVals>
+__device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
   __shared__ index_t shared_dict[kThreads / 32][kPjdsDictMax];
   if ((i & ~31LL) >= a.npj) return; // the whole warp
   const bool      valid = i < a.npj;
@@ -231,12 +333,13 @@ __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, long long i,
   index_t        *sd = shared_dict[(threadIdx.x & (kThreads - 1)) >> 5];
   unsigned        p  = unsigned(bs) + q.lane;
   unsigned        c[kUnroll / 4] = {}; // the codes, four to a register (fewer registers: 6 blocks per SM)
-  T               v[kUnroll];
+  RowValues<T, TableVals> v;
+  v.clear();
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) { // the first entries
     const bool ok = u < n;
     c[u / 4] |= (ok ? unsigned(__ldcs(a.code + p + u * rows)) : 0u) << (8 * (u % 4));
-    v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
+    v.load(u, ok, a, p + u * rows);
   }
   for (index_t t = lane; t < k; t += 32) sd[t] = __ldg(a.dict + d0 + t);
   __syncwarp();
@@ -245,16 +348,17 @@ __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, long long i,
   for (index_t j = 0;;) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + (r + sd[(c[u / 4] >> (8 * (u % 4))) & 0xffu]));
+      if (j + u < n) (u & 1 ? s1 : s0) += v.get(u, tab) * __ldg(x + (r + sd[(c[u / 4] >> (8 * (u % 4))) & 0xffu]));
     j += kUnroll, p += kUnroll * rows;
     if (j >= n) break;
 #pragma unroll
     for (int u = 0; u < kUnroll / 4; ++u) c[u] = 0u;
+    v.clear();
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const bool ok = j + u < n;
       c[u / 4] |= (ok ? unsigned(__ldcs(a.code + p + u * rows)) : 0u) << (8 * (u % 4));
-      v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
+      v.load(u, ok, a, p + u * rows);
     }
   }
   const T s = s0 + s1;
@@ -264,8 +368,8 @@ __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, long long i,
 // The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
 // that a row of 5 entries has all its loads in flight), the matrix streamed past the caches
 // (ld.global.cs), x (and a dictionary) through the non-coherent path, y written through perm.
-template <typename T, bool Coded>
-__device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const T *__restrict__ x, const T *z, T *y) {
+template <typename T, bool Coded, bool TableVals>
+__device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long bs   = a.block_start[q.b];
@@ -278,18 +382,19 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const 
   const index_t n  = a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, q.rows));
   T             s0 = T(0), s1 = T(0);
   for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
-    index_t c[kUnroll];
-    T       v[kUnroll];
+    index_t                 c[kUnroll];
+    RowValues<T, TableVals> v;
+    v.clear();
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const bool ok = j + u < n;
       if (Coded) c[u] = ok ? r + __ldg(dict + __ldcs(a.code + p + u * rows)) : 0;
       else c[u] = ok ? __ldcs(a.col + p + u * rows) : 0;
-      v[u] = ok ? __ldcs(a.val + p + u * rows) : T(0);
+      v.load(u, ok, a, p + u * rows);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
-      if (j + u < n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+      if (j + u < n) (u & 1 ? s1 : s0) += v.get(u, tab) * __ldg(x + c[u]);
   }
   const T s = s0 + s1;
   y[r]      = z ? z[r] + s : s;
@@ -301,15 +406,29 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, long long i, const 
 // through the non-coherent path (any b_r), or copied to shared memory (b_r a multiple of 32).
 enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2 };
 
-template <typename T, int MinBlocks, int Cols>
+// Table: the padded values through the value table (copied to shared memory by each CUDA block)
+// while it is in use (a.table_ok), else as stored.
+template <typename T, int MinBlocks, int Cols, bool Table>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
     long_chunks(a.lg, x, z, y);
     return;
   }
+  const T *tab = nullptr;
+  if (Table) {
+    __shared__ T shared_table[kPjdsTableMax];
+    const bool   use = *a.table_ok != 0; // the same for the whole CUDA block
+    if (use)
+      for (int t = threadIdx.x; t < a.ntable; t += kThreads) shared_table[t] = a.table[t];
+    __syncthreads();
+    if (use) tab = shared_table;
+  }
   const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
-  if (Cols == kColDictShared) pjds_row_shared(a, i, x, z, y);
-  else pjds_row<T, Cols == kColDictGlobal>(a, i, x, z, y);
+  if (Table && tab) {
+    if (Cols == kColDictShared) pjds_row_shared<T, true>(a, tab, i, x, z, y);
+    else pjds_row<T, Cols == kColDictGlobal, true>(a, tab, i, x, z, y);
+  } else if (Cols == kColDictShared) pjds_row_shared<T, false>(a, tab, i, x, z, y);
+  else pjds_row<T, Cols == kColDictGlobal, false>(a, tab, i, x, z, y);
 }
 
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
@@ -356,14 +475,16 @@ template <typename T>
 std::size_t PjdsDevice<T>::format_bytes() const {
   if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
   const std::size_t columns = coded() ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t) : std::size_t(padded_) * sizeof(index_t);
-  return std::size_t(padded_) * sizeof(T) + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
+  const std::size_t values  = table_ ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) : std::size_t(padded_) * sizeof(T); // as built (table_in_use says whether a refresh turned it off)
+  return values + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
          std::size_t(nblocks_ + 1) * sizeof(std::int64_t) + lr_.format_bytes();
 }
 
 template <typename T>
 std::size_t PjdsDevice<T>::device_bytes() const {
   if (!block_start_) return 0;
-  return format_bytes() - lr_.format_bytes() + lr_.device_bytes() + std::size_t(nnz_) * sizeof(unsigned);
+  // the values are held besides a table's codes (refreshes write them)
+  return format_bytes() - lr_.format_bytes() + lr_.device_bytes() + std::size_t(nnz_) * sizeof(unsigned) + (table_ ? std::size_t(padded_) * sizeof(T) + sizeof(int) : 0);
 }
 
 template <typename T>
@@ -376,6 +497,10 @@ void PjdsDevice<T>::release() {
   device_free(dict_);
   device_free(dict_start_);
   dict_entries_ = 0;
+  device_free(table_);
+  device_free(vcode_);
+  device_free(table_ok_);
+  ntable_ = 0;
   device_free(val_);
   device_free(slot_);
   lr_.release();
@@ -475,6 +600,10 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(code_columns(tmp, s));
     clock.mark("code");
   }
+  if (p_.values != PjdsValues::Plain && padded_ > 0) {
+    GPUMAT_CUDA_TRY(code_values(s));
+    clock.mark("values");
+  }
 
   if (nlong > 0) {
     GPUMAT_CUDA_TRY(lr_.fill(A, user_shape_, val_, padded_, slot_, tmp, s));
@@ -523,16 +652,104 @@ cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
   return cudaSuccess;
 }
 
+namespace {
+// The product's instance: the occupancy's, the columns' and the values' reading.
+template <typename T, int Occ, int Cols>
+void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
+  if (a.table) pj_spmv<T, Occ, Cols, true><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  else pj_spmv<T, Occ, Cols, false><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+}
+template <typename T, int Occ>
+void launch_columns(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
+  if (a.dict_start && a.br % 32 == 0) launch_values<T, Occ, kColDictShared>(a, blocks, x, z, y, s);
+  else if (a.dict_start) launch_values<T, Occ, kColDictGlobal>(a, blocks, x, z, y, s);
+  else launch_values<T, Occ, kColPlain>(a, blocks, x, z, y, s);
+}
+template <typename T>
+void launch_product(const PjArgs<T> &a, int occ, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
+  if (occ == 6) launch_columns<T, 6>(a, blocks, x, z, y, s);
+  else launch_columns<T, 4>(a, blocks, x, z, y, s);
+}
+} // namespace
+
+template <typename T>
+cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
+  unsigned long long *slots = nullptr;
+  int                *state = nullptr;
+  auto                done  = [&](cudaError_t e) {
+    device_free(slots);
+    device_free(state);
+    return e;
+  };
+  cudaError_t e = device_alloc(slots, kTableSlots);
+  if (e == cudaSuccess) e = device_alloc(state, 2);
+  if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, kTableSlots * sizeof(unsigned long long), s); // kTableEmpty
+  if (e == cudaSuccess) e = cudaMemsetAsync(state, 0, 2 * sizeof(int), s);
+  if (e != cudaSuccess) return done(e);
+  const unsigned grid = unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024));
+  pj_table_gather<T><<<grid, kThreads, 0, s>>>(val_, padded_, slots, state);
+  e = launched();
+  int h[2] = {0, 0};
+  if (e == cudaSuccess) e = cudaMemcpyAsync(h, state, sizeof(h), cudaMemcpyDeviceToHost, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+  if (e != cudaSuccess) return done(e);
+  if (h[1] || h[0] > kPjdsTableMax || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T)))) return done(cudaSuccess); // the values as stored
+  std::vector<unsigned long long> hs(kTableSlots), keys;
+  e = cudaMemcpy(hs.data(), slots, kTableSlots * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return done(e);
+  for (unsigned long long b : hs)
+    if (b != kTableEmpty) keys.push_back(b);
+  std::sort(keys.begin(), keys.end());
+  std::vector<T> table(keys.size());
+  for (std::size_t t = 0; t < keys.size(); ++t) {
+    if constexpr (sizeof(T) == 8) std::memcpy(&table[t], &keys[t], 8);
+    else {
+      const std::uint32_t b = std::uint32_t(keys[t]);
+      std::memcpy(&table[t], &b, 4);
+    }
+  }
+  ntable_ = index_t(table.size());
+  e       = device_alloc(table_, table.size());
+  if (e == cudaSuccess) e = device_alloc(vcode_, std::size_t(padded_));
+  if (e == cudaSuccess) e = device_alloc(table_ok_, 1);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(table_, table.data(), table.size() * sizeof(T), cudaMemcpyHostToDevice, s);
+  if (e == cudaSuccess) e = cudaMemsetAsync(table_ok_, 1, sizeof(int), s);
+  if (e == cudaSuccess) {
+    pj_table_codes<T><<<grid, kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
+    e = launched();
+  }
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s); // the host table's copy is read by then
+  if (e != cudaSuccess) {
+    device_free(table_);
+    device_free(vcode_);
+    device_free(table_ok_);
+    ntable_ = 0;
+  }
+  return done(e);
+}
+
+template <typename T>
+bool PjdsDevice<T>::table_in_use() const {
+  int ok = 0;
+  if (!table_ || settled() != cudaSuccess || cudaMemcpy(&ok, table_ok_, sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+  return ok != 0;
+}
+
 template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
-  return refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where);
+  GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
+  if (!table_) return cudaSuccess;
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(table_ok_, 1, sizeof(int), s)); // cleared by a value outside the table
+  pj_table_codes<T><<<unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024)), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
+  return launched();
 }
 
 // The kernels' arguments, the long part's chunks taken by groups of `lanes` lanes (0: its shape's).
 template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
-  return Args{perm_, rowlen_, col_, code_, dict_, dict_start_, block_start_, val_, npj_, p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{perm_,   rowlen_,   col_,           code_,   dict_, dict_start_, block_start_, val_,           table_,
+              vcode_,  table_ok_, int(ntable_),    npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
@@ -544,14 +761,7 @@ cudaError_t PjdsDevice<T>::apply(Op op, const T *x, const T *z, T *y, cudaStream
     if (blocks == 0) return cudaSuccess; // no rows
     const bool timed = occupancy_ == 0 && !trial_.decided(); // one of the first products: the trial's
     const int  occ   = timed ? trial_.begin(s) : kernel_occupancy();
-    if (coded() && p_.block_rows % 32 == 0) {
-      if (occ == 6) pj_spmv<T, 6, kColDictShared><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-      else pj_spmv<T, 4, kColDictShared><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    } else if (coded()) {
-      if (occ == 6) pj_spmv<T, 6, kColDictGlobal><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-      else pj_spmv<T, 4, kColDictGlobal><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    } else if (occ == 6) pj_spmv<T, 6, kColPlain><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
-    else pj_spmv<T, 4, kColPlain><<<unsigned(blocks), kThreads, 0, s>>>(a, x, z, y);
+    launch_product(a, occ, unsigned(blocks), x, z, y, s);
     if (timed) trial_.end(s);
     return launched();
   }
@@ -597,6 +807,10 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   std::vector<T> all;
   GPUMAT_CUDA_TRY(get(all, val_, std::size_t(padded_ + lr_.entries())));
   B.val.assign(all.begin(), all.begin() + padded_);
+  if (table_in_use()) {
+    GPUMAT_CUDA_TRY(get(B.table, table_, std::size_t(ntable_)));
+    GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));
+  }
   B.long_val.assign(all.begin() + padded_, all.end());
   GPUMAT_CUDA_TRY(lr_.download(B.long_rows, B.long_ptr, B.long_col));
   std::vector<unsigned> slot;

@@ -42,7 +42,8 @@ public:
   // The same from a CSR already on the device (read only until the stream reaches the build's end).
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // New values, same pattern: host values copied in chunks through a staging buffer, device values
-  // (where = Mem::Device) read in place; scattered by the slot map.
+  // (where = Mem::Device) read in place; scattered by the slot map; with a value table its codes
+  // re-derived on the device (a value outside it turns it off; no synchronization).
   cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s. The product is one kernel
   // (the long rows' chunks in its first blocks); the transpose adds with atomics.
@@ -90,6 +91,11 @@ public:
   std::int64_t       padding() const { return padded_ - (std::int64_t(nnz_) - lr_.entries()); }
   std::int64_t       chunks() const { return lr_.chunks(); }
   bool               coded() const { return dict_start_ != nullptr; } // dictionary columns (pjds.hpp)
+  // A value table built (pjds.hpp, PjdsValues); whether the product reads it now (a refresh with a
+  // value outside it turns it off until the next build; reading that synchronizes the device).
+  bool               tabled() const { return table_ != nullptr; }
+  bool               table_in_use() const;
+  index_t            table_entries() const { return ntable_; }
   std::int64_t       dict_entries() const { return dict_entries_; }   // in all blocks' dictionaries
   // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
   // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
@@ -104,6 +110,7 @@ private:
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds.cu
+  cudaError_t code_values(cudaStream_t s);                     // pjds.cu
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
     release();
@@ -125,6 +132,10 @@ private:
   index_t      *dict_ = nullptr;        // dict_entries_: each block's offsets, ascending
   index_t      *dict_start_ = nullptr;  // nblocks_ + 1 (null: 32-bit columns)
   std::int64_t  dict_entries_ = 0;
+  T            *table_ = nullptr;       // ntable_ distinct values ascending by bit pattern (null: none)
+  std::uint8_t *vcode_ = nullptr;       // padded_: their codes
+  int          *table_ok_ = nullptr;    // nonzero while every value is in the table
+  index_t       ntable_ = 0;
   T            *val_ = nullptr;         // padded_ + the long part's entries: its values follow
   LongRowsDevice<T> lr_;                // the long part (long_rows.cuh)
   unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_

@@ -31,9 +31,11 @@ public:
     user_.long_row   = values[2];
     occupancy_       = (int)values[3];
     shape_           = {(int)values[4], (int)values[5]};
-    PetscEnum columns = (PetscEnum)user_.columns; // auto, plain, dictionary: PjdsColumns's order
+    PetscEnum columns = (PetscEnum)user_.columns, vals = (PetscEnum)user_.values; // auto, plain, dictionary|table: the enums' order
     PetscCall(ReadOption(PetscOptionsObject, r.option("columns"), columns, &columns, nullptr));
+    PetscCall(ReadOption(PetscOptionsObject, r.option("values"), vals, &vals, nullptr));
     user_.columns = (PjdsColumns)columns;
+    user_.values  = (PjdsValues)vals;
     PetscCall(Resolve(nullptr)); // report a bad combination now, not at the first product
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -114,6 +116,7 @@ public:
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "\n"));
     PetscCall(PetscViewerASCIIPrintf(v, "columns: %s (-mat_pjds_columns %s)\n", ColumnsText().c_str(), kColumnNames[(int)user_.columns]));
+    PetscCall(PetscViewerASCIIPrintf(v, "values: %s (-mat_pjds_values %s)\n", ValuesText().c_str(), kValueNames[(int)user_.values]));
     const double csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0));
     const double nnzr = A.nrows ? nnz / A.nrows : 0.0, rho = nnz > 0 ? ((double)padded + (double)long_nnz) / nnz : 1.0;
@@ -132,9 +135,10 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  // Once built: columns (dictionary|plain: as stored), dictionary_entries, block_rows, sigma (the
-  // sorting window in rows, "all" for all rows), long_row, each with its _source (set|model);
-  // pjds_rows, stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
+  // Once built: columns (dictionary|plain: as stored), dictionary_entries, values (table|plain: as
+  // the product reads them now), table_entries (0 without), block_rows, sigma (the sorting window
+  // in rows, "all" for all rows), long_row, each with its _source (set|model); pjds_rows,
+  // stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
   // long_entries, format_bytes; once the device holds the format also chunks, chunk_entries, lanes,
   // passes, shape_source (set|long_rows: from the long rows' lengths), occupancy (blocks per
   // multiprocessor of the product's kernel) and occupancy_source (option|layout|trial: set, the
@@ -162,7 +166,9 @@ public:
                            {"long_entries", std::to_string(long_nnz)},
                            {"format_bytes", std::to_string(bytes)},
                            {"columns", Coded() ? "dictionary" : "plain"},
-                           {"dictionary_entries", std::to_string(DictEntries())}});
+                           {"dictionary_entries", std::to_string(DictEntries())},
+                           {"values", TableEntries() ? "table" : "plain"},
+                           {"table_entries", std::to_string(TableEntries())}});
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.chunks() >= 0) {
       const LongShape &sh = dev_.long_shape();
@@ -254,6 +260,25 @@ private:
     if (dev_.device_bytes()) return dev_.dict_entries();
 #endif
     return (std::int64_t)host_.dict.size();
+  }
+  static constexpr const char *kValueNames[3] = {"auto", "plain", "table"};
+  // The value table's entries while the product reads it (0: the values as stored)
+  std::int64_t TableEntries() const
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) return dev_.table_in_use() ? (std::int64_t)dev_.table_entries() : 0;
+#endif
+    return (std::int64_t)host_.table.size();
+  }
+  std::string ValuesText() const
+  {
+    std::string drops;
+    if (host_.table_drops) drops = "; turned off by " + std::to_string(host_.table_drops) + " refreshes with values outside it";
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes() && dev_.tabled() && !dev_.table_in_use()) drops = "; turned off by a refresh with a value outside it, until the next build";
+#endif
+    if (const std::int64_t t = TableEntries()) return "8-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
+    return "as stored" + drops;
   }
   std::string ColumnsText() const
   {

@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -152,6 +153,32 @@ void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
   }
 }
 
+// pjds's values as the product reads them: with p.values plain, as stored; else a table exactly
+// where the padded part has at most kPjdsTableMax distinct values (bit patterns) and, auto, that
+// reads fewer bytes (pjds_table_pays), unless a refresh dropped it; the table strictly ascending
+// by bit pattern, every code's value the stored one, bit for bit.
+template <typename T>
+void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
+  auto bits = [](T v) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+  };
+  std::set<std::uint64_t> distinct;
+  for (const T &v : B.val) distinct.insert(bits(v));
+  const bool fits = distinct.size() <= std::size_t(gpumat::kPjdsTableMax) && B.padded() > 0;
+  const bool want = B.p.values == gpumat::PjdsValues::Table ? fits
+                    : B.p.values == gpumat::PjdsValues::Auto ? fits && gpumat::pjds_table_pays(B.padded(), std::int64_t(distinct.size()), std::int64_t(sizeof(T)))
+                                                             : false;
+  if (B.table_drops == 0) {
+    ASSERT_EQ(B.tabled(), want) << where << ": a value table where asked and the values fit";
+  }
+  if (!B.tabled()) return;
+  ASSERT_EQ(B.vcode.size(), B.val.size()) << where;
+  for (std::size_t t = 1; t < B.table.size(); ++t) ASSERT_LT(bits(B.table[t - 1]), bits(B.table[t])) << where << ": the table ascending by bit pattern";
+  for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
+}
+
 // pjds: perm and the long rows together are every row once; each window is sorted by length,
 // descending, stably; blocks are padded to their longest row; padding has value 0 and a column of
 // its row; every CSR entry has one slot holding its value; pjds_padding agrees with the build.
@@ -207,6 +234,7 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
     }
   }
   check_pjds_columns(B, where);
+  check_pjds_values(B, where);
   ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];
@@ -442,6 +470,8 @@ template <> struct FormatTraits<fmt::pjds> {
     void refresh(const gpumat::CsrView<T> &A) { gpumat::pjds_refresh(A, B_); }
     void apply(gpumat::Op op, const T *x, const T *z, T *y) const { gpumat::pjds_apply(B_, op, x, z, y); }
     std::vector<std::vector<T>> stored() const { return {B_.val, B_.long_val}; }
+    // the values the product reads: a value table's entries where it has one
+    std::vector<std::vector<T>> read_values() const { return {B_.tabled() ? B_.table : B_.val, B_.long_val}; }
     std::size_t bytes() const { return B_.bytes(); }
     void check(const matgen::Csr &M, const std::vector<T> &vals, const std::string &where) const {
       check_pjds_layout(M, vals, B_, where);

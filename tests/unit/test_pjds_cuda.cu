@@ -3,8 +3,9 @@
 // in many chunks, rows at the chunk boundary); the chunk shape by the long rows; refresh in several
 // staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's
 // reason; every instance of the product (4, 6 resident blocks) gives the same bits, and occupancy
-// 0 keeps the faster of the first products (InstanceTrial); dictionary columns bitwise equal to
-// 32-bit ones; a fuzz test against the reference. The
+// 0 keeps the faster of the first products (InstanceTrial); dictionary columns and a value table
+// bitwise equal to the plain layout (a table kept or turned off by refreshes); a fuzz test against
+// the reference. The
 // device builder's layout (order, lengths, block starts, columns and values with their padding,
 // the long part, the slot map) against the host builder's and the products for b_r, sigma and
 // long-row thresholds on the standard set, the refresh, the diagonal, refusals and release are the
@@ -237,6 +238,45 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
       ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
       EXPECT_TRUE(dc.download() == dp.download()) << where << ": diagonal";
     }
+}
+
+// A value table on the device: the 5-point stencil's values (-1, 4, the padding's 0) coded as the
+// host codes them, with 32-bit and dictionary columns; the product bitwise equal to the plain
+// layout's as built, after a refresh within the table (kept, the codes re-derived), and after one
+// with a value outside it (turned off: the product reads the values).
+TEST(PjdsDevice, ValueTableBitwiseEqualAndRefresh) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(600, 400);
+  const auto        v = M.values<double>();
+  const auto        x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  for (gpumat::PjdsColumns cols : {gpumat::PjdsColumns::Plain, gpumat::PjdsColumns::Dictionary}) {
+    const PjdsParams   pt = pp(32, 1, 0, cols, gpumat::PjdsValues::Table), pl = pp(32, 1, 0, cols, gpumat::PjdsValues::Plain);
+    const std::string  where = describe(pt);
+    PjdsDevice<double> C, P;
+    ASSERT_EQ(cudaSuccess, C.build(M.view(v), pt, s)) << C.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+    ASSERT_TRUE(C.tabled()) << where;
+    ASSERT_TRUE(C.table_in_use()) << where;
+    EXPECT_EQ(C.table_entries(), 3) << where;
+    EXPECT_LT(C.format_bytes(), P.format_bytes()) << where;
+    gpumat_test::check_pjds_device_layout(M, v, pt, C, where);
+    auto same = [&](const char *what) {
+      EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where << " " << what;
+    };
+    same("as built");
+    std::vector<double> w(v);
+    for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0; // the same values: in the table
+    ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+    ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+    EXPECT_TRUE(C.table_in_use()) << where;
+    same("refreshed within the table");
+    w[7] = 2.5;
+    ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+    ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+    EXPECT_FALSE(C.table_in_use()) << where;
+    same("refreshed outside the table");
+  }
 }
 
 // An invalid parameter is refused with a reason (the refusal itself, the empty matrices and

@@ -55,6 +55,7 @@ TEST(PjdsResolve, DefaultsAndRanges) {
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, -2, 0)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, -1)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns(3))), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues(3))), std::invalid_argument);
 }
 
 // Dictionary columns on the 5-point stencil: every block's offsets are the stencil's (at most 5:
@@ -79,6 +80,61 @@ TEST(PjdsDictionary, StencilCodedAndBitwiseEqual) {
     gpumat::pjds_apply(C, op, x.data(), static_cast<const double *>(nullptr), yc.data());
     gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
     EXPECT_TRUE(yc == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
+  }
+}
+
+// A value table on the 5-point stencil (values -1 and 4, and the padding's 0): built with auto,
+// the bytes the product reads drop by 7 B a stored entry less the table, the products bitwise
+// equal to the plain layout's; a refresh with values in the table keeps it (codes re-derived), one
+// with a value outside it drops it (counted), the products then reading the values, still equal.
+TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
+  const matgen::Csr M = matgen::stencil_2d(120, 90);
+  const auto        v = M.values<double>();
+  Pjds<double>      C, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Dictionary, gpumat::PjdsValues::Auto)), C);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Dictionary, gpumat::PjdsValues::Plain)), P);
+  ASSERT_TRUE(C.tabled());
+  ASSERT_FALSE(P.tabled());
+  EXPECT_EQ(C.table.size(), 3u) << "-1, 0 (padding), 4";
+  EXPECT_EQ(P.bytes() - C.bytes(), std::size_t(7 * C.padded()) - 8 * C.table.size());
+  gpumat_test::check_pjds_layout(M, v, C, "stencil_2d table");
+  std::vector<double> x(std::size_t(M.ncols)), yc(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k)) - 0.2;
+  auto equal = [&](const char *what) {
+    for (Op op : {Op::NoTrans, Op::Trans}) {
+      gpumat::pjds_apply(C, op, x.data(), static_cast<const double *>(nullptr), yc.data());
+      gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
+      EXPECT_TRUE(yc == yp) << what << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise equal";
+    }
+  };
+  equal("as built");
+  std::vector<double> w(v);
+  for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0; // the same two values, swapped: in the table
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_TRUE(C.tabled());
+  EXPECT_EQ(C.table_drops, 0);
+  gpumat_test::check_pjds_layout(M, w, C, "stencil_2d table, refreshed within");
+  equal("refreshed within the table");
+  w[5] = 2.5; // outside
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_FALSE(C.tabled());
+  EXPECT_EQ(C.table_drops, 1);
+  gpumat_test::check_pjds_layout(M, w, C, "stencil_2d table dropped");
+  equal("refreshed outside the table");
+}
+
+// More than 256 distinct values: no table, even when asked for.
+TEST(PjdsValueTable, TooManyValuesStayPlain) {
+  const matgen::Csr M = matgen::stencil_2d(40, 40);
+  for (int distinct : {255, 300}) { // the padding's 0 may add one more
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    Pjds<double> B;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Table)), B);
+    EXPECT_EQ(B.tabled(), distinct == 255) << distinct << " values";
+    gpumat_test::check_pjds_layout(M, v, B, "distinct values " + std::to_string(distinct));
   }
 }
 
