@@ -320,7 +320,8 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
   try {
     const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
     gpumat::PjdsParams q;
-    q.columns = gpumat::PjdsColumns::Plain; // the floor of the 32-bit-column layout (its kernel reads col)
+    q.columns = gpumat::PjdsColumns::Plain; // the floor of the plain layout (its kernel reads col and val)
+    q.values  = gpumat::PjdsValues::Plain;
     gpumat::pjds_build(A, gpumat::pjds_model(A, q).p, B);
   } catch (const std::exception &e) {
     snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());

@@ -71,7 +71,8 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
     f->info32  = plan.info;
     f->bccoo32 = double(plan.B.bytes());
     gpumat::PjdsParams q32;
-    q32.columns                 = gpumat::PjdsColumns::Plain; // the layout with 32-bit columns, from which the compression model counts
+    q32.columns                 = gpumat::PjdsColumns::Plain; // the layout with 32-bit columns and fp64 values, from which the compression model counts
+    q32.values                  = gpumat::PjdsValues::Plain;
     const gpumat::PjdsChoice ch = gpumat::pjds_model(A, q32);
     gpumat::Pjds<double>     P;
     gpumat::pjds_build(A, ch.p, P);

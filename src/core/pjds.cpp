@@ -290,7 +290,7 @@ namespace {
 // offsets fit (auto: and that reads fewer bytes); else B keeps its 32-bit columns.
 template <typename T>
 void code_columns(Pjds<T> &B, PjdsColumns mode) {
-  if (mode == PjdsColumns::Plain || B.padded() == 0) return;
+  if (mode == PjdsColumns::Plain || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
   const std::int64_t   nb = B.nblocks();
   std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
   std::vector<index_t> offs;
@@ -304,7 +304,7 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
     dict.insert(dict.end(), offs.begin(), offs.end());
     start[std::size_t(b) + 1] = index_t(dict.size());
   }
-  if (mode == PjdsColumns::Auto && !pjds_dictionary_pays(B.padded(), std::int64_t(dict.size()), nb)) return;
+  if (mode == PjdsColumns::Auto && !pjds_dictionary_pays(B.padded(), std::int64_t(dict.size()), nb, B.nrows_pj)) return;
   B.code.assign(std::size_t(B.padded()), 0);
   for (std::int64_t b = 0; b < nb; ++b) {
     const std::int64_t bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;

@@ -36,20 +36,24 @@
 
 namespace gpumat {
 
-// How the padded part stores its columns: plain (32-bit columns, the default), auto (dictionary
-// columns where every block's offsets fit in kPjdsDictMax and that reads fewer bytes:
-// pjds_dictionary_pays), or dictionary (wherever every block's offsets fit, whatever the bytes).
-// Not auto by default: on an H200 the coded product was 1-11 % faster on 3D stencils and FEM but
-// 5 % slower on a 2D 5-point stencil (docs/results/h200-2026-11-28h-shadow-first).
+// How the padded part stores its columns: auto (the default: dictionary columns where every
+// block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
+// kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays), plain (32-bit columns), or
+// dictionary (wherever every block's offsets fit, whatever the bytes). The width: on an H200 the
+// coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
+// 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
+// 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
+// the code's dependent read of the dictionary.
 enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2 };
-constexpr int kPjdsDictMax = 256; // offsets a block's dictionary holds (8-bit codes)
+constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary holds (8-bit codes)
+constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 
-// How the product reads the padded part's values: plain (as stored, the default), auto (8-bit
-// codes into one table of the padded part's distinct values, the padding's 0 included, where they
-// are at most kPjdsTableMax and that reads fewer bytes: pjds_table_pays), or table (wherever they
-// fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a new
-// value outside the table turns the table off until the next build (the product then reads the
-// values; table_drops counts it). Lossless: the same values summed in the same order.
+// How the product reads the padded part's values: auto (the default: 8-bit codes into one table of
+// the padded part's distinct values, the padding's 0 included, where they are at most
+// kPjdsTableMax and that reads fewer bytes: pjds_table_pays), plain (as stored), or table (wherever
+// they fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a
+// new value outside the table turns the table off until the next build (the product then reads
+// the values; table_drops counts it). Lossless: the same values summed in the same order.
 enum class PjdsValues : int { Auto = 0, Plain = 1, Table = 2 };
 constexpr int kPjdsTableMax = 256;
 
@@ -59,8 +63,8 @@ struct PjdsParams {
                                // (rounded up to a multiple of b_r; >= the row count: all rows);
                                // 0 = chosen by pjds_model
   std::int64_t long_row   = 0; // rows with more nonzeros go to the long part (0 = chosen by pjds_model)
-  PjdsColumns  columns    = PjdsColumns::Plain;
-  PjdsValues   values     = PjdsValues::Plain;
+  PjdsColumns  columns    = PjdsColumns::Auto;
+  PjdsValues   values     = PjdsValues::Auto;
 };
 
 constexpr int          pjds_max_block_rows = 1024;
@@ -162,10 +166,15 @@ constexpr bool pjds_reads_rowlen(std::int64_t padded, std::int64_t padding, std:
   return padded > 0 && padding * (value_bytes + std::int64_t(sizeof(index_t))) > rows * std::int64_t(sizeof(index_t));
 }
 
-// Whether dictionary columns read fewer bytes than 32-bit ones: `padded` entries, `entries` in all
-// dictionaries, `nblocks` blocks (1 B a code, 4 B a dictionary entry and a block's start).
-constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, std::int64_t nblocks) {
-  return padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
+// Whether the padded part's rows are wide enough for auto to code their columns: `padded` entries
+// in `rows` rows, at least kPjdsDictMinWidth a row on average (checked before any coding work).
+constexpr bool pjds_dictionary_wide(std::int64_t padded, std::int64_t rows) { return padded >= kPjdsDictMinWidth * rows; }
+
+// Whether auto codes the columns: the rows are wide (pjds_dictionary_wide) and dictionary columns
+// read fewer bytes than 32-bit ones (`padded` entries, `entries` in all dictionaries, `nblocks`
+// blocks: 1 B a code, 4 B a dictionary entry and a block's start).
+constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, std::int64_t nblocks, std::int64_t rows) {
+  return pjds_dictionary_wide(padded, rows) && padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
 }
 
 // Whether a value table reads fewer bytes than the values: `padded` entries of `value_bytes`, a

@@ -596,7 +596,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
-  if (p_.columns != PjdsColumns::Plain && padded_ > 0) {
+  if (p_.columns != PjdsColumns::Plain && padded_ > 0 && (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {
     GPUMAT_CUDA_TRY(code_columns(tmp, s));
     clock.mark("code");
   }
@@ -636,7 +636,7 @@ cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
   if (e == cudaSuccess) e = cudaMemcpyAsync(&h[1], start + nblocks_, sizeof(index_t), cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return drop(e);
-  if (h[0] > kPjdsDictMax || (p_.columns == PjdsColumns::Auto && !pjds_dictionary_pays(padded_, h[1], nblocks_))) return drop(cudaSuccess); // 32-bit columns
+  if (h[0] > kPjdsDictMax || (p_.columns == PjdsColumns::Auto && !pjds_dictionary_pays(padded_, h[1], nblocks_, npj_))) return drop(cudaSuccess); // 32-bit columns
   e = device_alloc(dict_, std::size_t(h[1]));
   if (e == cudaSuccess) e = device_alloc(code_, std::size_t(padded_));
   if (e != cudaSuccess) {

@@ -121,7 +121,7 @@ void check_bccoo_layout(const gpumat::Bccoo<T> &B, const std::string &where) {
 
 // pjds's columns as stored: with p.columns plain, 32-bit; else dictionary codes exactly where every
 // block has at most kPjdsDictMax distinct offsets (column - row; counted here from the decoded
-// columns, or the stored ones) and, auto, that reads fewer bytes (pjds_dictionary_pays); each
+// columns, or the stored ones) and, auto, that the rows are wide and it reads fewer bytes (pjds_dictionary_pays); each
 // block's dictionary strictly ascending, every code within it.
 template <typename T>
 void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
@@ -140,7 +140,7 @@ void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
     }
   }
   const bool want = B.p.columns == gpumat::PjdsColumns::Dictionary ? fits
-                    : B.p.columns == gpumat::PjdsColumns::Auto     ? fits && B.padded() > 0 && gpumat::pjds_dictionary_pays(B.padded(), entries, B.nblocks())
+                    : B.p.columns == gpumat::PjdsColumns::Auto     ? fits && B.padded() > 0 && gpumat::pjds_dictionary_pays(B.padded(), entries, B.nblocks(), B.nrows_pj)
                                                                    : false;
   ASSERT_EQ(B.coded(), want && B.padded() > 0) << where << ": dictionary columns where asked and they fit";
   if (B.coded()) {

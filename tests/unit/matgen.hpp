@@ -187,6 +187,23 @@ inline Csr stencil_2d(index_t nx, index_t ny) {
   return A;
 }
 
+// An n x n cyclic band: row r holds the w columns r - w/2 .. r - w/2 + w - 1 (mod n), ascending,
+// values 1, 2, 3 by column: rows of equal length, a handful of offsets a block.
+inline Csr cyclic_band(index_t n, index_t w) {
+  Csr A;
+  A.name  = "cyclic_band";
+  A.nrows = A.ncols = n;
+  std::vector<index_t> cols;
+  for (index_t r = 0; r < n; ++r) {
+    cols.clear();
+    for (index_t j = 0; j < w; ++j) cols.push_back((r + j - w / 2 + n) % n);
+    std::sort(cols.begin(), cols.end());
+    for (index_t c : cols) A.colidx.push_back(c), A.val.push_back(1.0 + c % 3);
+    A.rowptr.push_back(index_t(A.colidx.size()));
+  }
+  return A;
+}
+
 // Dense d x d blocks on a random block pattern: n block rows with 1..k blocks at random block
 // columns (an n*d x n*d matrix whose block size is d).
 inline Csr dense_blocks(index_t n, index_t d, index_t k, std::uint64_t seed) {

@@ -208,7 +208,7 @@ TEST(PjdsDevice, Deterministic) {
 // Dictionary columns on the device: the stencil's blocks coded as the host builder codes them
 // (sorted within all rows and unsorted; with 32 and 128 rows a block), the product and the
 // diagonal bitwise equal to the 32-bit layout's, the transpose to rounding (atomics), and the
-// bytes read fewer.
+// bytes read fewer; auto keeps the 5-entry rows' 32-bit columns.
 TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
   const Stream      s;
   const matgen::Csr M = matgen::stencil_2d(700, 500);
@@ -217,13 +217,15 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
   const std::vector<double> z(std::size_t(M.nrows), 0.0);
   for (int br : {32, 128})
     for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
-      const PjdsParams   pc = pp(br, sigma, 0), pl = pp(br, sigma, 0, gpumat::PjdsColumns::Plain);
+      const PjdsParams   pc = pp(br, sigma, 0, gpumat::PjdsColumns::Dictionary), pl = pp(br, sigma, 0, gpumat::PjdsColumns::Plain);
       const std::string  where = describe(pc);
-      PjdsDevice<double> C, P;
+      PjdsDevice<double> C, P, A;
       ASSERT_EQ(cudaSuccess, C.build(M.view(v), pc, s)) << C.why();
       ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+      ASSERT_EQ(cudaSuccess, A.build(M.view(v), pp(br, sigma, 0), s)) << A.why();
       ASSERT_TRUE(C.coded()) << where;
       ASSERT_FALSE(P.coded()) << where;
+      ASSERT_FALSE(A.coded()) << where << ": auto, rows of 5 entries";
       EXPECT_LT(C.format_bytes(), P.format_bytes()) << where;
       gpumat_test::check_pjds_device_layout(M, v, pc, C, where);
       EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where;
@@ -238,6 +240,26 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
       ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
       EXPECT_TRUE(dc.download() == dp.download()) << where << ": diagonal";
     }
+}
+
+// Auto on the device codes the columns of wide rows only (a cyclic band of kPjdsDictMinWidth
+// entries a row, not one of one fewer), as the host builder does; the coded product bitwise equal
+// to the 32-bit layout's.
+TEST(PjdsDevice, AutoCodesWideRowsOnly) {
+  const Stream s;
+  for (gpumat::index_t width : {gpumat::index_t(gpumat::kPjdsDictMinWidth) - 1, gpumat::index_t(gpumat::kPjdsDictMinWidth)}) {
+    const matgen::Csr         M = matgen::cyclic_band(20000, width);
+    const auto                v = M.values<double>();
+    const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 3);
+    const std::vector<double> z(std::size_t(M.nrows), 0.0);
+    const PjdsParams          pa = pp(32, 1, 0), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain);
+    PjdsDevice<double>        A, P;
+    ASSERT_EQ(cudaSuccess, A.build(M.view(v), pa, s)) << A.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+    EXPECT_EQ(A.coded(), width >= gpumat::kPjdsDictMinWidth) << "width " << width;
+    gpumat_test::check_pjds_device_layout(M, v, pa, A, "cyclic_band width " + std::to_string(width));
+    EXPECT_TRUE(gpumat_test::device_apply(A, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << "width " << width;
+  }
 }
 
 // A value table on the device: the 5-point stencil's values (-1, 4, the padding's 0) coded as the

@@ -59,17 +59,21 @@ TEST(PjdsResolve, DefaultsAndRanges) {
 }
 
 // Dictionary columns on the 5-point stencil: every block's offsets are the stencil's (at most 5:
-// -nx, -1, 0, 1, nx, fewer at the boundary; the padding repeats a row's last column), auto codes
-// them (about 1 B a column instead of 4: the bytes drop by nearly 3 B per stored entry), and the
-// products equal the 32-bit layout's bit for bit (the same entries in the same order).
+// -nx, -1, 0, 1, nx, fewer at the boundary; the padding repeats a row's last column), dictionary
+// codes them (about 1 B a column instead of 4: the bytes drop by nearly 3 B per stored entry) where
+// auto does not (rows of 5 entries, below kPjdsDictMinWidth), and the products equal the 32-bit
+// layout's bit for bit (the same entries in the same order).
 TEST(PjdsDictionary, StencilCodedAndBitwiseEqual) {
   const matgen::Csr M = matgen::stencil_2d(200, 150);
   const auto        v = M.values<double>();
   Pjds<double>      C, P;
-  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0)), C);
+  Pjds<double>      A;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Dictionary)), C);
   gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain)), P);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Auto)), A);
   ASSERT_TRUE(C.coded());
   ASSERT_FALSE(P.coded());
+  ASSERT_FALSE(A.coded()) << "auto: rows of 5 entries keep 32-bit columns";
   EXPECT_EQ(C.padded(), P.padded());
   for (std::int64_t b = 0; b < C.nblocks(); ++b) EXPECT_LE(C.dict_start[std::size_t(b) + 1] - C.dict_start[std::size_t(b)], 5) << "block " << b;
   EXPECT_EQ(P.bytes() - C.bytes(), std::size_t(3 * C.padded()) - 4 * (C.dict.size() + C.dict_start.size()));
@@ -159,6 +163,21 @@ TEST(PjdsDictionary, TooManyOffsetsStayPlain) {
       for (index_t j = 0; j < width; ++j) offs.insert(r * width + j - r);
     EXPECT_EQ(B.coded(), offs.size() <= 256) << "width " << width << ": " << offs.size() << " offsets";
     gpumat_test::check_pjds_layout(M, v, B, "distinct_offsets width " + std::to_string(width));
+  }
+}
+
+// Auto codes the columns where the rows are wide: a cyclic band of w entries a row (no padding,
+// a handful of offsets a block) is coded at w = kPjdsDictMinWidth and kept 32-bit one below it,
+// whatever the bytes (both would read fewer).
+TEST(PjdsDictionary, AutoCodesWideRowsOnly) {
+  for (index_t width : {index_t(gpumat::kPjdsDictMinWidth) - 1, index_t(gpumat::kPjdsDictMinWidth)}) {
+    const matgen::Csr M = matgen::cyclic_band(640, width);
+    const auto   v = M.values<double>();
+    Pjds<double> B;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0)), B);
+    ASSERT_EQ(B.padded(), std::int64_t(M.nrows) * width);
+    EXPECT_EQ(B.coded(), width >= gpumat::kPjdsDictMinWidth) << "width " << width;
+    gpumat_test::check_pjds_layout(M, v, B, "cyclic_band width " + std::to_string(width));
   }
 }
 
