@@ -551,14 +551,14 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: plain (32-bit), auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256 and that reads fewer bytes), dictionary (the codes wherever every block's offsets fit)",
-                              "plain");
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit)",
+                              "auto");
       o.choices = {"auto", "plain", "dictionary"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "values",
-                              "The padded part's values as the product reads them: plain (as stored), auto (8-bit codes into one table of the distinct values where they are at most 256 and that reads fewer bytes), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
-                              "plain");
+                              "The padded part's values as the product reads them: auto (8-bit codes into one table of the distinct values where they are at most 256 and that reads fewer bytes), plain (as stored), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
+                              "auto");
       o.choices = {"auto", "plain", "table"}, o.enum_type = "PjdsValues", o.enum_prefix = "PJDS_VALUES_";
     }
     r.gpuauto.model = pjds_auto_shape;
