@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
+#include <cstring>
 
 namespace gpumat {
 
@@ -18,6 +19,31 @@ struct CsrView {
   const T       *val    = nullptr;
   index_t nnz() const { return nrows ? rowptr[nrows] : 0; }
 };
+
+// A value's bit pattern: its identity in a table of distinct values (pjds's value table; -0.0 and
+// 0.0 differ, NaNs by their bits), a float's in the low 32 bits; value_from_bits is its inverse.
+template <typename T>
+std::uint64_t value_bits(T v) {
+  if constexpr (sizeof(T) == 8) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    return b;
+  } else {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+  }
+}
+template <typename T>
+T value_from_bits(std::uint64_t bits) {
+  T v;
+  if constexpr (sizeof(T) == 8) std::memcpy(&v, &bits, 8);
+  else {
+    const std::uint32_t b = std::uint32_t(bits);
+    std::memcpy(&v, &b, 4);
+  }
+  return v;
+}
 
 // The longest row of A (host row pointers; 0 without rows).
 template <typename T>

@@ -7,10 +7,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 
 namespace gpumat {
 
@@ -317,20 +317,6 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
 }
 
 
-// A value's bit pattern (the table's order and identity: -0.0 and 0.0 differ, NaNs by their bits).
-template <typename T>
-std::uint64_t value_bits(T v) {
-  if constexpr (sizeof(T) == 8) {
-    std::uint64_t b;
-    std::memcpy(&b, &v, 8);
-    return b;
-  } else {
-    std::uint32_t b;
-    std::memcpy(&b, &v, 4);
-    return b;
-  }
-}
-
 // The codes of B's padded values into its table (tabled()); false where a value is not in it.
 template <typename T>
 bool code_values_in_table(Pjds<T> &B) {
@@ -347,24 +333,19 @@ bool code_values_in_table(Pjds<T> &B) {
 }
 
 // The padded part's values as codes into a table of their distinct values (pjds.hpp) where `mode`
-// asks and they fit (auto: and that reads fewer bytes).
+// asks and they fit (auto: and that reads fewer bytes). The distinct bit patterns are gathered in a
+// set that stops at kPjdsTableMax + 1: a matrix of many values costs a few hundred insertions.
 template <typename T>
 void code_values(Pjds<T> &B, PjdsValues mode) {
   if (mode == PjdsValues::Plain || B.padded() == 0) return;
-  std::vector<std::uint64_t> keys(B.val.size());
-  for (std::size_t k = 0; k < keys.size(); ++k) keys[k] = value_bits(B.val[k]);
+  std::unordered_set<std::uint64_t> seen;
+  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTableMax); ++k) seen.insert(value_bits(B.val[k]));
+  if (seen.size() > std::size_t(kPjdsTableMax)) return;
+  if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(seen.size()), std::int64_t(sizeof(T)))) return;
+  std::vector<std::uint64_t> keys(seen.begin(), seen.end());
   std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  if (keys.size() > std::size_t(kPjdsTableMax)) return;
-  if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(keys.size()), std::int64_t(sizeof(T)))) return;
   B.table.resize(keys.size());
-  for (std::size_t t = 0; t < keys.size(); ++t) {
-    if constexpr (sizeof(T) == 8) std::memcpy(&B.table[t], &keys[t], 8);
-    else {
-      const std::uint32_t b = std::uint32_t(keys[t]);
-      std::memcpy(&B.table[t], &b, 4);
-    }
-  }
+  for (std::size_t t = 0; t < keys.size(); ++t) B.table[t] = value_from_bits<T>(keys[t]);
   code_values_in_table(B); // every value is in its own table
 }
 } // namespace

@@ -41,7 +41,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 #include <string>
 
 namespace gpumat {
@@ -673,6 +672,11 @@ void launch_product(const PjArgs<T> &a, int occ, unsigned blocks, const T *x, co
 } // namespace
 
 template <typename T>
+unsigned PjdsDevice<T>::table_grid() const {
+  return unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024));
+}
+
+template <typename T>
 cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   unsigned long long *slots = nullptr;
   int                *state = nullptr;
@@ -686,7 +690,7 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, kTableSlots * sizeof(unsigned long long), s); // kTableEmpty
   if (e == cudaSuccess) e = cudaMemsetAsync(state, 0, 2 * sizeof(int), s);
   if (e != cudaSuccess) return done(e);
-  const unsigned grid = unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024));
+  const unsigned grid = table_grid();
   pj_table_gather<T><<<grid, kThreads, 0, s>>>(val_, padded_, slots, state);
   e = launched();
   int h[2] = {0, 0};
@@ -701,13 +705,7 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
     if (b != kTableEmpty) keys.push_back(b);
   std::sort(keys.begin(), keys.end());
   std::vector<T> table(keys.size());
-  for (std::size_t t = 0; t < keys.size(); ++t) {
-    if constexpr (sizeof(T) == 8) std::memcpy(&table[t], &keys[t], 8);
-    else {
-      const std::uint32_t b = std::uint32_t(keys[t]);
-      std::memcpy(&table[t], &b, 4);
-    }
-  }
+  for (std::size_t t = 0; t < keys.size(); ++t) table[t] = value_from_bits<T>(keys[t]);
   ntable_ = index_t(table.size());
   e       = device_alloc(table_, table.size());
   if (e == cudaSuccess) e = device_alloc(vcode_, std::size_t(padded_));
@@ -740,7 +738,7 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
   if (!table_) return cudaSuccess;
   GPUMAT_CUDA_TRY(cudaMemsetAsync(table_ok_, 1, sizeof(int), s)); // cleared by a value outside the table
-  pj_table_codes<T><<<unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024)), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
+  pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
   return launched();
 }
 

@@ -111,6 +111,7 @@ private:
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds.cu
   cudaError_t code_values(cudaStream_t s);                     // pjds.cu
+  unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
     release();
