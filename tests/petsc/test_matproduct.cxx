@@ -138,6 +138,8 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
 // GAMG's smoothed prolongator and Galerkin product, on both: T = A P, T = D^-1 T (MatDiagonalScale,
 // D = diag(A)), T = P - w T (MatAYPX with a subset pattern: MatScale then MatAXPY), then T^T A T.
 // With the device route every step after the first reads values a device product or operation wrote.
+// Then A's values change and the Galerkin product is computed again (MAT_REUSE_MATRIX), as GAMG's
+// re-set-up does.
 PetscErrorCode CheckSmoothed(Mat A, Mat P, Mat Aaij, Mat Paij)
 {
   Mat         T[2], G[2];
@@ -155,7 +157,15 @@ PetscErrorCode CheckSmoothed(Mat A, Mat P, Mat Aaij, Mat Paij)
   PetscCall(SameAsAIJ(T[0], T[1], "smoothed prolongator"));
   for (int k = 0; k < 2; k++) PetscCall(MatPtAP(a[k], T[k], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &G[k]));
   PetscCall(SameAsAIJ(G[0], G[1], "Galerkin product with it"));
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "smoothed: the smoothed prolongator and its Galerkin product equal AIJ's\n"));
+  // GAMG's re-set-up with its interpolation kept (-pc_gamg_reuse_interpolation): new values of A,
+  // the Galerkin product's numeric phase again (MAT_REUSE_MATRIX)
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatScale(a[k], 2.0));
+    PetscCall(MatPtAP(a[k], T[k], MAT_REUSE_MATRIX, PETSC_DETERMINE, &G[k]));
+  }
+  PetscCall(SameAsAIJ(G[0], G[1], "Galerkin product again after new values of A"));
+  for (int k = 0; k < 2; k++) PetscCall(MatScale(a[k], 0.5)); // back, for the next case
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "smoothed: the smoothed prolongator and its Galerkin product (again after new values of A) equal AIJ's\n"));
   for (int k = 0; k < 2; k++) {
     PetscCall(MatDestroy(&T[k]));
     PetscCall(MatDestroy(&G[k]));
