@@ -131,6 +131,7 @@ PetscErrorCode InnerSymbolic(Mat C, DeviceProduct *dp)
 {
   PetscFunctionBegin;
   PetscCall(MatProductCreate(dp->sh[0], dp->sh[1], dp->sh[2], &dp->inner));
+  dp->inner->product->api_user = C->product->api_user; // MatMatMult, MatPtAP, ...: the symbolic phase's values kept for the first numeric phase, as aijcusparse's own
   PetscCall(MatProductSetType(dp->inner, C->product->type));
   PetscCall(MatProductSetAlgorithm(dp->inner, MATPRODUCTALGORITHMDEFAULT));
   PetscCall(MatProductSetFill(dp->inner, C->product->fill));
