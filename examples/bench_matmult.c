@@ -739,7 +739,8 @@ static PetscErrorCode ConvertTo(Mat A0, const char *spec, int variant, Mat *A)
     PetscCall(MatConvert(*A, MATSELLCUDA, MAT_INPLACE_MATRIX, A));
   } else PetscCall(MatConvert(A0, base, MAT_INITIAL_MATRIX, A));
   if (!var[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  /* variants: :alg1 / :alg2 for aijcusparse, :key=value for -mat_<type>_<key> value */
+  /* variants: :alg1 / :alg2 for aijcusparse, :key=value for -mat_<type>_<key> value, :gpumat_key=value
+     for the machinery's -mat_gpumat_key value */
   char prefix[32];
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "bench%d_", variant));
   PetscCall(MatSetOptionsPrefix(*A, prefix));
@@ -751,9 +752,10 @@ static PetscErrorCode ConvertTo(Mat A0, const char *spec, int variant, Mat *A)
       PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_cusparse_spmv_alg", prefix));
       PetscCall(PetscOptionsSetValue(NULL, opt, !strcmp(tok, "alg1") ? "CSRMV_ALG1" : "CSRMV_ALG2"));
     } else {
-      PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown variant '%s': use alg1, alg2 or key=value", tok);
+      PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown variant '%s': use alg1, alg2, key=value or gpumat_key=value", tok);
       *eq = 0;
-      PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_%s_%s", prefix, base, tok));
+      if (!strncmp(tok, "gpumat_", 7)) PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_%s", prefix, tok));
+      else PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%smat_%s_%s", prefix, base, tok));
       PetscCall(PetscOptionsSetValue(NULL, opt, eq + 1));
     }
   }

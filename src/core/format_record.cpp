@@ -136,6 +136,12 @@ const std::vector<OptionRecord> &machinery_option_records() {
                             "100");
       o.lo = 0, o.hi = (double)kOptionIntMax;
     }
+    {
+      OptionRecord &o = add(OptionKind::Enum, "-mat_gpumat_values", "MatMult",
+                            "The values the products read: fp64 (as assembled) or fp32 (lossy: rounded to single precision, x, y and the sums staying double; pjds only, where no value table applies; for preconditioner matrices)",
+                            "fp64");
+      o.choices = {"fp64", "fp32"}, o.enum_type = "MatGpuMatValues", o.enum_prefix = "MAT_GPUMAT_VALUES_";
+    }
     add(OptionKind::Bool, "-mat_gpumat_coo_host_reference", "MatSetValuesCOO",
         "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "false");
     // the MPI types'

@@ -280,7 +280,7 @@ std::int64_t Pjds<T>::padding() const {
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
   const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
-  const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : val.size() * sizeof(T);
+  const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
   return values + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
@@ -348,6 +348,15 @@ void code_values(Pjds<T> &B, PjdsValues mode) {
   for (std::size_t t = 0; t < keys.size(); ++t) B.table[t] = value_from_bits<T>(keys[t]);
   code_values_in_table(B); // every value is in its own table
 }
+
+// fp32 storage (pjds.hpp): the padded values rounded to float where p.fp32 asks, T is wider and no
+// value table is built; called after every build and refresh.
+template <typename T>
+void round_values(Pjds<T> &B) {
+  if (!B.p.fp32 || sizeof(T) <= sizeof(float) || B.tabled() || B.padded() == 0) return;
+  B.val32.resize(B.val.size());
+  for (std::size_t k = 0; k < B.val.size(); ++k) B.val32[k] = float(B.val[k]);
+}
 } // namespace
 
 template <typename T>
@@ -407,6 +416,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
   code_columns(B, p.columns);
   code_values(B, p.values);
+  round_values(B);
   B.build_long(A, p.long_row, padded, B.slot, "pjds");
 }
 
@@ -424,6 +434,7 @@ void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
     B.vcode.clear();
     ++B.table_drops;
   }
+  if (B.single()) round_values(B);
 }
 
 template <typename T>

@@ -24,7 +24,8 @@
 // the same entries summed in the same order.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
-// 8 + 1 B, plus 4 B per dictionary entry and per block) + 4 B (rowlen) + 4 B (perm, unless the
+// 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
+// the table; with fp32 storage 4 B instead of 8) + 4 B (rowlen) + 4 B (perm, unless the
 // identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
@@ -57,6 +58,13 @@ constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below 
 enum class PjdsValues : int { Auto = 0, Plain = 1, Table = 2 };
 constexpr int kPjdsTableMax = 256;
 
+// fp32 storage (PjdsParams::fp32, -mat_gpumat_values fp32; lossy, only when asked): where no value
+// table is built and T is wider than float, the products read the padded part's values rounded to
+// float (val32: 4 B instead of 8 a stored entry), converted back to T before they are multiplied,
+// so x, y and the sums stay T. The long part keeps its T values. val is kept: a refresh writes it and
+// rounds val32 again. The host reference reads the same rounded values, so host and device products
+// are the same sums. A value table is lossless and reads fewer bytes: where one is built, it wins.
+
 struct PjdsParams {
   int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
   std::int64_t sigma      = 0; // sorting window in rows: 1 = no sorting; > 1: windows of sigma rows
@@ -65,6 +73,7 @@ struct PjdsParams {
   std::int64_t long_row   = 0; // rows with more nonzeros go to the long part (0 = chosen by pjds_model)
   PjdsColumns  columns    = PjdsColumns::Auto;
   PjdsValues   values     = PjdsValues::Auto;
+  bool         fp32       = false; // the padded values stored rounded to float for the products (above)
 };
 
 constexpr int          pjds_max_block_rows = 1024;
@@ -135,13 +144,17 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<T>            table;
   std::vector<std::uint8_t> vcode;
   std::int64_t              table_drops = 0; // refreshes that met a value outside the table
+  // fp32 storage (single()): the padded values rounded to float, what the products read; val kept
+  std::vector<float>        val32;
   // refresh: CSR entry q -> position in val (< val.size()) or val.size() + position in long_val
   std::vector<std::int64_t> slot;
 
   index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
   bool         coded() const { return !dict_start.empty(); }
   bool         tabled() const { return !table.empty(); }
-  T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : val[std::size_t(pos)]; }
+  bool         single() const { return !val32.empty(); }
+  // padded entry pos's value as the products read it
+  T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
     return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];

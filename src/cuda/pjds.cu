@@ -257,6 +257,12 @@ __global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__
   }
 }
 
+// fp32 storage: val32[k] = val[k] rounded to float (round to nearest, as the host's conversion).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_round(const T *__restrict__ val, long long n, float *__restrict__ val32) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val32[k] = float(val[k]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Products.
 
@@ -267,6 +273,7 @@ struct PjArgs {
   const index_t      *dict, *dict_start; // each block's offsets and their starts
   const std::int64_t *block_start;
   const T            *val;
+  const float        *val32;    // fp32 storage (else null): the padded values the products read
   const T            *table;    // a value table (else null): its ntable values,
   const std::uint8_t *vcode;    // the codes,
   const int          *table_ok; // read while this is nonzero
@@ -291,19 +298,37 @@ __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long l
   return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
-// A thread's kUnroll values in flight: as stored (TableVals false), or their codes into the value
-// table, four to a register, looked up (in shared memory) when they are multiplied.
-template <typename T, bool TableVals>
+// How the product reads the padded values: as stored in T, as codes into the value table, or as
+// stored in fp32 (pjds.hpp).
+enum PjValues { kValPlain = 0, kValTable = 1, kValSingle = 2 };
+
+// A padded entry's value as the transposed product and the diagonal read it: the products' (fp32
+// where stored so; a table's values are the stored ones).
+template <typename T>
+__device__ __forceinline__ T pj_val(const PjArgs<T> &a, long long p) {
+  return a.val32 ? T(a.val32[p]) : a.val[p];
+}
+
+// A thread's kUnroll values in flight: as stored (kValPlain, kValSingle), or their codes into the
+// value table, four to a register, looked up (in shared memory) when they are multiplied.
+template <typename T, int Vals>
 struct RowValues;
 template <typename T>
-struct RowValues<T, false> {
+struct RowValues<T, kValPlain> {
   T                                  v[kUnroll];
   __device__ __forceinline__ void    clear() {}
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val + pos) : T(0); }
   __device__ __forceinline__ T       get(int u, const T *) const { return v[u]; }
 };
 template <typename T>
-struct RowValues<T, true> {
+struct RowValues<T, kValSingle> {
+  float                              v[kUnroll];
+  __device__ __forceinline__ void    clear() {}
+  __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val32 + pos) : 0.0f; }
+  __device__ __forceinline__ T       get(int u, const T *) const { return T(v[u]); }
+};
+template <typename T>
+struct RowValues<T, kValTable> {
   unsigned                           w[kUnroll / 4];
   __device__ __forceinline__ void    clear() {
 #pragma unroll
@@ -317,7 +342,7 @@ struct RowValues<T, true> {
 // its block's dictionary to shared memory, the copy's loads issued after the first entries' code and
 // value loads and waited for with them, so that between a code and its x there is a shared-memory
 // read, not a global load. Every lane of a warp that has a position takes part in the copy.
-template <typename T, bool TableVals>
+template <typename T, int Vals>
 __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
   __shared__ index_t shared_dict[kThreads / 32][kPjdsDictMax];
   if ((i & ~31LL) >= a.npj) return; // the whole warp
@@ -332,7 +357,7 @@ __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, const T *tab
   index_t        *sd = shared_dict[(threadIdx.x & (kThreads - 1)) >> 5];
   unsigned        p  = unsigned(bs) + q.lane;
   unsigned        c[kUnroll / 4] = {}; // the codes, four to a register (fewer registers: 6 blocks per SM)
-  RowValues<T, TableVals> v;
+  RowValues<T, Vals> v;
   v.clear();
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) { // the first entries
@@ -367,7 +392,7 @@ __device__ __forceinline__ void pjds_row_shared(const PjArgs<T> &a, const T *tab
 // The pJDS part: a thread per position, its row's entries kUnroll at a time (loads predicated, so
 // that a row of 5 entries has all its loads in flight), the matrix streamed past the caches
 // (ld.global.cs), x (and a dictionary) through the non-coherent path, y written through perm.
-template <typename T, bool Coded, bool TableVals>
+template <typename T, bool Coded, int Vals>
 __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
   if (i >= a.npj) return;
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
@@ -381,8 +406,8 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
   const index_t n  = a.read_rowlen ? a.rowlen[i] : index_t(pjds_width(a.block_start[q.b + 1] - bs, q.rows));
   T             s0 = T(0), s1 = T(0);
   for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
-    index_t                 c[kUnroll];
-    RowValues<T, TableVals> v;
+    index_t            c[kUnroll];
+    RowValues<T, Vals> v;
     v.clear();
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -405,16 +430,18 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
 // through the non-coherent path (any b_r), or copied to shared memory (b_r a multiple of 32).
 enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2 };
 
-// Table: the padded values through the value table (copied to shared memory by each CUDA block)
-// while it is in use (a.table_ok), else as stored.
-template <typename T, int MinBlocks, int Cols, bool Table>
+// Vals: kValTable, the padded values through the value table (copied to shared memory by each CUDA
+// block) while it is in use (a.table_ok), else as stored in T; kValPlain and kValSingle: as stored
+// in T or in fp32.
+template <typename T, int MinBlocks, int Cols, int Vals>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
     long_chunks(a.lg, x, z, y);
     return;
   }
-  const T *tab = nullptr;
-  if (Table) {
+  constexpr int Stored = Vals == kValSingle ? kValSingle : kValPlain; // a table's fallback reads them in T
+  const T      *tab    = nullptr;
+  if (Vals == kValTable) {
     __shared__ T shared_table[kPjdsTableMax];
     const bool   use = *a.table_ok != 0; // the same for the whole CUDA block
     if (use)
@@ -423,11 +450,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, cons
     if (use) tab = shared_table;
   }
   const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
-  if (Table && tab) {
-    if (Cols == kColDictShared) pjds_row_shared<T, true>(a, tab, i, x, z, y);
-    else pjds_row<T, Cols == kColDictGlobal, true>(a, tab, i, x, z, y);
-  } else if (Cols == kColDictShared) pjds_row_shared<T, false>(a, tab, i, x, z, y);
-  else pjds_row<T, Cols == kColDictGlobal, false>(a, tab, i, x, z, y);
+  if (Vals == kValTable && tab) {
+    if (Cols == kColDictShared) pjds_row_shared<T, kValTable>(a, tab, i, x, z, y);
+    else pjds_row<T, Cols == kColDictGlobal, kValTable>(a, tab, i, x, z, y);
+  } else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
+  else pjds_row<T, Cols == kColDictGlobal, Stored>(a, tab, i, x, z, y);
 }
 
 // y += A^T x (y set to z or 0 before): every entry adds into y at its column.
@@ -445,7 +472,7 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   long long       p    = a.block_start[q.b] + q.lane;
   const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i);
   const T         xr = x[r];
-  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + pj_col(a, q.b, p, r), a.val[p] * xr);
+  for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + pj_col(a, q.b, p, r), pj_val(a, p) * xr);
 }
 
 // The diagonal: a thread per pJDS position; the long rows' entries by chunk (their d preset to 0).
@@ -464,7 +491,7 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
   for (index_t j = 0; j < n; ++j, p += rows)
-    if (pj_col(a, q.b, p, r) == cr) v = a.val[p];
+    if (pj_col(a, q.b, p, r) == cr) v = pj_val(a, p);
   d[cr] = v;
 }
 
@@ -474,7 +501,9 @@ template <typename T>
 std::size_t PjdsDevice<T>::format_bytes() const {
   if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
   const std::size_t columns = coded() ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t) : std::size_t(padded_) * sizeof(index_t);
-  const std::size_t values  = table_ ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) : std::size_t(padded_) * sizeof(T); // as built (table_in_use says whether a refresh turned it off)
+  const std::size_t values  = table_   ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
+                              : val32_ ? std::size_t(padded_) * sizeof(float)
+                                       : std::size_t(padded_) * sizeof(T);
   return values + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
          std::size_t(nblocks_ + 1) * sizeof(std::int64_t) + lr_.format_bytes();
 }
@@ -482,8 +511,9 @@ std::size_t PjdsDevice<T>::format_bytes() const {
 template <typename T>
 std::size_t PjdsDevice<T>::device_bytes() const {
   if (!block_start_) return 0;
-  // the values are held besides a table's codes (refreshes write them)
-  return format_bytes() - lr_.format_bytes() + lr_.device_bytes() + std::size_t(nnz_) * sizeof(unsigned) + (table_ ? std::size_t(padded_) * sizeof(T) + sizeof(int) : 0);
+  // the values are held besides a table's codes or their fp32 copy (refreshes write them)
+  return format_bytes() - lr_.format_bytes() + lr_.device_bytes() + std::size_t(nnz_) * sizeof(unsigned) + (table_ ? std::size_t(padded_) * sizeof(T) + sizeof(int) : 0) +
+         (val32_ ? std::size_t(padded_) * sizeof(T) : 0);
 }
 
 template <typename T>
@@ -500,6 +530,7 @@ void PjdsDevice<T>::release() {
   device_free(vcode_);
   device_free(table_ok_);
   ntable_ = 0;
+  device_free(val32_);
   device_free(val_);
   device_free(slot_);
   lr_.release();
@@ -603,6 +634,12 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(code_values(s));
     clock.mark("values");
   }
+  if (p_.fp32 && sizeof(T) > sizeof(float) && !table_ && padded_ > 0) { // fp32 storage (pjds.hpp)
+    GPUMAT_CUDA_TRY(device_alloc(val32_, std::size_t(padded_)));
+    pj_round<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, val32_);
+    GPUMAT_CUDA_TRY(launched());
+    clock.mark("fp32");
+  }
 
   if (nlong > 0) {
     GPUMAT_CUDA_TRY(lr_.fill(A, user_shape_, val_, padded_, slot_, tmp, s));
@@ -655,8 +692,11 @@ namespace {
 // The product's instance: the occupancy's, the columns' and the values' reading.
 template <typename T, int Occ, int Cols>
 void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
-  if (a.table) pj_spmv<T, Occ, Cols, true><<<blocks, kThreads, 0, s>>>(a, x, z, y);
-  else pj_spmv<T, Occ, Cols, false><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  if (a.table) pj_spmv<T, Occ, Cols, kValTable><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  else if constexpr (sizeof(T) > sizeof(float)) { // fp32 storage only where T is wider
+    if (a.val32) pj_spmv<T, Occ, Cols, kValSingle><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+    else pj_spmv<T, Occ, Cols, kValPlain><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  } else pj_spmv<T, Occ, Cols, kValPlain><<<blocks, kThreads, 0, s>>>(a, x, z, y);
 }
 template <typename T, int Occ>
 void launch_columns(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
@@ -736,6 +776,10 @@ bool PjdsDevice<T>::table_in_use() const {
 template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
+  if (val32_) {
+    pj_round<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, val32_);
+    return launched();
+  }
   if (!table_) return cudaSuccess;
   GPUMAT_CUDA_TRY(cudaMemsetAsync(table_ok_, 1, sizeof(int), s)); // cleared by a value outside the table
   pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
@@ -746,8 +790,8 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
 template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
-  return Args{perm_,   rowlen_,   col_,           code_,   dict_, dict_start_, block_start_, val_,           table_,
-              vcode_,  table_ok_, int(ntable_),    npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{perm_,  rowlen_,   col_,         code_, dict_,         dict_start_,    block_start_, val_, val32_, table_,
+              vcode_, table_ok_, int(ntable_), npj_,  p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
@@ -805,6 +849,7 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   std::vector<T> all;
   GPUMAT_CUDA_TRY(get(all, val_, std::size_t(padded_ + lr_.entries())));
   B.val.assign(all.begin(), all.begin() + padded_);
+  if (val32_) GPUMAT_CUDA_TRY(get(B.val32, val32_, std::size_t(padded_)));
   if (table_in_use()) {
     GPUMAT_CUDA_TRY(get(B.table, table_, std::size_t(ntable_)));
     GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));

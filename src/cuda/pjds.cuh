@@ -43,7 +43,8 @@ public:
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // New values, same pattern: host values copied in chunks through a staging buffer, device values
   // (where = Mem::Device) read in place; scattered by the slot map; with a value table its codes
-  // re-derived on the device (a value outside it turns it off; no synchronization).
+  // re-derived on the device (a value outside it turns it off; no synchronization), with fp32
+  // storage the values rounded again.
   cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
   // y = op(A) x (+ z); device pointers; y may equal z; asynchronous on s. The product is one kernel
   // (the long rows' chunks in its first blocks); the transpose adds with atomics.
@@ -96,10 +97,12 @@ public:
   bool               tabled() const { return table_ != nullptr; }
   bool               table_in_use() const;
   index_t            table_entries() const { return ntable_; }
+  // fp32 storage (pjds.hpp): the products read the padded values rounded to float
+  bool               single() const { return val32_ != nullptr; }
   std::int64_t       dict_entries() const { return dict_entries_; }   // in all blocks' dictionaries
   // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
   // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
-  bool               reads_rowlen() const { return pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, sizeof(T)); }
+  bool               reads_rowlen() const { return pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, val32_ ? sizeof(float) : sizeof(T)); }
   std::size_t        format_bytes() const; // the arrays a product reads (Pjds::bytes of the host, less rowlen when not read)
   std::size_t        device_bytes() const; // everything this object holds on the device
   const std::vector<std::pair<const char *, float>> &build_phases() const { return phases_; }
@@ -138,6 +141,7 @@ private:
   int          *table_ok_ = nullptr;    // nonzero while every value is in the table
   index_t       ntable_ = 0;
   T            *val_ = nullptr;         // padded_ + the long part's entries: its values follow
+  float        *val32_ = nullptr;       // padded_: fp32 storage, what the products read (else null)
   LongRowsDevice<T> lr_;                // the long part (long_rows.cuh)
   unsigned *slot_ = nullptr;            // nnz_: CSR entry -> position in val_
   std::vector<std::pair<const char *, float>> phases_;

@@ -82,6 +82,9 @@ public:
   // compressed block's row list on the device); other entries are set by the machinery.
   virtual bool           HasDeviceDiagonal() const { return false; }
   virtual PetscErrorCode DeviceDiagonal(const index_t *rowmap, Scalar *d, cudaStream_t s);
+  // fp32 value storage (-mat_gpumat_values fp32) on or off for the next builds; false where the
+  // format has none (the machinery then refuses the option, naming the format).
+  virtual bool SetFp32Values(bool on) { return !on; }
   // A format whose kernel serializes on long runs of empty rows asks for the compressed form of
   // such blocks even below the machinery's empty-row ratio (A: the full block).
   virtual bool WantsCompressedRows(const CsrView<Scalar> &A) const { return false; }

@@ -40,6 +40,12 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  bool SetFp32Values(bool on) override
+  {
+    user_.fp32 = on;
+    return true;
+  }
+
   std::unique_ptr<Format> CloneSettings() const override
   {
     auto f   = std::make_unique<PjdsFormat>();
@@ -116,7 +122,7 @@ public:
 #endif
       PetscCall(PetscViewerASCIIPrintf(v, "\n"));
     PetscCall(PetscViewerASCIIPrintf(v, "columns: %s (-mat_pjds_columns %s)\n", ColumnsText().c_str(), kColumnNames[(int)user_.columns]));
-    PetscCall(PetscViewerASCIIPrintf(v, "values: %s (-mat_pjds_values %s)\n", ValuesText().c_str(), kValueNames[(int)user_.values]));
+    PetscCall(PetscViewerASCIIPrintf(v, "values: %s (-mat_pjds_values %s%s)\n", ValuesText().c_str(), kValueNames[(int)user_.values], user_.fp32 ? ", -mat_gpumat_values fp32" : ""));
     const double csr = 12.0 * nnz + 4.0 * (A.nrows + 1);
     PetscCall(PetscViewerASCIIPrintf(v, "format bytes read per product: %zu (CSR: %.0f, ratio %.3f)\n", bytes, csr, csr > 0 ? (double)bytes / csr : 0.0));
     const double nnzr = A.nrows ? nnz / A.nrows : 0.0, rho = nnz > 0 ? ((double)padded + (double)long_nnz) / nnz : 1.0;
@@ -135,9 +141,10 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  // Once built: columns (dictionary|plain: as stored), dictionary_entries, values (table|plain: as
-  // the product reads them now), table_entries (0 without), block_rows, sigma (the sorting window
-  // in rows, "all" for all rows), long_row, each with its _source (set|model); pjds_rows,
+  // Once built: columns (dictionary|plain: as stored), dictionary_entries, values (table|fp32|plain:
+  // as the product reads them now; fp32: -mat_gpumat_values fp32), table_entries (0 without),
+  // block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each with its
+  // _source (set|model); pjds_rows,
   // stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
   // long_entries, format_bytes; once the device holds the format also chunks, chunk_entries, lanes,
   // passes, shape_source (set|long_rows: from the long rows' lengths), occupancy (blocks per
@@ -167,7 +174,7 @@ public:
                            {"format_bytes", std::to_string(bytes)},
                            {"columns", Coded() ? "dictionary" : "plain"},
                            {"dictionary_entries", std::to_string(DictEntries())},
-                           {"values", TableEntries() ? "table" : "plain"},
+                           {"values", TableEntries() ? "table" : Single() ? "fp32" : "plain"},
                            {"table_entries", std::to_string(TableEntries())}});
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.chunks() >= 0) {
@@ -270,6 +277,14 @@ private:
 #endif
     return (std::int64_t)host_.table.size();
   }
+  // fp32 storage built (-mat_gpumat_values fp32 where no value table applies)
+  bool Single() const
+  {
+#if defined(GPUMAT_WITH_CUDA)
+    if (dev_.device_bytes()) return dev_.single();
+#endif
+    return host_.single();
+  }
   std::string ValuesText() const
   {
     std::string drops;
@@ -278,6 +293,8 @@ private:
     if (dev_.device_bytes() && dev_.tabled() && !dev_.table_in_use()) drops = "; turned off by a refresh with a value outside it, until the next build";
 #endif
     if (const std::int64_t t = TableEntries()) return "8-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
+    if (Single()) return "fp32, rounded from the assembled values (lossy; the products' sums in fp64)" + drops;
+    if (user_.fp32) return "as stored (fp32 storage asked for, not built: a value table was, or the values are single precision)" + drops;
     return "as stored" + drops;
   }
   std::string ColumnsText() const

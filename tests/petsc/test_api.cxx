@@ -19,6 +19,11 @@
 //   -check trial       gpuauto's trial keeps the candidate with the shortest time it measured
 //   -check reread      options set after the matrix was assembled and used take effect at the next
 //                      MatSetFromOptions, in both blocks of an MPI matrix (MatGpuMatGetInfo)
+//   -check fp32        with -mat_gpumat_values fp32 (pjds): every block's values are stored in fp32
+//                      (property values), and MatMult and MatMultTranspose differ from AIJ's by at
+//                      most 2^-24 |A| |x| (bounded by the norms) but do differ (the kind's values are
+//                      not floats: lap3dv); the products must run through the format (the host
+//                      reference, or the GPU)
 // Exits non-zero, with the reason, when a check fails.
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h> // struct _MatOps: the operation table, slot by slot
@@ -218,6 +223,63 @@ PetscErrorCode CheckBadOptions(MPI_Comm comm, const char *list)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// fp32 storage (-mat_gpumat_values fp32): the products read the values rounded to float and sum in
+// double, so each entry of A x is within 2^-24 sum_j |a_ij| |x_j| <= 2^-24 ||A||_inf ||x||_inf of the
+// exact product (A^T x: ||A||_1), and some differ.
+PetscErrorCode CheckFp32(MPI_Comm comm)
+{
+  Mat       A, R;
+  Vec       x, y, yr, xt, yt, ytr;
+  PetscReal ninf, none, xmax, xtmax, err, errt;
+  PetscFunctionBegin;
+  PetscCall(GenCreate(comm, kind, n, 1, type, &A));
+  PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, &R));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(MatCreateVecs(A, &yt, &xt));
+  PetscCall(VecSetFromOptions(x));
+  PetscCall(VecSetFromOptions(y));
+  PetscCall(VecSetFromOptions(xt));
+  PetscCall(VecSetFromOptions(yt));
+  PetscCall(VecDuplicate(y, &yr));
+  PetscCall(VecDuplicate(yt, &ytr));
+  {
+    PetscInt lo, hi;
+    PetscCall(VecGetOwnershipRange(x, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(x, i, PetscCosReal(0.37 * (PetscReal)i) + 0.1, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(x));
+    PetscCall(VecAssemblyEnd(x));
+    PetscCall(VecCopy(x, xt));
+  }
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(R, x, yr));
+  PetscCall(MatMultTranspose(A, xt, yt));
+  PetscCall(MatMultTranspose(R, xt, ytr));
+  for (MatGpuMatBlock b : {MAT_GPUMAT_DIAGONAL_BLOCK, MAT_GPUMAT_OFFDIAGONAL_BLOCK}) {
+    const char *v = nullptr;
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    if (b == MAT_GPUMAT_OFFDIAGONAL_BLOCK && size == 1) continue;
+    PetscCall(MatGpuMatGetProperty(A, b, "values", &v));
+    PetscCheck(v && !std::strcmp(v, "fp32"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the %s block's values are %s, not fp32", b == MAT_GPUMAT_DIAGONAL_BLOCK ? "diagonal" : "off-diagonal", v ? v : "(none)");
+  }
+  PetscCall(MatNorm(R, NORM_INFINITY, &ninf));
+  PetscCall(MatNorm(R, NORM_1, &none));
+  PetscCall(VecNorm(x, NORM_INFINITY, &xmax));
+  PetscCall(VecNorm(xt, NORM_INFINITY, &xtmax));
+  PetscCall(VecAXPY(y, -1.0, yr));
+  PetscCall(VecAXPY(yt, -1.0, ytr));
+  PetscCall(VecNorm(y, NORM_INFINITY, &err));
+  PetscCall(VecNorm(yt, NORM_INFINITY, &errt));
+  const PetscReal u = PetscPowReal(2.0, -24), bound = u * ninf * xmax * 1.001, boundt = u * none * xtmax * 1.001;
+  PetscCheck(err <= bound && errt <= boundt, comm, PETSC_ERR_PLIB, "fp32 products beyond 2^-24 |A||x|: MatMult %g (bound %g), MatMultTranspose %g (bound %g)", (double)err, (double)bound, (double)errt, (double)boundt);
+  PetscCheck(err > 0 && errt > 0, comm, PETSC_ERR_PLIB, "the fp32 products equal AIJ's (MatMult %g, MatMultTranspose %g): the values were not rounded, or the products did not run through the format", (double)err, (double)errt);
+  PetscCall(PetscPrintf(comm, "fp32: MatMult differs from AIJ's by %.3g (bound %.3g), MatMultTranspose by %.3g (bound %.3g)\n", (double)err, (double)bound, (double)errt, (double)boundt));
+  for (Vec *w : {&x, &y, &yr, &xt, &yt, &ytr}) PetscCall(VecDestroy(w));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&R));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // gpuauto's trial: the candidate kept is the one whose measured time is the least.
 PetscErrorCode CheckTrial(MPI_Comm comm)
 {
@@ -296,7 +358,8 @@ int main(int argc, char **argv)
   else if (!std::strcmp(check, "bad_options")) PetscCall(CheckBadOptions(comm, bad));
   else if (!std::strcmp(check, "trial")) PetscCall(CheckTrial(comm));
   else if (!std::strcmp(check, "reread")) PetscCall(CheckReread(comm));
-  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options, trial or reread, not '%s'", check);
+  else if (!std::strcmp(check, "fp32")) PetscCall(CheckFp32(comm));
+  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options, trial, reread or fp32, not '%s'", check);
   if (has_expect) {
     Mat A;
     PetscCall(GenCreate(comm, kind, n, 1, type, &A));

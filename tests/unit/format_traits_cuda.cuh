@@ -78,6 +78,8 @@ void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, 
   EXPECT_TRUE(G.dict == H.dict) << where << ": dictionaries";
   EXPECT_TRUE(G.dict_start == H.dict_start) << where << ": dictionary starts";
   EXPECT_EQ(D.table_in_use(), H.tabled()) << where << ": a value table as the host's";
+  EXPECT_EQ(D.single(), H.single()) << where << ": fp32 storage as the host's";
+  EXPECT_TRUE(G.val32 == H.val32) << where << ": fp32 values";
   EXPECT_TRUE(G.table == H.table) << where << ": value table";
   EXPECT_TRUE(G.vcode == H.vcode) << where << ": value codes";
   EXPECT_TRUE(G.val == H.val) << where << ": values";

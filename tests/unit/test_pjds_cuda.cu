@@ -301,6 +301,57 @@ TEST(PjdsDevice, ValueTableBitwiseEqualAndRefresh) {
   }
 }
 
+// fp32 storage (PjdsParams::fp32): the device stores the host builder's rounded values, and its
+// product is bitwise the fp64 layout's on the same matrix with the pJDS part's values rounded
+// beforehand (the long rows' kept: long_row 32), as built and after a refresh; the transposed product
+// (atomics: any order) within 1e-12 of it; the diagonal the rounded one.
+TEST(PjdsDevice, Fp32ValuesEqualTheRoundedMatrix) {
+  const Stream s;
+  for (const matgen::Csr &M : {matgen::random_rows("random_1_40", 30000, 20000, 1, 40, 0.05, 11), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
+    std::vector<double> v = M.values<double>();
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table
+    auto rounded = [&](const std::vector<double> &w) {
+      std::vector<double> r(w);
+      for (index_t row = 0; row < M.nrows; ++row)
+        if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
+          for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
+      return r;
+    };
+    PjdsParams p = pp(32, gpumat::pjds_all_rows, 32);
+    p.fp32       = true;
+    PjdsParams q = p;
+    q.fp32       = false;
+    const std::string  where = M.name + " fp32";
+    PjdsDevice<double> D, E;
+    std::vector<double> vr = rounded(v);
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
+    ASSERT_TRUE(D.single()) << where;
+    ASSERT_FALSE(E.single()) << where;
+    ASSERT_GT(D.long_rows(), 0) << where;
+    EXPECT_LT(D.format_bytes(), E.format_bytes()) << where;
+    gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+    const auto                x = matgen::random_vector<double>(std::size_t(std::max(M.nrows, M.ncols)), 9);
+    const std::vector<double> zr(std::size_t(M.nrows), 0.0), zc(std::size_t(M.ncols), 0.0);
+    const std::vector<double> xr(x.begin(), x.begin() + M.ncols), xc(x.begin(), x.begin() + M.nrows);
+    auto same = [&](const std::vector<double> &w, const char *what) {
+      EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, xr, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, xr, zr, ZMode::None, s)) << where << " " << what;
+      const auto yt = gpumat_test::device_apply(D, Op::Trans, xc, zc, ZMode::None, s), et = gpumat_test::device_apply(E, Op::Trans, xc, zc, ZMode::None, s);
+      for (std::size_t c = 0; c < yt.size(); ++c) ASSERT_NEAR(yt[c], et[c], 1e-12 * (1.0 + std::fabs(et[c]))) << where << " " << what << ": Trans, column " << c;
+      gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
+    };
+    same(v, "as built");
+    std::vector<double> w(v);
+    for (auto &a : w) a = a * 1.5 + 0.01;
+    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+    vr = rounded(w);
+    ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
+    ASSERT_TRUE(D.single()) << where;
+    gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
+    same(w, "refreshed");
+  }
+}
+
 // An invalid parameter is refused with a reason (the refusal itself, the empty matrices and
 // release: the typed suite's RefusalsAndRelease and EmptyAndSmall).
 TEST(PjdsDevice, RefusalGivesAReason) {

@@ -129,6 +129,90 @@ TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
   equal("refreshed outside the table");
 }
 
+// fp32 storage (PjdsParams::fp32): the products read the padded values rounded to float and sum in
+// double, so they equal, bitwise, the fp64 layout's products on the same matrix with its values
+// rounded to float beforehand (the long part keeps its doubles: rows longer than long_row are left
+// unrounded in that reference); against the exact product each row is within 2^-24 of the sum of
+// |a||x| over its padded entries. A refresh rounds the new values; a matrix whose values fit a
+// table keeps the table (lossless, fewer bytes); float values are stored as they are.
+TEST(PjdsFp32, ProductsReadRoundedValues) {
+  // three long rows at long_row 32 (the pJDS part's few values would fit a table: plain asked for);
+  // random rows of 1-40 entries (those over 32 in the long part), 977 distinct values (no table)
+  for (const matgen::Csr &M : {matgen::long_rows(7), matgen::random_rows("random_1_40", 3000, 2000, 1, 40, 0.05, 11)}) {
+  std::vector<double> v = M.values<double>();
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not exact in float
+  gpumat::PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Auto, M.name == "long_rows" ? gpumat::PjdsValues::Plain : gpumat::PjdsValues::Auto);
+  p.fp32               = true;
+  auto rounded = [&](const std::vector<double> &w) { // the pJDS part's values rounded, the long rows' kept
+    std::vector<double> r(w);
+    for (index_t row = 0; row < M.nrows; ++row)
+      if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
+        for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
+    return r;
+  };
+  Pjds<double> S, R, E;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), S);
+  p.fp32 = false;
+  std::vector<double> vr = rounded(v);
+  gpumat::pjds_build(M.view(vr), gpumat::pjds_resolve(p), R);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), E);
+  ASSERT_TRUE(S.single()) << M.name;
+  ASSERT_FALSE(S.tabled());
+  ASSERT_FALSE(S.long_rows.empty()) << M.name << ": rows longer than 32 in the long part";
+  ASSERT_EQ(S.val32.size(), S.val.size());
+  for (std::size_t k = 0; k < S.val.size(); ++k) ASSERT_EQ(S.val32[k], float(S.val[k])) << k;
+  EXPECT_EQ(E.bytes() - S.bytes(), std::size_t(4 * S.padded())) << "4 B a stored entry instead of 8";
+  gpumat_test::check_pjds_layout(M, v, S, M.name + " fp32");
+  const std::size_t   big = std::size_t(std::max(M.nrows, M.ncols)); // x and y of both products
+  std::vector<double> x(big), ys(big), yr(big), ye(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k)) - 0.2;
+  auto check = [&](const std::vector<double> &w, const char *what) {
+    for (Op op : {Op::NoTrans, Op::Trans}) {
+      gpumat::pjds_apply(S, op, x.data(), static_cast<const double *>(nullptr), ys.data());
+      gpumat::pjds_apply(R, op, x.data(), static_cast<const double *>(nullptr), yr.data());
+      EXPECT_TRUE(ys == yr) << M.name << " " << what << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise equal to the rounded matrix's fp64 product";
+    }
+    gpumat::pjds_apply(E, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), ye.data());
+    gpumat::pjds_apply(S, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), ys.data());
+    bool differs = false;
+    for (index_t row = 0; row < M.nrows; ++row) {
+      double bound = 0;
+      for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) bound += std::fabs(w[std::size_t(q)] * x[std::size_t(M.colidx[std::size_t(q)])]);
+      bound = bound * std::ldexp(1.0, -24) + bound * 1e-14; // the rounding of each value, and the sums' own
+      ASSERT_LE(std::fabs(ys[std::size_t(row)] - ye[std::size_t(row)]), bound) << what << ": row " << row;
+      differs |= ys[std::size_t(row)] != ye[std::size_t(row)];
+    }
+    EXPECT_TRUE(differs) << what << ": the rounding shows somewhere (the test's values are not floats)";
+  };
+  check(v, "as built");
+  std::vector<double> w(v);
+  for (auto &a : w) a = a * 1.5 + 0.01;
+  gpumat::pjds_refresh(M.view(w), S);
+  vr = rounded(w);
+  gpumat::pjds_refresh(M.view(vr), R);
+  gpumat::pjds_refresh(M.view(w), E);
+  ASSERT_TRUE(S.single());
+  for (std::size_t k = 0; k < S.val.size(); ++k) ASSERT_EQ(S.val32[k], float(S.val[k])) << "refreshed, " << k;
+  check(w, "refreshed");
+  }
+}
+
+TEST(PjdsFp32, TableWinsAndFloatStaysAsIs) {
+  const matgen::Csr M = matgen::stencil_2d(60, 50); // 4 and -1: a table
+  gpumat::PjdsParams p = pp(32, 1, 0);
+  p.fp32               = true;
+  Pjds<double> D;
+  gpumat::pjds_build(M.view(M.values<double>()), gpumat::pjds_resolve(p), D);
+  EXPECT_TRUE(D.tabled());
+  EXPECT_FALSE(D.single()) << "a value table is lossless and reads fewer bytes";
+  p.values = gpumat::PjdsValues::Plain;
+  gpumat::pjds_build(M.view(M.values<double>()), gpumat::pjds_resolve(p), D);
+  EXPECT_TRUE(D.single()) << "no table asked for: fp32";
+  Pjds<float> F;
+  gpumat::pjds_build(M.view(M.values<float>()), gpumat::pjds_resolve(p), F);
+  EXPECT_FALSE(F.single()) << "float values are stored as they are";
+}
+
 // More than 256 distinct values: no table, even when asked for.
 TEST(PjdsValueTable, TooManyValuesStayPlain) {
   const matgen::Csr M = matgen::stencil_2d(40, 40);
