@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <unordered_set>
 #include <utility>
 #include <sstream>
 
@@ -229,6 +231,7 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
   std::int64_t         far = 0;
   bool                 cut = false;
   const double         col_per_row = double(A.ncols) / double(std::max<index_t>(1, n));
+  std::unordered_set<std::uint64_t> vals; // the distinct values of the sampled whole rows (AutoSample::distinct_values)
   for (index_t w = 0; w < nwin; ++w) {
     const index_t win = nwin == nwin_all ? w : index_t((double(w) + 0.5) * double(nwin_all) / double(nwin));
     const index_t r0 = win * W, r1 = std::min<index_t>(n, r0 + W);
@@ -247,9 +250,35 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
       const double diag = double(r) * col_per_row;
       for (std::size_t k = std::size_t(rp.back()); k < ci.size(); ++k) far += 8 * std::fabs(double(ci[k]) - diag) > kAutoNearBytes;
       rp.push_back(index_t(ci.size()));
+      if (A.val && L <= kAutoRowEntries)
+        for (index_t j = 0; j < L && vals.size() <= std::size_t(kAutoDistinctMax); ++j) vals.insert(value_bits(A.val[A.rowptr[r] + j]));
     }
   }
   s.exact = nwin == nwin_all && !cut;
+  s.distinct_values = A.val ? int(std::min<std::size_t>(vals.size(), std::size_t(kAutoDistinctMax) + 1)) : -1;
+  {
+    // blocks of kAutoOffsetBlock rows aligned to it (the windows may be fewer rows), up to
+    // kAutoOffsetBlocks spread evenly and kAutoSampleEntries / 2 entries in all; a block with a row
+    // longer than kAutoRowEntries is left out (such rows go to a long part)
+    std::unordered_set<index_t> offs;
+    const index_t               nb_all = (n + kAutoOffsetBlock - 1) / kAutoOffsetBlock, nb = std::min<index_t>(nb_all, kAutoOffsetBlocks);
+    std::int64_t                seen = 0, blocks = 0, offsets = 0;
+    for (index_t b = 0; b < nb && seen < kAutoSampleEntries / 2; ++b) {
+      const index_t r0 = index_t((double(b) + 0.5) * double(nb_all) / double(nb)) * kAutoOffsetBlock, r1 = std::min<index_t>(n, r0 + kAutoOffsetBlock);
+      bool          cut_row = false;
+      offs.clear();
+      for (index_t r = r0; r < r1 && !cut_row; ++r) {
+        const index_t L = A.rowptr[r + 1] - A.rowptr[r], *c = A.colidx + A.rowptr[r];
+        cut_row         = L > kAutoRowEntries;
+        for (index_t j = 0; j < L && !cut_row; ++j) offs.insert(c[j] - r);
+        seen += L;
+      }
+      if (cut_row) continue;
+      ++blocks, offsets += std::int64_t(offs.size());
+      s.block_offsets_max = std::max(s.block_offsets_max, int(std::min<std::size_t>(offs.size(), std::size_t(INT_MAX))));
+    }
+    if (blocks > 0) s.block_offsets = double(offsets) / double(blocks);
+  }
   // bccoo's model judges the same rows in the matrix's columns (bccoo_model_sampled)
   s.bccoo_rowptr = rp, s.bccoo_col = ci, s.bccoo_wstart = wstart;
 
@@ -356,11 +385,12 @@ AutoDecision auto_decide(const CsrView<T> &A, const AutoHints &h, const AutoCons
     AutoShape sh;
     sh.key = name;
     if (!r->gpuauto.model(h, d.sample, sh)) continue;
-    // a format with a long part: its rows' constants and its long part's (key + ":long", the
-    // format's own where the file has none), weighted by their shares of the entries
+    // a format with a long part: its rows' constants and its long part's (name + ":long", the
+    // format's own where the file has none; a variant's long part is stored as the format's),
+    // weighted by their shares of the entries
     AutoFormatConstants k = c.of(sh.key);
     if (sh.long_share > 0) {
-      const AutoFormatConstants &l = c.of(sh.key + ":long");
+      const AutoFormatConstants &l = c.of(name + ":long");
       const double               w = sh.long_share;
       k.k = (1 - w) * k.k + w * l.k, k.r_ps = (1 - w) * k.r_ps + w * l.r_ps, k.g = (1 - w) * k.g + w * l.g;
     }

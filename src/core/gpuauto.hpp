@@ -132,6 +132,9 @@ constexpr int          kAutoReuseWindows  = 4;
 // once, with x; the others miss as x's share beyond the L2 (a stencil's planes are near, a random
 // or power-law column is far).
 constexpr double       kAutoNearBytes     = 8e6;
+constexpr int          kAutoDistinctMax   = 256;
+constexpr index_t      kAutoOffsetBlock   = 32;
+constexpr index_t      kAutoOffsetBlocks  = 8;
 struct AutoSample {
   MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)
   std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
@@ -145,6 +148,15 @@ struct AutoSample {
   std::int64_t   sampled_entries = 0;
   bool           exact = false;  // the whole matrix was the sample (every row whole)
   int            value_bytes = 8; // the matrix's values: 8 (double) or 4 (float)
+  // what compressed layouts would find (pjds's value table and dictionary columns): the distinct
+  // value bit patterns among the sampled whole rows, counted up to kAutoDistinctMax + 1 (-1: the view
+  // has no values, as where the newest are on the device); the distinct offsets (column - row) per
+  // block of kAutoOffsetBlock consecutive rows (kAutoOffsetBlocks blocks spread evenly, of at most
+  // kAutoSampleEntries / 2 entries in all), their mean and the most in one block (mean -1: no block
+  // measured: a block with a row longer than kAutoRowEntries is left out)
+  int            distinct_values   = -1;
+  double         block_offsets     = -1;
+  int            block_offsets_max = 0;
   // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the
   // sample bccoo's model judges (bccoo_model_sampled), so its time is bounded by this one
   std::vector<index_t> bccoo_rowptr, bccoo_col, bccoo_wstart;
@@ -180,7 +192,7 @@ struct AutoShape {
   double      slices     = 1;     // x split into slices (bccoo)
   double      hops       = 0;     // the longest row's hops between work groups (bccoo's adjacent synchronization)
   bool        permuted   = false; // y stored through a permutation
-  double      long_share = 0;     // of the entries, those its long part sums (its key + ":long" constants)
+  double      long_share = 0;     // of the entries, those its long part sums (the format's name + ":long" constants)
   std::string key;                // of its constants: the format's name (set before the model runs) or a variant
   std::string detail;             // its parameters in words
 };

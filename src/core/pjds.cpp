@@ -500,10 +500,26 @@ bool pjds_auto_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
   const double          pad    = (sorted ? f.padding_sorted : f.padding_sell) * z;
   sh.permuted                  = sorted || std::int64_t(f.max_row) > lr;
   const bool rowlen            = pjds_reads_rowlen(std::int64_t(z + pad), std::int64_t(pad), std::int64_t(n), s.value_bytes);
-  sh.bytes                     = 12 * (z + pad) + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
-  sh.excess                    = z / 32 * std::max(0.0, f.sectors_ell - 8);
-  sh.long_share                = s.long_share;
-  std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share);
+  // the compressed layouts the build's auto chooses (pjds.hpp), judged on the sample: a value table
+  // where the sampled whole rows hold few distinct values (at most the table, the padding's 0 among
+  // them, where the sample is the matrix; at most a quarter of it otherwise, as a sample sees fewer
+  // values than the matrix holds), dictionary columns where the rows are wide and every sampled
+  // block's offsets fit (blocks in matrix order: where the rows are sorted by length, the sort is
+  // stable, so a block's rows of one length keep their order; the build checks every block)
+  const double stored  = z * (1 - s.long_share) + pad, nblocks = std::ceil(n / 32), blong = 12 * z * s.long_share;
+  const int    entries = s.distinct_values + 1;
+  const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax) &&
+                     pjds_table_pays(std::int64_t(stored), entries, 8);
+  const double dict_entries = s.block_offsets * nblocks;
+  const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
+                    pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
+  const double vbytes = table ? stored + 8.0 * entries : 8 * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  sh.bytes      = vbytes + cbytes + blong + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
+  sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
+  sh.long_share = s.long_share;
+  sh.key        = dict && table ? "pjds:dict+table" : dict ? "pjds:dict" : table ? "pjds:table" : "pjds";
+  std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%%s%s", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share,
+                dict ? ", dictionary columns" : "", table ? ", value table" : "");
   sh.detail = buf;
   return true;
 }
@@ -557,7 +573,12 @@ const FormatRecord &pjds_record() {
     // the long part (rows over default_long_row, summed in chunks by warps): 6 % over cuSPARSE's
     // CSR on the matrices that are all long rows (lp_4096, lp_16384, dense_12000, H100,
     // docs/results/h100-2026-11-25d-suite)
-    r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}}, {"pjds:long", {1.06, 0.0, 0.985}}};
+    // the compressed layouts (H200, docs/results/h200-2026-11-28i-compressed, call 2: each layout's
+    // median time against the plain layout's on the regular matrices, over their byte models' ratio,
+    // times the plain layout's factors; not measured on an H100): their products run well below
+    // their bytes' rate (the table's shared-memory lookups, the dictionary's dependent loads)
+    r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}},        {"pjds:long", {1.06, 0.0, 0.985}}, {"pjds:table", {1.49, 0.0, 1.31}},
+                           {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}}};
     // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
     r.gpuauto.build = {1.54, 2.75, 1740};
     return r;

@@ -91,14 +91,18 @@ public:
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return Build(A, true, s); }
   // The decision on the host's pattern, then the choice built from the device CSR where it has such
-  // a build (else the machinery's DeviceBuild decides again, the same way, and uploads). Trial mode
-  // times its candidates through DeviceBuild.
+  // a build (else the machinery's DeviceBuild decides again, on the host values, and uploads). The host
+  // values may be older than the device's (or never set: a device product's result), so the
+  // decision does not read them (no value table predicted). Trial mode times its candidates
+  // through DeviceBuild.
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
+    CsrView<Scalar> pattern = A;
     PetscFunctionBegin;
     *done = false;
     if (trial_ && forced_.empty()) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(Decide(A));
+    pattern.val = nullptr;
+    PetscCall(Decide(pattern));
     PetscCall(chosen_->DeviceBuildOnDevice(A, dev, s, done));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -241,6 +241,53 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
   EXPECT_EQ(d.predictions.back().candidate, "cusparsebsr"); // half-empty 2 x 2 blocks: the most bytes
 }
 
+// pjds's compressed layouts (its byte model and constants keys): a stencil's few values (4 and -1)
+// predict the value table, a 3-unknowns FEM operator's wide rows (81 entries, 27 x 3 offsets a
+// block) dictionary columns too, and with variable coefficients, or without values (the view of a
+// device build, whose host values may be stale), neither for the values; each layout's bytes are
+// those of its byte model, fewer than plain's.
+TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
+  auto pjds_of = [](const matgen::Csr &M, bool variable, bool values) {
+    auto v = M.values<double>();
+    if (variable)
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997);
+    auto view = M.view(v);
+    if (!values) view.val = nullptr;
+    AutoHints h;
+    const auto d = gpumat::auto_decide(view, h, gpumat::auto_shipped_constants("NVIDIA H200"), {"pjds"});
+    EXPECT_EQ(d.predictions.size(), 1u);
+    return std::make_pair(d.sample, d.predictions.empty() ? gpumat::AutoPrediction{} : d.predictions.front());
+  };
+  const matgen::Csr S = matgen::stencil_2d(600, 500), F = fem3(24);
+  {
+    const auto [s, p] = pjds_of(S, false, true);
+    EXPECT_EQ(s.distinct_values, 2) << "4 and -1";
+    EXPECT_DOUBLE_EQ(s.block_offsets, 5) << "a 32-row block of a 5-point stencil, rows inside the grid's lines: offsets -600, -1, 0, 1, 600";
+    EXPECT_EQ(p.key, "pjds:table") << p.detail << ": 5 entries a row are too few for dictionary columns";
+    const auto [sv, pv] = pjds_of(S, true, true);
+    EXPECT_EQ(sv.distinct_values, gpumat::kAutoDistinctMax + 1);
+    EXPECT_EQ(pv.key, "pjds") << pv.detail;
+    // the table: 1 B a stored entry instead of 8 (no padding: 7 B per nonzero fewer, less the table)
+    EXPECT_NEAR(pv.bytes - p.bytes, 7.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * 3, 1.0);
+    const auto [sn, pn] = pjds_of(S, false, false);
+    EXPECT_EQ(sn.distinct_values, -1) << "no values: none counted";
+    EXPECT_EQ(pn.key, "pjds") << pn.detail;
+  }
+  {
+    const auto [s, p] = pjds_of(F, false, true);
+    EXPECT_EQ(s.distinct_values, 1);
+    EXPECT_GT(s.block_offsets, 27);
+    EXPECT_LE(s.block_offsets_max, 256) << "a dictionary holds 256 offsets";
+    EXPECT_EQ(p.key, "pjds:dict+table") << p.detail;
+    const auto [sv, pv] = pjds_of(F, true, true);
+    EXPECT_EQ(pv.key, "pjds:dict") << pv.detail;
+    EXPECT_LT(p.bytes, pv.bytes);
+    const auto [sp, pp] = pjds_of(F, true, true);
+    (void)sp;
+    EXPECT_EQ(pp.bytes, pv.bytes) << "deterministic";
+  }
+}
+
 TEST(GpuAuto, FilledThreeByThreeBlocksGoToBlockFormats) {
   // dense 3 x 3 blocks, block size 3 known: BSR or bccoo's blocks store fewer bytes than any
   // row-wise format
@@ -255,7 +302,8 @@ TEST(GpuAuto, BuildCountsOverTheHorizon) {
   // does not pay back; with the product alone (horizon 0) BSR comes back, and with a horizon long
   // enough for its product's gain to outweigh its build
   const auto M = fem3(40);
-  const auto v = M.values<double>();
+  auto       v = M.values<double>();
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997); // variable coefficients: no value table
   AutoHints  h;
   h.block_size = 3;
   EXPECT_EQ(h.horizon, double(gpumat::kAutoHorizon));
