@@ -138,7 +138,7 @@ const std::vector<OptionRecord> &machinery_option_records() {
     }
     {
       OptionRecord &o = add(OptionKind::Enum, "-mat_gpumat_values", "MatMult",
-                            "The values the products read: fp64 (as assembled) or fp32 (lossy: rounded to single precision, x, y and the sums staying double; pjds only, where no value table applies; for preconditioner matrices)",
+                            "The values the products read: fp64 (as assembled) or fp32 (lossy: rounded to single precision, x, y and the sums staying double; pjds, and gpuauto's pjds, where no value table applies; for preconditioner matrices)",
                             "fp64");
       o.choices = {"fp64", "fp32"}, o.enum_type = "MatGpuMatValues", o.enum_prefix = "MAT_GPUMAT_VALUES_";
     }

@@ -111,6 +111,7 @@ struct AutoHints {
   int     block_size  = 1;  // MatGetBlockSize (1: none)
   index_t longest_row = -1; // counted by the machinery (-1: counted here)
   double  horizon     = double(kAutoHorizon); // products (0: the product time alone decides)
+  bool    fp32        = false; // -mat_gpumat_values fp32: a candidate with fp32 storage (pjds) predicted with it
 };
 
 // Sampled features (time bounded by kAutoSampleEntries, independent of the matrix's size

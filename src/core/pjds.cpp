@@ -491,7 +491,7 @@ namespace {
 // gpuauto's byte model: pjds_model's rule on the sampled padding: the matrix's order where its
 // padding is at most kPjdsPadTarget, else rows sorted (the sorted padding: the least a window can
 // reach); rows over the long threshold go to the long part, which permutes y too
-bool pjds_auto_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
+bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   const MatrixFeatures &f = s.f;
   const double          n = f.nrows, z = double(f.nnz);
   char                  buf[160];
@@ -513,13 +513,16 @@ bool pjds_auto_shape(const AutoHints &, const AutoSample &s, AutoShape &sh) {
   const double dict_entries = s.block_offsets * nblocks;
   const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
                     pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
-  const double vbytes = table ? stored + 8.0 * entries : 8 * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
+  // pjds's until measured (no such line: the format's)
+  const bool   single = h.fp32 && !table && s.value_bytes > 4;
+  const double vbytes = table ? stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
   sh.bytes      = vbytes + cbytes + blong + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = dict && table ? "pjds:dict+table" : dict ? "pjds:dict" : table ? "pjds:table" : "pjds";
+  sh.key        = dict && table ? "pjds:dict+table" : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? "pjds:table" : single ? "pjds:fp32" : "pjds";
   std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%%s%s", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share,
-                dict ? ", dictionary columns" : "", table ? ", value table" : "");
+                dict ? ", dictionary columns" : "", table ? ", value table" : single ? ", fp32 values" : "");
   sh.detail = buf;
   return true;
 }

@@ -68,9 +68,20 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
+  // -mat_gpumat_values fp32: every candidate that stores fp32 values does so (pjds), and is
+  // predicted so (AutoHints::fp32); the others store their fp64 values
+  bool SetFp32Values(bool on) override
+  {
+    fp32_ = on;
+    for (auto &[n, c] : candidates_)
+      if (c) (void)c->SetFp32Values(on);
+    return true;
+  }
+
   std::unique_ptr<Format> CloneSettings() const override
   {
     auto f             = std::make_unique<AutoFormat>();
+    f->fp32_           = fp32_;
     f->names_          = names_;
     f->forced_         = forced_;
     f->constants_      = constants_;
@@ -132,6 +143,7 @@ public:
       const AutoSample &s = decision_.sample;
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto chose %s (%s); decided in %.2f ms on %lld sampled rows (%lld entries%s); constants: %s\n", chosen_name_.c_str(), !forced_.empty() ? "-mat_gpuauto_choose" : trial_ ? "the fastest in -mat_gpuauto_trial" : decision_.horizon > 0 ? "the least predicted build + horizon x product" : "the fastest prediction", decision_.decide_ms,
                                        (long long)s.sampled_rows, (long long)s.sampled_entries, s.exact ? ", the whole matrix" : "", constants_file_.empty() ? constants_.name.c_str() : constants_file_.c_str()));
+      if (fp32_) PetscCall(PetscViewerASCIIPrintf(v, "gpuauto: -mat_gpumat_values fp32: the candidates with fp32 storage (pjds) predicted and built with it, the others with their fp64 values\n"));
       PetscCall(PetscViewerASCIIPrintf(v, "gpuauto predictions for %lld rows, horizon %.0f products (ms per product; build ms; the cost ranked: build + horizon x product, or the product at horizon 0; bytes per product; the gathers of x beyond the coalesced ones; bound):\n", (long long)A.nrows, decision_.horizon));
       for (const AutoPrediction &p : decision_.predictions)
         PetscCall(PetscViewerASCIIPrintf(v, "  %-13s %10.4f  build %9.3f ms  cost %10.3f ms  %12.4g B  gather %9.4f ms  %-7s %s%s\n", p.candidate.c_str(), p.ms, p.build_ms, p.cost_ms, p.bytes, p.gather_ms, p.gather_bound ? "gather" : "stream", p.detail.c_str(),
@@ -242,7 +254,10 @@ private:
   Format *Candidate(const std::string &n)
   {
     auto &c = candidates_[n];
-    if (!c) c = FindFormat(n.c_str())->create();
+    if (!c) {
+      c = FindFormat(n.c_str())->create();
+      (void)c->SetFp32Values(fp32_); // false for a candidate without fp32 storage: it stores fp64
+    }
     return c.get();
   }
 
@@ -420,6 +435,7 @@ private:
       h.block_size  = BlockSize();
       h.longest_row = LongestRow();
       h.horizon     = double(horizon_);
+      h.fp32        = fp32_;
       PetscCallCXX(decision_ = auto_decide(A, h, constants_, names_));
       PetscCheck(!decision_.predictions.empty() || !forced_.empty(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "gpuauto: no candidate could be predicted for this %lld x %lld matrix (candidates %s)", (long long)A.nrows, (long long)A.ncols, Join(names_).c_str());
     }
@@ -442,6 +458,7 @@ private:
 
   std::vector<std::string>                        names_;
   std::string                                     forced_;
+  bool                                            fp32_ = false; // -mat_gpumat_values fp32 (SetFp32Values)
   AutoConstants                                   constants_;
   std::string                                     constants_file_;
   std::map<std::string, std::unique_ptr<Format>>  candidates_;

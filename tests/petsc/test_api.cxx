@@ -19,8 +19,8 @@
 //   -check trial       gpuauto's trial keeps the candidate with the shortest time it measured
 //   -check reread      options set after the matrix was assembled and used take effect at the next
 //                      MatSetFromOptions, in both blocks of an MPI matrix (MatGpuMatGetInfo)
-//   -check fp32        with -mat_gpumat_values fp32 (pjds): every block's values are stored in fp32
-//                      (property values), and MatMult and MatMultTranspose differ from AIJ's by at
+//   -check fp32        with -mat_gpumat_values fp32 (pjds, or gpuauto choosing pjds): every block's
+//                      values are stored in fp32 (property values, gpuauto's candidate.values), and MatMult and MatMultTranspose differ from AIJ's by at
 //                      most 2^-24 |A| |x| (bounded by the norms) but do differ (the kind's values are
 //                      not floats: lap3dv); the products must run through the format (the host
 //                      reference, or the GPU)
@@ -260,6 +260,7 @@ PetscErrorCode CheckFp32(MPI_Comm comm)
     PetscCallMPI(MPI_Comm_size(comm, &size));
     if (b == MAT_GPUMAT_OFFDIAGONAL_BLOCK && size == 1) continue;
     PetscCall(MatGpuMatGetProperty(A, b, "values", &v));
+    if (!v) PetscCall(MatGpuMatGetProperty(A, b, "candidate.values", &v)); // gpuauto: its chosen candidate's
     PetscCheck(v && !std::strcmp(v, "fp32"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the %s block's values are %s, not fp32", b == MAT_GPUMAT_DIAGONAL_BLOCK ? "diagonal" : "off-diagonal", v ? v : "(none)");
   }
   PetscCall(MatNorm(R, NORM_INFINITY, &ninf));

@@ -288,6 +288,30 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   }
 }
 
+// fp32 storage is predicted only when asked (AutoHints::fp32, -mat_gpumat_values fp32), for pjds
+// only and where no value table applies: 4 B less a stored entry; the other candidates as before.
+TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
+  const matgen::Csr S = matgen::stencil_2d(600, 500);
+  auto              v = S.values<double>();
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997);
+  const auto c = gpumat::auto_shipped_constants("NVIDIA H200");
+  AutoHints  h;
+  const auto d64 = gpumat::auto_decide(S.view(v), h, c, gpumat::auto_all_candidates());
+  h.fp32         = true;
+  const auto d32 = gpumat::auto_decide(S.view(v), h, c, gpumat::auto_all_candidates());
+  const auto &p64 = prediction_of(d64, "pjds"), &p32 = prediction_of(d32, "pjds");
+  EXPECT_EQ(p64.key, "pjds");
+  EXPECT_EQ(p32.key, "pjds:fp32") << p32.detail;
+  EXPECT_NEAR(p64.bytes - p32.bytes, 4.0 * double(S.nnz()) * (1 + d32.sample.f.padding_sell), 1.0);
+  for (const auto &p : d64.predictions)
+    if (p.candidate != "pjds") {
+      EXPECT_EQ(p.bytes, prediction_of(d32, p.candidate).bytes) << p.candidate;
+    }
+  const auto w  = S.values<double>(); // 4 and -1: the table, lossless, wins
+  const auto dt = gpumat::auto_decide(S.view(w), h, c, {"pjds"});
+  EXPECT_EQ(dt.predictions.front().key, "pjds:table");
+}
+
 TEST(GpuAuto, FilledThreeByThreeBlocksGoToBlockFormats) {
   // dense 3 x 3 blocks, block size 3 known: BSR or bccoo's blocks store fewer bytes than any
   // row-wise format
