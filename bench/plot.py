@@ -17,6 +17,9 @@ and, from the multi-rank benchmark on, at the end
 
     ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms
 
+and after stored_as, in newer CSVs, read_bytes (the bytes a product reads by the format's own count;
+the per-matrix tables' "read B/nnz")
+
 (empty, '-' or 'nan' where a value does not apply). The baseline of every speedup is aijcusparse:
 per matrix the faster of its two algorithm rows, types 'aijcusparse:alg1' and 'aijcusparse:alg2'.
 Host types ('aij', 'seqaij', 'mpiaij') are left out of the figures unless --include-host.
@@ -94,6 +97,7 @@ def read_rows(paths):
                 except ValueError as e:
                     sys.exit(f"{path}:{line}: {e}")
                 row["stored_as"] = (rec.get("stored_as") or "").strip()  # newer CSVs: the format storing the block
+                row["read_bytes"] = number(rec.get("read_bytes"))  # newer CSVs: bytes a product reads (the format's count)
                 row["ranks"] = int(row["ranks"]) if row["ranks"] else 1
                 row["layout"] = row["layout"] if row["layout"] not in ("", "-") else "rows"
                 rows[(row["matrix"], row["type"], row["ranks"], row["layout"])] = row
@@ -311,7 +315,7 @@ def write_markdown(res, path, classes=None, extra=None):
         lines.append(f"| {t} | {len(s)} | {fmt(geomean(s), '.2f')} | {fmt(min(s) if s else None, '.2f')} | "
                      f"{fmt(max(s) if s else None, '.2f')} | {fastest.get(t, 0)} | {fmt(geomean(k), '.2f')} |")
     lines.append("")
-    head = ("| type | median ms | speedup | CSR GB/s | % copy | format MB | build ms (MatMults) | "
+    head = ("| type | median ms | speedup | CSR GB/s | % copy | format MB | read B/nnz | build ms (MatMults) | "
             "refresh ms (MatMults) | max rel err | KSP its | KSP ms/it | KSP ms | break-even its |")
     for m in res.matrices:
         first = next(res.rows[(m, t)] for t in res.all_types if (m, t) in res.rows)
@@ -320,17 +324,18 @@ def write_markdown(res, path, classes=None, extra=None):
         lines += [f"## {m}", "",
                   f"{fmt(first['rows'], '.0f')} x {fmt(first['cols'], '.0f')}, {fmt(first['nnz'], '.0f')} nonzeros"
                   f"{cls}; baseline {base[1] if base else 'none'}", "",
-                  head, "|---" + "|---:" * 12 + "|"]
+                  head, "|---" + "|---:" * 13 + "|"]
         for t in res.all_types:
             r = res.rows.get((m, t))
             if not r:
                 continue
             pct = 100.0 * r["gbs_csr"] / r["copy_gbs"] if r["gbs_csr"] and r["copy_gbs"] else None
             mb = r["format_bytes"] / 1e6 if r["format_bytes"] else None
+            rb = r["read_bytes"] / r["nnz"] if r.get("read_bytes") and r["nnz"] else None
             build = f"{fmt(r['build_ms'], '.2f')} ({fmt(r['build_mults'], '.1f')})"
             refresh = f"{fmt(r['refresh_ms'], '.2f')} ({fmt(r['refresh_mults'], '.1f')})"
             lines.append(f"| {t} | {fmt(r['median_ms'], '.4f')} | {fmt(res.speedup(m, t), '.2f')} | "
-                         f"{fmt(r['gbs_csr'], '.0f')} | {fmt(pct, '.1f')} | {fmt(mb, '.1f')} | {build} | {refresh} | "
+                         f"{fmt(r['gbs_csr'], '.0f')} | {fmt(pct, '.1f')} | {fmt(mb, '.1f')} | {fmt(rb, '.2f')} | {build} | {refresh} | "
                          f"{fmt(r['max_rel_err'], '.1e')} | {fmt(r['ksp_its'], '.0f')} | {fmt(r['ksp_ms_per_it'], '.3f')} | "
                          f"{fmt(r['ksp_total_ms'], '.1f')} | {fmt(r['breakeven_its'], '.1f')} |")
         lines.append("")

@@ -828,6 +828,7 @@ typedef struct {
   char   stored_as[64]; /* our types: the format storing rank 0's diagonal block (gpuauto: its choice; MPI: diag/offdiag) */
   char   tuner[1024]; /* bccoo with -mat_bccoo_tune: its tuner's report (TunerLines), printed under its row */
   double median, min, max, first, refresh, err, format_bytes;
+  double read_bytes; /* the bytes a product reads by the formats' own count (ReadBytes), NAN where a format has none */
   double coo, coo_min, coo_max; /* -coo: a device COO assembly + product minus a product (NAN: not measured) */
   PetscInt coo_entries;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
@@ -943,7 +944,26 @@ static PetscErrorCode TimeCOO(Mat A0, Mat A, Vec x, Vec y, PetscInt reps, double
 
 #define CSV_HEADER \
   "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its," \
-  "ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms,stored_as"
+  "ranks,layout,nnz_min_rank,nnz_max_rank,offdiag_share,ghosts_max,diag_ms,offd_ms,scatter_ms,stored_as,read_bytes"
+
+/* The bytes a product of our matrix A reads from its formats' arrays, as the formats count them
+   (property format_bytes; gpuauto: candidate.format_bytes; bccoo, pjds and bce have it), its blocks
+   summed over the ranks; NAN where a block's format has no such count. */
+static PetscErrorCode ReadBytes(Mat A, double *bytes)
+{
+  double sum = 0;
+  PetscFunctionBegin;
+  for (int b = 0; b < (nranks > 1 ? 2 : 1); b++) {
+    const MatGpuMatBlock blk = b ? MAT_GPUMAT_OFFDIAGONAL_BLOCK : MAT_GPUMAT_DIAGONAL_BLOCK;
+    const char          *v   = NULL;
+    PetscCall(MatGpuMatGetProperty(A, blk, "format_bytes", &v));
+    if (!v) PetscCall(MatGpuMatGetProperty(A, blk, "candidate.format_bytes", &v));
+    sum += v ? atof(v) : NAN;
+  }
+  if (nranks > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  *bytes = sum;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* An existing, non-empty CSV must have this benchmark's header (rows of other columns would not
    parse); *header: whether the header is still to be written. */
@@ -1359,8 +1379,10 @@ int main(int argc, char **argv)
       if (so) PetscCall(PetscSNPrintf(r->stored_as, sizeof(r->stored_as), "%s/%s", sd ? sd : "-", so));
       else PetscCall(PetscStrncpy(r->stored_as, sd ? sd : "-", sizeof(r->stored_as)));
     }
+    r->read_bytes = NAN;
     if (ours && !r->gpu) r->format_bytes = 12.0 * nnz + 4.0 * (M + 1); /* host vectors: PETSc's SeqAIJ kernels on the CSR arrays */
     else if (ours) {
+      PetscCall(ReadBytes(A, &r->read_bytes));
       r->format_bytes = (double)dev_bytes;
       if (nranks > 1) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &r->format_bytes, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
     } else if (!strncmp(type, "aijcusparse", 11)) r->format_bytes = 12.0 * nnz + 4.0 * (M + 1);
@@ -1441,13 +1463,14 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:pjds-gather, %.1f %% of floor:pjds-stream", 100.0 * pjds_ms[1] / r->median, 100.0 * pjds_ms[0] / r->median));
     if (IsBce(r->type) && !PetscIsNanReal(bce_ms[1]) && r->median > 0)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   at %.1f %% of floor:bce-gather, %.1f %% of floor:bce-stream", 100.0 * bce_ms[1] / r->median, 100.0 * bce_ms[0] / r->median));
+    if (PetscIsNormalReal(r->read_bytes) && nnz > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   reads %.2f B/nnz", r->read_bytes / (double)nnz));
     if (!strncmp(r->type, "gpuauto", 7)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "   chose %s", r->stored_as));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     if (r->tuner[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", r->tuner)); /* rank 0's */
     if (f)
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g,%s\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, f, "%s,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%" PetscInt_FMT ",%.6g,%.6g,%s,%d,%s,%.0f,%.0f,%.6g,%.0f,%.6g,%.6g,%.6g,%s,%.6g\n", name, r->type, M, N, nnz, r->median, r->min, r->max, gbs, fmt_gbs, copy_gbs, r->format_bytes, build,
                              build / r->median, r->refresh, r->refresh / r->median, r->err, r->ksp_ms_per_it > 0 ? ksp_its : 0, r->ksp_ms_per_it > 0 ? r->ksp_ms_per_it : NAN, r->ksp_ms_per_it > 0 ? r->ksp_first_ms : NAN, strcmp(be, "never") ? be : "inf", nranks, layout,
-                             dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter, r->stored_as[0] ? r->stored_as : "-"));
+                             dist.nnz_min, dist.nnz_max, dist.offdiag_share, dist.ghosts_max, r->diag, r->offd, r->scatter, r->stored_as[0] ? r->stored_as : "-", r->read_bytes));
   }
   if (coo) { /* -coo: the device COO assembly of each GPU type of the AIJ family */
     FILE *g = NULL;
