@@ -67,11 +67,15 @@ typedef struct {
   long long long_rows, long_entries;
   double    format_bytes;     /* every array the GPU product reads (Pjds::bytes(), rowlen only where read) */
   double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
+  double    auto_bytes;       /* the same for the default layout (auto columns and values): floor:pjds-auto-stream */
+  double    fp32_bytes;       /* and for fp32 storage (-mat_gpumat_values fp32): floor:pjds-fp32-stream */
 } BenchPjdsInfo;
 
-/* Builds the default pjds of the host CSR on the host, copies the arrays its product reads to the
-   device and times floor:pjds-stream and floor:pjds-gather as BenchFloors does. Returns 0, or
-   nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
+/* Builds the default pjds of the host CSR on the host (32-bit columns and fp64 values), copies the
+   arrays its product reads to the device and times floor:pjds-stream and floor:pjds-gather as
+   BenchFloors does; then the stream floors of the type's default layout (its compressed columns and
+   values where it codes them: floor:pjds-auto-stream) and of fp32 storage (floor:pjds-fp32-stream).
+   Returns 0, or nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
 int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchPjdsInfo *info, char *err, int errlen);
 
 /* The bce of the bce floors (bench/floors_rowgrouped.cu): the type's default layout (bce_build). */

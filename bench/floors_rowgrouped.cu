@@ -223,6 +223,24 @@ public:
            ok(cudaEventCreate(&e1_), "cudaEventCreate");
   }
   const std::vector<double> &x() const { return hx_; }
+  // floor:<name>-stream alone (a layout whose gather floor has no kernel here: the uploaded arrays
+  // at the streaming rate, x and y once)
+  bool stream_only(const char *name, BenchFloor *res, int maxres, int *nres) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (*nres >= maxres) return true;
+    if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
+        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return false;
+    const int sgrid = std::max(1, per_sm) * sms;
+    snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-stream", name);
+    auto launch = [&] {
+      rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
+      return cudaSuccess;
+    };
+    if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
+    ++*nres;
+    return true;
+  }
   // floor:<name>-stream and floor:<name>-gather into res; ref(y) checks the gather floor's y
   template <class L, class Check>
   bool run(const char *name, const L &layout, LongDev lg, Check ref, BenchFloor *res, int maxres, int *nres) {
@@ -347,7 +365,36 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
   L.npj = B.nrows_pj, L.br = B.p.block_rows, L.read_rowlen = read_rowlen, L.perm = perm;
   lg.nnz = (long long)B.long_val.size();
   auto ref = [&](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, F.x(), y, B.nrows_pj, [&](long long i) { return B.perm.empty() ? int(i) : B.perm[(size_t)i]; }); };
-  return F.run("pjds", L, lg, ref, res, maxres, nres) ? 0 : F.rc();
+  if (!F.run("pjds", L, lg, ref, res, maxres, nres)) return F.rc();
+  // the stream floors of the compressed layouts: the type's default (auto columns and values:
+  // floor:pjds-auto-stream) and fp32 storage (-mat_gpumat_values fp32, no table:
+  // floor:pjds-fp32-stream), every array their products read
+  info->auto_bytes = info->fp32_bytes = 0;
+  for (int v = 0; v < 2; ++v) {
+    gpumat::Pjds<double> C;
+    try {
+      const gpumat::CsrView<double> A{nrows, ncols, rowptr, colidx, val};
+      gpumat::PjdsParams            q;
+      if (v == 1) q.values = gpumat::PjdsValues::Plain, q.fp32 = true;
+      gpumat::pjds_build(A, gpumat::pjds_model(A, q).p, C);
+    } catch (const std::exception &e) {
+      snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
+      return -1;
+    }
+    const bool rl = gpumat::pjds_reads_rowlen(C.padded(), C.padding(), C.nrows_pj, C.single() ? sizeof(float) : sizeof(double));
+    (v ? info->fp32_bytes : info->auto_bytes) = (double)C.bytes() - (rl ? 0.0 : (double)C.rowlen.size() * sizeof(int)) + 8.0 * ncols + 8.0 * nrows;
+    Floors G(reps, warmup, err, errlen);
+    const void *d = nullptr;
+    auto        up = [&](const auto &vec, bool stream = true) {
+      using V = typename std::decay_t<decltype(vec)>::value_type;
+      return G.up(vec, reinterpret_cast<const V **>(&d), stream);
+    };
+    bool okay = up(C.rowlen, rl) && up(C.block_start) && up(C.long_val) && up(C.long_col) && up(C.long_rows) && up(C.long_ptr) && (C.perm.empty() || up(C.perm));
+    okay      = okay && (C.coded() ? up(C.code) && up(C.dict) && up(C.dict_start) : up(C.col));
+    okay      = okay && (C.tabled() ? up(C.vcode) && up(C.table) : C.single() ? up(C.val32) : up(C.val));
+    if (!okay || !G.vectors(nrows, ncols) || !G.stream_only(v ? "pjds-fp32" : "pjds-auto", res, maxres, nres)) return G.rc();
+  }
+  return 0;
 }
 
 extern "C" int BenchFloorsBce(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres,
