@@ -26,9 +26,10 @@ const TypeNames &Names(const FormatInfo *f);
 // MPIAIJ's or ours, chosen: EnsureGhosts) and GpumatHalo (the side stream's halo planned:
 // EnsureHalo), both once per nonzero pattern; GpumatShadow (an aijcusparse shadow made or fed its
 // values: ShadowOf) and GpumatShadowBack (a shadow's new values made the matrix's: ShadowValuesBack),
-// CUDA builds.
+// CUDA builds; GpumatFp32 (a build or refresh of a block under -mat_gpumat_values fp32, within its
+// <Format>Build or <Format>Refresh: -log_view's count of them).
 struct MachineryEvents {
-  PetscLogEvent scatter = 0, halo = 0, shadow = 0, shadow_back = 0;
+  PetscLogEvent scatter = 0, halo = 0, shadow = 0, shadow_back = 0, fp32 = 0;
 };
 const MachineryEvents &MachineryEventIds();
 

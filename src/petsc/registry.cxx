@@ -91,6 +91,7 @@ PetscErrorCode RegisterAll(std::index_sequence<I...>)
   PetscCall(PetscLogEventRegister("GpumatHalo", MAT_CLASSID, &MachineryEventStore().halo));
   PetscCall(PetscLogEventRegister("GpumatShadow", MAT_CLASSID, &MachineryEventStore().shadow));
   PetscCall(PetscLogEventRegister("GpumatShadowBack", MAT_CLASSID, &MachineryEventStore().shadow_back));
+  PetscCall(PetscLogEventRegister("GpumatFp32", MAT_CLASSID, &MachineryEventStore().fp32));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

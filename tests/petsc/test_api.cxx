@@ -23,7 +23,7 @@
 //                      values are stored in fp32 (property values, gpuauto's candidate.values), and MatMult and MatMultTranspose differ from AIJ's by at
 //                      most 2^-24 |A| |x| (bounded by the norms) but do differ (the kind's values are
 //                      not floats: lap3dv); the products must run through the format (the host
-//                      reference, or the GPU)
+//                      reference, or the GPU); -log_view's GpumatFp32 event counted the build
 // Exits non-zero, with the reason, when a check fails.
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h> // struct _MatOps: the operation table, slot by slot
@@ -232,6 +232,7 @@ PetscErrorCode CheckFp32(MPI_Comm comm)
   Vec       x, y, yr, xt, yt, ytr;
   PetscReal ninf, none, xmax, xtmax, err, errt;
   PetscFunctionBegin;
+  PetscCall(PetscLogDefaultBegin()); // the GpumatFp32 event's count, below
   PetscCall(GenCreate(comm, kind, n, 1, type, &A));
   PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, &R));
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -262,6 +263,13 @@ PetscErrorCode CheckFp32(MPI_Comm comm)
     PetscCall(MatGpuMatGetProperty(A, b, "values", &v));
     if (!v) PetscCall(MatGpuMatGetProperty(A, b, "candidate.values", &v)); // gpuauto: its chosen candidate's
     PetscCheck(v && !std::strcmp(v, "fp32"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the %s block's values are %s, not fp32", b == MAT_GPUMAT_DIAGONAL_BLOCK ? "diagonal" : "off-diagonal", v ? v : "(none)");
+  }
+  {
+    PetscLogEvent      ev;
+    PetscEventPerfInfo info;
+    PetscCall(PetscLogEventGetId("GpumatFp32", &ev));
+    PetscCall(PetscLogEventGetPerfInfo(0, ev, &info));
+    PetscCheck(info.count >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-log_view's GpumatFp32 counted %d builds under -mat_gpumat_values fp32", info.count);
   }
   PetscCall(MatNorm(R, NORM_INFINITY, &ninf));
   PetscCall(MatNorm(R, NORM_1, &none));
