@@ -188,6 +188,12 @@ public:
     if (s_) cudaStreamDestroy(s_);
     for (void *d : dev_) cudaFree(d);
   }
+  // a copy of v on the device, streamed by the stream floor (unless stream is false), not read otherwise
+  template <typename V>
+  bool up(const std::vector<V> &v, bool stream = true) {
+    const V *d;
+    return up(v, &d, stream);
+  }
   // a copy of v on the device, also streamed by the stream floor unless stream is false
   template <typename V>
   bool up(const std::vector<V> &v, const V **d, bool stream = true) {
@@ -346,14 +352,14 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
     return -1;
   }
   // the product reads rowlen only where the padding's bytes exceed the lengths' (as PjdsDevice)
-  const bool read_rowlen = gpumat::pjds_reads_rowlen(B.padded(), B.padding(), B.nrows_pj, sizeof(double));
+  const bool read_rowlen = B.reads_rowlen();
   info->block_rows   = B.p.block_rows;
   info->sigma        = B.p.sigma;
   info->long_row     = B.p.long_row;
   info->padding      = B.padding();
   info->long_rows    = (long long)B.long_rows.size();
   info->long_entries = (long long)B.long_val.size();
-  info->format_bytes = (double)B.bytes() - (read_rowlen ? 0.0 : (double)B.rowlen.size() * sizeof(int));
+  info->format_bytes = (double)B.read_bytes();
   info->bytes        = info->format_bytes + 8.0 * ncols + 8.0 * nrows;
   Floors     F(reps, warmup, err, errlen);
   PjdsLayout L{};
@@ -381,17 +387,11 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
       snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
       return -1;
     }
-    const bool rl = gpumat::pjds_reads_rowlen(C.padded(), C.padding(), C.nrows_pj, C.single() ? sizeof(float) : sizeof(double));
-    (v ? info->fp32_bytes : info->auto_bytes) = (double)C.bytes() - (rl ? 0.0 : (double)C.rowlen.size() * sizeof(int)) + 8.0 * ncols + 8.0 * nrows;
+    (v ? info->fp32_bytes : info->auto_bytes) = (double)C.read_bytes() + 8.0 * ncols + 8.0 * nrows;
     Floors G(reps, warmup, err, errlen);
-    const void *d = nullptr;
-    auto        up = [&](const auto &vec, bool stream = true) {
-      using V = typename std::decay_t<decltype(vec)>::value_type;
-      return G.up(vec, reinterpret_cast<const V **>(&d), stream);
-    };
-    bool okay = up(C.rowlen, rl) && up(C.block_start) && up(C.long_val) && up(C.long_col) && up(C.long_rows) && up(C.long_ptr) && (C.perm.empty() || up(C.perm));
-    okay      = okay && (C.coded() ? up(C.code) && up(C.dict) && up(C.dict_start) : up(C.col));
-    okay      = okay && (C.tabled() ? up(C.vcode) && up(C.table) : C.single() ? up(C.val32) : up(C.val));
+    bool   okay = G.up(C.rowlen, C.reads_rowlen()) && G.up(C.block_start) && G.up(C.long_val) && G.up(C.long_col) && G.up(C.long_rows) && G.up(C.long_ptr) && (C.perm.empty() || G.up(C.perm));
+    okay        = okay && (C.coded() ? G.up(C.code) && G.up(C.dict) && G.up(C.dict_start) : G.up(C.col));
+    okay        = okay && (C.tabled() ? G.up(C.vcode) && G.up(C.table) : C.single() ? G.up(C.val32) : G.up(C.val));
     if (!okay || !G.vectors(nrows, ncols) || !G.stream_only(v ? "pjds-fp32" : "pjds-auto", res, maxres, nres)) return G.rc();
   }
   return 0;

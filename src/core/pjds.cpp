@@ -278,6 +278,16 @@ std::int64_t Pjds<T>::padding() const {
 }
 
 template <typename T>
+bool Pjds<T>::reads_rowlen() const {
+  return pjds_reads_rowlen(padded(), padding(), nrows_pj, single() ? std::int64_t(sizeof(float)) : std::int64_t(sizeof(T)));
+}
+
+template <typename T>
+std::size_t Pjds<T>::read_bytes() const {
+  return bytes() - (reads_rowlen() ? 0 : rowlen.size() * sizeof(index_t));
+}
+
+template <typename T>
 std::size_t Pjds<T>::bytes() const {
   const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
   const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);

@@ -170,6 +170,11 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::int64_t padded() const { return std::int64_t(val.size()); }
   std::int64_t padding() const; // padded entries beyond the pJDS part's nonzeros
   std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
+  // Whether the GPU product reads rowlen (pjds_reads_rowlen with the stored values' bytes: fp32's
+  // where single()), and the bytes it then reads: bytes() less rowlen where it walks the widths
+  // (PjdsDevice::format_bytes of the same layout)
+  bool         reads_rowlen() const;
+  std::size_t  read_bytes() const;
 };
 
 // Whether the GPU product reads the row lengths of the pJDS part's `rows` positions: where the
