@@ -177,7 +177,7 @@ PetscErrorCode Store(Mat A, unsigned side, bool build, PetscObjectState state, c
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCall(PetscLogEventBegin(build ? n.build : n.refresh, A, 0, 0, 0));
-  if (d->opt.values == 1) PetscCall(PetscLogEventBegin(MachineryEventIds().fp32, A, 0, 0, 0));
+  if ((ValueStorage)d->opt.values == kValuesFp32) PetscCall(PetscLogEventBegin(MachineryEventIds().fp32, A, 0, 0, 0));
   if (side == kHost) {
     const CsrView<Scalar> stored = Stored(d);
     PetscCall(build ? d->fmt->HostBuild(stored) : d->fmt->HostRefresh(stored));
@@ -190,7 +190,7 @@ PetscErrorCode Store(Mat A, unsigned side, bool build, PetscObjectState state, c
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "device storage requested in a build without CUDA");
 #endif
   }
-  if (d->opt.values == 1) PetscCall(PetscLogEventEnd(MachineryEventIds().fp32, A, 0, 0, 0));
+  if ((ValueStorage)d->opt.values == kValuesFp32) PetscCall(PetscLogEventEnd(MachineryEventIds().fp32, A, 0, 0, 0));
   PetscCall(PetscLogEventEnd(build ? n.build : n.refresh, A, 0, 0, 0));
   PetscCall(PetscTime(&t1));
   if (build) {

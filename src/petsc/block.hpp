@@ -20,6 +20,7 @@ enum Side : unsigned { kHost = 1u, kDevice = 2u };
 inline int SideIndex(unsigned side) { return side == kHost ? 0 : 1; }
 
 enum Compress { kCompressAuto, kCompressAlways, kCompressNever };
+enum ValueStorage { kValuesFp64, kValuesFp32 }; // -mat_gpumat_values, in its choices' order
 
 // The machinery's options of a block (-mat_gpumat_*).
 struct Options {
@@ -33,7 +34,7 @@ struct Options {
   PetscBool   tuning_cache_disable = PETSC_FALSE;
   PetscBool   coo_host_reference   = PETSC_FALSE; // host COO arrays through our COO maps (tests)
   PetscInt    shadow_products      = 100;         // a device product's result: products through its adopted shadow before the format's build
-  PetscEnum   values               = (PetscEnum)0; // -mat_gpumat_values: 0 fp64, 1 fp32 (Format::SetFp32Values)
+  PetscEnum   values               = (PetscEnum)kValuesFp64; // -mat_gpumat_values (Format::SetFp32Values)
 };
 
 // What is current where. States are PETSc's: `A->nonzerostate` for the pattern, the object state
