@@ -254,37 +254,29 @@ private:
 
   static constexpr const char *kColumnNames[3] = {"auto", "plain", "dictionary"};
   // The stored layout's columns (the device's where it holds the format, else the host's)
-  bool Coded() const
+  // A fact of the stored layout: dev(the device's) where it holds the format, else host(the host's)
+  template <class Dev, class Host>
+  auto AsStored(Dev dev, Host host) const
   {
 #if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes()) return dev_.coded();
+    if (dev_.device_bytes()) return dev(dev_);
 #endif
-    return host_.coded();
+    (void)dev;
+    return host(host_);
   }
+  bool         Coded() const { return AsStored([](const auto &d) { return d.coded(); }, [](const auto &h) { return h.coded(); }); }
   std::int64_t DictEntries() const
   {
-#if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes()) return dev_.dict_entries();
-#endif
-    return (std::int64_t)host_.dict.size();
+    return AsStored([](const auto &d) { return std::int64_t(d.dict_entries()); }, [](const auto &h) { return std::int64_t(h.dict.size()); });
   }
   static constexpr const char *kValueNames[3] = {"auto", "plain", "table"};
   // The value table's entries while the product reads it (0: the values as stored)
   std::int64_t TableEntries() const
   {
-#if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes()) return dev_.table_in_use() ? (std::int64_t)dev_.table_entries() : 0;
-#endif
-    return (std::int64_t)host_.table.size();
+    return AsStored([](const auto &d) { return d.table_in_use() ? std::int64_t(d.table_entries()) : std::int64_t(0); }, [](const auto &h) { return std::int64_t(h.table.size()); });
   }
   // fp32 storage built (-mat_gpumat_values fp32 where no value table applies)
-  bool Single() const
-  {
-#if defined(GPUMAT_WITH_CUDA)
-    if (dev_.device_bytes()) return dev_.single();
-#endif
-    return host_.single();
-  }
+  bool Single() const { return AsStored([](const auto &d) { return d.single(); }, [](const auto &h) { return h.single(); }); }
   std::string ValuesText() const
   {
     std::string drops;
