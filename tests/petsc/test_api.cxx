@@ -20,10 +20,11 @@
 //   -check reread      options set after the matrix was assembled and used take effect at the next
 //                      MatSetFromOptions, in both blocks of an MPI matrix (MatGpuMatGetInfo)
 //   -check fp32        with -mat_gpumat_values fp32 (pjds, or gpuauto choosing pjds): every block's
-//                      values are stored in fp32 (property values, gpuauto's candidate.values), and MatMult and MatMultTranspose differ from AIJ's by at
-//                      most 2^-24 |A| |x| (bounded by the norms) but do differ (the kind's values are
-//                      not floats: lap3dv); the products must run through the format (the host
-//                      reference, or the GPU); -log_view's GpumatFp32 event counted the build
+//                      values are stored in fp32 (property values, gpuauto's candidate.values), and
+//                      MatMult and MatMultTranspose differ from AIJ's by at most 2^-24 |A| |x|
+//                      (bounded by the norms) but do differ (the kind's values are not floats:
+//                      lap3dv); the products must run through the format (the host reference, or
+//                      the GPU); -log_view's GpumatFp32 event counted the build
 // Exits non-zero, with the reason, when a check fails.
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h> // struct _MatOps: the operation table, slot by slot
