@@ -66,7 +66,9 @@ struct DeviceProduct {
   Mat              of[3] = {nullptr, nullptr, nullptr}; // the operands of ours (not referenced: the product holds them)
   PetscObjectState nz[3] = {-1, -1, -1};                // their nonzero states at the symbolic phase
   Mat              sh[3] = {nullptr, nullptr, nullptr}; // the inner product's operands (each operand's shadow, or itself)
-  Mat          inner = nullptr;                     // the product of the shadows
+  Mat          inner = nullptr;                     // the product of the shadows (seq PtAP, RARt, ABC: its second pair, whose B is mid)
+  Mat          mid   = nullptr;                     // seq PtAP, RARt, ABC: the first pair's product (InnerSymbolic)
+  PetscObjectState mid_of[2] = {-1, -1};            // mid's operands' states when the symbolic phase computed its values
   bool         mpi   = false;
   bool         csr   = false;     // a result of ours made with the inner result's CSR patterns (else by COO)
   PetscScalar *staged = nullptr; // an MPI result by COO: its values, both blocks in a row (device)
@@ -80,6 +82,7 @@ PetscErrorCode DeviceProductDestroy(PetscCtxRt ctx) // ctx: the address of produ
   PetscFunctionBegin;
   if (dp->inner && dp->csr) PetscCall(MatProductClear(dp->inner)); // it may live on as the result's shadow: without the operands' shadows
   PetscCall(MatDestroy(&dp->inner));
+  PetscCall(MatDestroy(&dp->mid));
   if (dp->staged) PetscCallCUDA(cudaFree(dp->staged));
   delete dp;
   *data = nullptr;
@@ -126,17 +129,80 @@ PetscErrorCode DeviceResultValues(Mat C, DeviceProduct *dp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The inner product of the shadows dp->sh, its symbolic phase done
-PetscErrorCode InnerSymbolic(Mat C, DeviceProduct *dp)
+// A product of the shadows (or of a shadow and mid) of this type, as C's: its symbolic phase done
+PetscErrorCode PairSymbolic(Mat C, Mat a, Mat b, Mat c, MatProductType type, Mat *D)
 {
   PetscFunctionBegin;
-  PetscCall(MatProductCreate(dp->sh[0], dp->sh[1], dp->sh[2], &dp->inner));
-  dp->inner->product->api_user = C->product->api_user; // MatMatMult, MatPtAP, ...: the symbolic phase's values kept for the first numeric phase, as aijcusparse's own
-  PetscCall(MatProductSetType(dp->inner, C->product->type));
-  PetscCall(MatProductSetAlgorithm(dp->inner, MATPRODUCTALGORITHMDEFAULT));
-  PetscCall(MatProductSetFill(dp->inner, C->product->fill));
-  PetscCall(MatProductSetFromOptions(dp->inner));
-  PetscCall(MatProductSymbolic(dp->inner));
+  PetscCall(MatProductCreate(a, b, c, D));
+  (*D)->product->api_user = C->product->api_user; // MatMatMult, MatPtAP, ...: the symbolic phase's values kept for the first numeric phase, as aijcusparse's own
+  PetscCall(MatProductSetType(*D, type));
+  PetscCall(MatProductSetAlgorithm(*D, MATPRODUCTALGORITHMDEFAULT));
+  PetscCall(MatProductSetFill(*D, C->product->fill));
+  PetscCall(MatProductSetFromOptions(*D));
+  PetscCall(MatProductSymbolic(*D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// A seq three-operand product as two pairs, the way PETSc's MatProductSymbolic_ABC_Basic splits it
+// (PtAP: P^T (A P); RARt: R (A R^T); ABC: A (B C)): the first pair's operands and type, then the
+// second's first operand and type (its second operand is the first pair's product).
+struct Pairs {
+  int            x, y, z; // indices into dp->sh
+  MatProductType first, second;
+};
+bool SplitSeq(MatProductType t, Pairs *p)
+{
+  switch (t) {
+  case MATPRODUCT_PtAP: *p = {0, 1, 1, MATPRODUCT_AB, MATPRODUCT_AtB}; return true;
+  case MATPRODUCT_RARt: *p = {0, 1, 1, MATPRODUCT_ABt, MATPRODUCT_AB}; return true;
+  case MATPRODUCT_ABC: *p = {1, 2, 0, MATPRODUCT_AB, MATPRODUCT_AB}; return true;
+  default: return false;
+  }
+}
+
+// mid's operands' object states (its values are current for them)
+void MidStates(DeviceProduct *dp, const Pairs &q, PetscObjectState st[2])
+{
+  (void)PetscObjectStateGet((PetscObject)dp->sh[q.x], &st[0]);
+  (void)PetscObjectStateGet((PetscObject)dp->sh[q.y], &st[1]);
+}
+
+// The inner product of the shadows dp->sh, its symbolic phase done. A seq three-operand product is
+// made of two pairs here rather than by PETSc's MatProductSymbolic_ABC_Basic, which runs the second
+// pair's symbolic phase on the first pair's product before any numeric phase: that product is then
+// uploaded from its host values, which its symbolic phase leaves uninitialized, and cuSPARSE's
+// SpGEMM computes with them (a reduction that never ends was seen there: docs/design.md, "Sparse
+// products"). Here the first pair's numeric phase runs first, so the second reads its values on the
+// device and nothing is uploaded; the first numeric phase after this one skips it where its
+// operands kept their values.
+PetscErrorCode InnerSymbolic(Mat C, DeviceProduct *dp)
+{
+  Pairs q;
+  PetscFunctionBegin;
+  if (dp->mpi || !SplitSeq(C->product->type, &q)) {
+    PetscCall(PairSymbolic(C, dp->sh[0], dp->sh[1], dp->sh[2], C->product->type, &dp->inner));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PairSymbolic(C, dp->sh[q.x], dp->sh[q.y], nullptr, q.first, &dp->mid));
+  PetscCall(MatProductNumeric(dp->mid));
+  MidStates(dp, q, dp->mid_of);
+  PetscCall(PairSymbolic(C, dp->sh[q.z], dp->mid, nullptr, q.second, &dp->inner));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The inner product's numeric phase (seq three-operand products: both pairs', the first skipped
+// where its operands are those of the symbolic phase's numeric phase, with the same values)
+PetscErrorCode InnerNumeric(DeviceProduct *dp, MatProductType type, bool replaced)
+{
+  Pairs q;
+  PetscFunctionBegin;
+  if (dp->mid && SplitSeq(type, &q)) {
+    PetscObjectState st[2];
+    MidStates(dp, q, st);
+    if (replaced || st[0] != dp->mid_of[0] || st[1] != dp->mid_of[1]) PetscCall(MatProductNumeric(dp->mid));
+    dp->mid_of[0] = dp->mid_of[1] = -1; // once: a numeric phase on the same values computes them again
+  }
+  PetscCall(MatProductNumeric(dp->inner));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -162,7 +228,13 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
     if (S != dp->sh[k]) replaced = true;
     dp->of[k] = ops[k], dp->nz[k] = ops[k]->nonzerostate, dp->sh[k] = S;
   }
-  if (replaced && !dp->mpi) PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
+  if (replaced && !dp->mpi) {
+    Pairs q;
+    if (dp->mid && SplitSeq(C->product->type, &q)) {
+      PetscCall(MatProductReplaceMats(dp->sh[q.x], dp->sh[q.y], nullptr, dp->mid));
+      PetscCall(MatProductReplaceMats(dp->sh[q.z], nullptr, nullptr, dp->inner));
+    } else PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
+  }
   if (replaced && dp->mpi) { // MPIAIJ's device products keep their blocks' products on the symbolic phase's operands: a new symbolic phase, whose result has the same pattern
     PetscCount nd, no;
     PetscCall(MatDestroy(&dp->inner));
@@ -170,7 +242,7 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
     PetscCall(BlockNonzeros(dp->inner, &nd, &no));
     PetscCheck(nd == dp->nd && no == dp->no, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "the operands MatProductReplaceMats put in give a product of another pattern: call MatProductSymbolic again");
   }
-  PetscCall(MatProductNumeric(dp->inner));
+  PetscCall(InnerNumeric(dp, C->product->type, replaced));
   PetscCall(DeviceResultValues(C, dp));
   if (dp->csr) PetscCall(ShadowHolds(C, dp->inner));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -250,6 +322,24 @@ PetscErrorCode MPISetPattern(Mat C, Mat inner, bool *same)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// A seq aijcusparse operand that is itself a product whose symbolic phase ran and whose values
+// were never computed (PETSc's MatProductSymbolic_ABC_Basic makes its first pair so, then calls the
+// second pair's symbolic phase: ours, where A is ours and B, C aijcusparse) gets its numeric phase
+// now: cuSPARSE would otherwise upload it from the host values that symbolic phase left
+// uninitialized and compute with them (docs/design.md, "Sparse products"). PETSc's own numeric
+// phase computes them again later.
+PetscErrorCode ComputedOperand(Mat X)
+{
+  PetscBool seq;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &seq));
+  if (seq && X->product && X->ops->productnumeric && X->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+    PetscCall(PetscInfo(X, "an operand's values computed before the symbolic phase reads them (its own symbolic phase left them uninitialized)\n"));
+    PetscCall(MatProductNumeric(X));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DeviceProductSymbolic(Mat C)
 {
   Mat_Product   *p      = C->product;
@@ -265,8 +355,10 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
     PetscBool cusparse;
     if (!ops[k]) continue;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)ops[k], &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
-    if (cusparse) dp->sh[k] = ops[k];
-    else {
+    if (cusparse) {
+      dp->sh[k] = ops[k];
+      PetscCall(ComputedOperand(ops[k]));
+    } else {
       dp->of[k] = ops[k];
       dp->nz[k] = ops[k]->nonzerostate;
       PetscCall(ShadowOf(ops[k], dp->mpi, &dp->sh[k]));

@@ -16,7 +16,8 @@
 //                            stored as pjds, bce, csrspec or bccoo (untuned), not as its nonempty
 //                            rows, was built from the product's CSR on the device
 //                            (device_csr_builds); otherwise the result's first product ran through
-//                            cuSPARSE on that CSR and its format was not built (shadow_products)
+//                            cuSPARSE on that CSR and its format was not built (shadow_products);
+//                            at 1 rank a PtAP, RARt or ABC made again uploads no matrix (CheckNoUpload)
 // Every result is compared entry by entry with AIJ's (relative Frobenius norm of the difference at
 // most 1e-12) and must be of A's type with its blocks ours. Exits non-zero, with the reason, when a
 // check fails.
@@ -78,6 +79,38 @@ struct Case {
   bool           three;         // ABC
 };
 
+#if defined(PETSC_HAVE_CUDA)
+// A seq three-operand product (PtAP, RARt, ABC) on the device route, its operands' shadows on the
+// device already (the product was just made once): its symbolic and numeric phases upload no matrix
+// (no MatCUSPARSCopyTo). PETSc's own split (MatProductSymbolic_ABC_Basic) would upload its first
+// pair's product from the host values its symbolic phase left uninitialized, for cuSPARSE to compute
+// with; the device route computes that product's values first. A fresh product, compared with R.
+PetscErrorCode CheckNoUpload(const Case &c, Mat A, Mat B, Mat Cthird, Mat R)
+{
+  PetscMPIInt        size;
+  PetscLogEvent      upload;
+  PetscEventPerfInfo before, after;
+  Mat                C;
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!expect_device || size > 1 || (c.ptype != MATPRODUCT_PtAP && c.ptype != MATPRODUCT_RARt && c.ptype != MATPRODUCT_ABC)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &upload));
+  PetscCheck(upload >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no MatCUSPARSCopyTo event registered");
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &before));
+  PetscCall(MatProductCreate(A, B, c.three ? Cthird : nullptr, &C));
+  PetscCall(MatProductSetType(C, c.ptype));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &after));
+  PetscCheck(after.count == before.count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: made again with its operands on the device, the product uploaded %d matrices (MatCUSPARSCopyTo); expected none", c.name, after.count - before.count);
+  std::string again = std::string(c.name) + " made again";
+  PetscCall(SameAsAIJ(C, R, again.c_str()));
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 // One product type: symbolic and numeric with our operands, against AIJ's; then the operands'
 // values scaled (same pattern) and the numeric phase alone again.
 PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat Cthird, Mat Caij)
@@ -115,6 +148,10 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
     else
       PetscCheck(!expect_device || !csr_build || (info.device_builds == 1 && info.device_csr_builds == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result (%s) had %d device builds, %d of them from the product's CSR on the device; expected 1 and 1", c.name, info.format, (int)info.device_builds, (int)info.device_csr_builds);
   }
+
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(CheckNoUpload(c, A, B, Cthird, R));
+#endif
 
   // new values, same pattern: the numeric phase again (MatProductNumeric re-uses the symbolic one)
   PetscCall(MatScale(A, 2.0));
@@ -208,6 +245,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
+  PetscCall(PetscLogDefaultBegin()); // event counts (CheckNoUpload)
   PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
