@@ -71,6 +71,11 @@ typedef struct {
      and with the value table too; its blocks, and those with a dictionary */
   double    pjds_plain, pjds_dict, pjds_dict_table;
   long long pjds_blocks, pjds_blocks_dict;
+  /* pjds as the type stores it (gpumat::pjds_build with the type's own parameters): the bytes its
+     products read (Pjds::read_bytes) by default (columns and values auto) and with fp32 storage
+     (-mat_gpumat_values fp32: the table kept where one is built); the layouts chosen */
+  double    pjds_auto_read, pjds_fp32_read;
+  int       pjds_auto_coded, pjds_auto_tabled, pjds_fp32_single;
 } BenchCompress;
 
 /* The bytes of the matrix data of a product (x and y excluded), per format, as the paper's Table 3

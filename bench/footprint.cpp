@@ -86,6 +86,14 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
       c.slices = m.slices, c.slices_w8 = m.slices_w8, c.slices_w16 = m.slices_w16, c.slices_w32 = m.slices_w32, c.slices_dict = m.slices_dict;
       const gpumat::PjdsCompressed pc = gpumat::pjds_compressed(P, m.distinct);
       c.pjds_plain = pc.plain, c.pjds_dict = pc.dict, c.pjds_dict_table = pc.dict_table, c.pjds_blocks = pc.blocks, c.pjds_blocks_dict = pc.blocks_dict;
+      for (int v = 0; v < 2; ++v) { // the type's own layouts: by default, and with fp32 storage
+        gpumat::PjdsParams q;
+        q.fp32 = v == 1;
+        gpumat::Pjds<double> S;
+        gpumat::pjds_build(A, gpumat::pjds_model(A, q).p, S);
+        if (v) c.pjds_fp32_read = double(S.read_bytes()), c.pjds_fp32_single = S.single();
+        else c.pjds_auto_read = double(S.read_bytes()), c.pjds_auto_coded = S.coded(), c.pjds_auto_tabled = S.tabled();
+      }
     }
     f->pjds_block_rows = P.p.block_rows;
     f->pjds_sigma      = (long long)P.p.sigma;

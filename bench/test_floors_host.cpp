@@ -7,6 +7,7 @@
 #include "ablation.h"
 #include "floors_bccoo.hpp"
 #include "matgen.hpp"
+#include "core/pjds.hpp"
 
 #include <gtest/gtest.h>
 
@@ -291,4 +292,37 @@ TEST(Footprint, ModelAndEdgeCases) {
   BenchFootprint            f;
   EXPECT_EQ(BenchFootprintCompute(M.nrows, M.ncols, M.nnz() + 1, M.rowptr.data(), M.colidx.data(), v.data(), &p, &f, err, sizeof(err)), -1);
   EXPECT_NE(std::string(err).find("footprint: nnz"), std::string::npos) << err;
+}
+
+// The footprint's pjds as stored: the bytes the type's own layouts read by default and with fp32
+// storage, as pjds_build makes them with the type's parameters. Random values: no table, so fp32
+// stores floats and reads 4 B less a padded entry (its row lengths read or not, as
+// pjds_reads_rowlen decides for each); one value and its padding's 0: a table by default, kept with
+// fp32, the same bytes.
+TEST(Footprint, PjdsAsStored) {
+  BenchBccooParams p;
+  int              on;
+  char             err[256] = "";
+  ASSERT_EQ(BenchBccooParse("", &p, &on, err, sizeof(err)), 0) << err;
+  const matgen::Csr M = matgen::random_rows("rows_16_40", 2000, 3000, 16, 40, 0.0, 109);
+  for (int constant = 0; constant < 2; ++constant) {
+    std::vector<double> v = M.values<double>();
+    if (constant) std::fill(v.begin(), v.end(), 2.5);
+    BenchFootprint f;
+    ASSERT_EQ(BenchFootprintCompute(M.nrows, M.ncols, M.nnz(), M.rowptr.data(), M.colidx.data(), v.data(), &p, &f, err, sizeof(err)), 0) << err;
+    gpumat::Pjds<double> S[2];
+    for (int k = 0; k < 2; ++k) {
+      gpumat::PjdsParams q;
+      q.fp32 = k == 1;
+      gpumat::pjds_build(M.view(v), gpumat::pjds_model(M.view(v), q).p, S[k]);
+    }
+    EXPECT_EQ(f.compress.pjds_auto_read, double(S[0].read_bytes()));
+    EXPECT_EQ(f.compress.pjds_fp32_read, double(S[1].read_bytes()));
+    EXPECT_EQ(f.compress.pjds_auto_tabled, constant);
+    EXPECT_EQ(f.compress.pjds_fp32_single, 1 - constant);
+    const double rowlen = 4.0 * S[0].nrows_pj;
+    if (constant) EXPECT_EQ(f.compress.pjds_fp32_read, f.compress.pjds_auto_read);
+    else
+      EXPECT_EQ(f.compress.pjds_auto_read - f.compress.pjds_fp32_read, 4.0 * double(S[0].padded()) + (S[0].reads_rowlen() ? rowlen : 0.0) - (S[1].reads_rowlen() ? rowlen : 0.0));
+  }
 }

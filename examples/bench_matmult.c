@@ -507,6 +507,8 @@ static PetscErrorCode PrintFootprint(Mat A0, const BenchBccooParams *p)
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: value B/nnz: fp64 %.3f, table %.3f (%lld distinct), fp32 %.3f (%lld of %lld exact)\n", cm.val64, cm.table, cm.distinct, cm.val32, cm.fp32_exact, cm.nnz));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: pJDS (model) as built %.3f MB (%.3f B/nnz), with dictionary columns %.3f MB (%.3f, %lld of %lld blocks), and a value table %.3f MB (%.3f)\n", 1e-6 * cm.pjds_plain, nnz > 0 ? cm.pjds_plain / nnz : 0.0, 1e-6 * cm.pjds_dict, nnz > 0 ? cm.pjds_dict / nnz : 0.0, cm.pjds_blocks_dict,
                         cm.pjds_blocks, 1e-6 * cm.pjds_dict_table, nnz > 0 ? cm.pjds_dict_table / nnz : 0.0));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "compression: pjds as stored, what its products read: by default %.3f MB (%.3f B/nnz; columns %s, values %s), with -mat_gpumat_values fp32 %.3f MB (%.3f; values %s)\n", 1e-6 * cm.pjds_auto_read, nnz > 0 ? cm.pjds_auto_read / nnz : 0.0,
+                        cm.pjds_auto_coded ? "dictionary" : "32-bit", cm.pjds_auto_tabled ? "table" : "fp64", 1e-6 * cm.pjds_fp32_read, nnz > 0 ? cm.pjds_fp32_read / nnz : 0.0, cm.pjds_fp32_single ? "fp32" : cm.pjds_auto_tabled ? "table" : "fp64"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

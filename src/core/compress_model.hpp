@@ -1,6 +1,7 @@
-// The byte model of compressed column indices and values, counted on a host CSR before
-// any format stores them so: what a sliced format's index and value streams would take per
-// nonzero, so that a variant is built only where the model says it reads fewer bytes.
+// The byte model of compressed column indices and values, counted on a host CSR: what a sliced
+// format's index and value streams would take per nonzero under each variant (bench_matmult
+// -footprint prints it; pjds stores two of them, dictionary columns and a value table, and decides
+// on its own built blocks: pjds.hpp).
 //
 // Slices are `slice_rows` consecutive rows in the matrix's order (a sliced ELL's or pjds's block
 // without sorting). Per nonzero, over the stored entries (a format's padding left out: it costs the
