@@ -25,8 +25,15 @@
 //                      (bounded by the norms) but do differ (the kind's values are not floats:
 //                      lap3dv); the products must run through the format (the host reference, or
 //                      the GPU); -log_view's GpumatFp32 event counted the build
+//   -check pmat_fp32   with -pre_mat_gpumat_values fp32: CG + GAMG (the finest smoother on the
+//                      preconditioner's matrix: PCSetUseAmat false) solves A x = 1 with a copy of A
+//                      as the preconditioner's matrix, first as A is, then with the options prefix
+//                      pre_: that copy stores fp32 values and A its own (property values), and the
+//                      second solve converges to the same tolerance of A's true residual in at
+//                      most 10 % more iterations than the first
 // Exits non-zero, with the reason, when a check fails.
 #include <petscgpumat.h>
+#include <petscksp.h>
 #include <petsc/private/matimpl.h> // struct _MatOps: the operation table, slot by slot
 #include <dlfcn.h>
 #include <cstring>
@@ -348,6 +355,83 @@ PetscErrorCode CheckReread(MPI_Comm comm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// CG + GAMG on A with P, a copy of A, as the preconditioner's matrix; P under the options prefix
+// `prefix` (null: none). Its iterations, A's true relative residual, P's values property and the
+// solution (a new vector).
+PetscErrorCode SolveWithPmat(Mat A, const char *prefix, PetscInt *its, PetscReal *res, std::string *pvalues, Vec *sol)
+{
+  Mat                P;
+  KSP                ksp;
+  PC                 pc;
+  Vec                x, b, r;
+  PetscReal          nb;
+  const char        *v = nullptr;
+  KSPConvergedReason reason;
+  PetscFunctionBegin;
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &P));
+  if (prefix) PetscCall(MatSetOptionsPrefix(P, prefix));
+  PetscCall(MatSetFromOptions(P));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecSetFromOptions(x));
+  PetscCall(VecSetFromOptions(b));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, P));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCGAMG));
+  PetscCall(PCSetUseAmat(pc, PETSC_FALSE)); // the finest level's smoother multiplies by P
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 500));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, PetscObjectComm((PetscObject)A), PETSC_ERR_NOT_CONVERGED, "CG + GAMG with the preconditioner's matrix under prefix %s did not converge: %s", prefix ? prefix : "(none)", KSPConvergedReasons[reason]);
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, res));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *res /= nb;
+  PetscCall(MatGpuMatGetProperty(P, MAT_GPUMAT_DIAGONAL_BLOCK, "values", &v));
+  *pvalues = v ? v : "(none)";
+  *sol     = x;
+  PetscCall(KSPDestroy(&ksp));
+  for (Vec *w : {&b, &r}) PetscCall(VecDestroy(w));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// fp32 storage of the preconditioner's matrix alone (docs/usage.md): a prefix of its own and
+// -<prefix>mat_gpumat_values fp32
+PetscErrorCode CheckPmatFp32(MPI_Comm comm)
+{
+  Mat         A;
+  PetscInt    its[2];
+  PetscReal   res[2], dx, nx;
+  std::string pv[2];
+  Vec         x[2];
+  const char *av = nullptr;
+  PetscFunctionBegin;
+  PetscCall(GenCreate(comm, kind, n, 1, type, &A));
+  PetscCall(SolveWithPmat(A, nullptr, &its[0], &res[0], &pv[0], &x[0]));
+  PetscCall(SolveWithPmat(A, "pre_", &its[1], &res[1], &pv[1], &x[1]));
+  PetscCall(VecNorm(x[0], NORM_2, &nx));
+  PetscCall(VecAXPY(x[1], -1.0, x[0]));
+  PetscCall(VecNorm(x[1], NORM_2, &dx));
+  for (Vec *w : {&x[0], &x[1]}) PetscCall(VecDestroy(w));
+  PetscCall(MatGpuMatGetProperty(A, MAT_GPUMAT_DIAGONAL_BLOCK, "values", &av));
+  PetscCheck(av && pv[0] != "(none)", comm, PETSC_ERR_ARG_WRONG, "the format was not built (values: A %s, the preconditioner's matrix %s): with host vectors give -mat_gpumat_host_reference", av ? av : "(none)", pv[0].c_str());
+  PetscCheck(pv[0] != "fp32" && std::strcmp(av, "fp32"), comm, PETSC_ERR_PLIB, "without the prefix the preconditioner's matrix stores %s values and A %s: -pre_mat_gpumat_values reached a matrix outside the prefix", pv[0].c_str(), av);
+  PetscCheck(pv[1] == "fp32", comm, PETSC_ERR_PLIB, "under the prefix pre_ the preconditioner's matrix stores %s values, not fp32", pv[1].c_str());
+  PetscCheck(10 * its[1] <= 11 * its[0], comm, PETSC_ERR_PLIB, "with the fp32 preconditioner's matrix CG + GAMG took %d iterations, more than 10 %% over the fp64 one's %d", (int)its[1], (int)its[0]);
+  PetscCheck(dx > 0, comm, PETSC_ERR_PLIB, "the solutions with the fp32 and the fp64 preconditioner's matrix are equal: the preconditioner did not read the rounded values (its products must run through the format: the host reference, or the GPU)");
+  PetscCheck(res[1] <= 1e-7 && res[0] <= 1e-7, comm, PETSC_ERR_PLIB, "true relative residuals %g (fp64 preconditioner's matrix) and %g (fp32): above 1e-7", (double)res[0], (double)res[1]);
+  PetscCall(PetscPrintf(comm, "pmat_fp32: CG + GAMG %d iterations (true residual %.3e) with the fp32 preconditioner's matrix, %d (%.3e) with the fp64 one, solutions %.2e apart (relative); A's values %s\n", (int)its[1], (double)res[1], (int)its[0], (double)res[0], (double)(dx / nx), av));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -369,7 +453,8 @@ int main(int argc, char **argv)
   else if (!std::strcmp(check, "trial")) PetscCall(CheckTrial(comm));
   else if (!std::strcmp(check, "reread")) PetscCall(CheckReread(comm));
   else if (!std::strcmp(check, "fp32")) PetscCall(CheckFp32(comm));
-  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options, trial, reread or fp32, not '%s'", check);
+  else if (!std::strcmp(check, "pmat_fp32")) PetscCall(CheckPmatFp32(comm));
+  else PetscCheck(!check[0], comm, PETSC_ERR_ARG_WRONG, "-check must be optable, duplicate, bad_options, trial, reread, fp32 or pmat_fp32, not '%s'", check);
   if (has_expect) {
     Mat A;
     PetscCall(GenCreate(comm, kind, n, 1, type, &A));
