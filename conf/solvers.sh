@@ -21,7 +21,10 @@
 # Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N":
 # kind:n of examples/solve, SPD; FEM_N 40, N2D 1000, PLEX_N 64), NS ("random:$NS_N", NS_N 1000000;
 # "" for none),
-# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none), PCS ("jacobi gamg hypre"), VECS (cuda, plus kokkos with cudakk; standard with cpu),
+# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none), PCS ("jacobi gamg hypre"),
+# FP32_PCS ("gamg": for each problem of $PROBLEMS and each of these PCs, the case PC+fp32P: CG with
+# the PC on its own matrix, -pc_use_amat false, that matrix a copy of A in fp32 for FP32_TYPES, A for
+# the peer; "" for none), FP32_TYPES (those of TYPES that store fp32: pjds, gpuauto), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
@@ -45,12 +48,16 @@ PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N}
 NS=${NS-random:$NS_N}
 PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
+FP32_PCS=${FP32_PCS-gamg}
+FP32_TYPES=${FP32_TYPES-$(echo "${TYPES//,/ }" | tr ' ' '\n' | grep -xE 'pjds|gpuauto' | paste -sd, -)}
 for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 EX56_NE=${EX56_NE-60}
 [ -z "$EX56_NE" ] || [[ "$EX56_NE" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX56_NE must be a positive integer or empty, not '$EX56_NE'" >&2; exit 2; }
 [[ "${SPLIT:-0}" =~ ^[01]$ ]] || { echo "conf/solvers.sh: SPLIT must be 0 or 1, not '$SPLIT'" >&2; exit 2; }
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
+[ -z "$FP32_TYPES" ] || [[ "$FP32_TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: FP32_TYPES must be a comma-separated list of types or empty, not '$FP32_TYPES'" >&2; exit 2; }
+for p in $FP32_PCS; do [[ "$p" =~ ^[a-z]+$ ]] || { echo "conf/solvers.sh: FP32_PCS are PC types, not '$p'" >&2; exit 2; }; done
 case "$cfg" in
   cpu) VECS=${VECS:-standard} ;;
   cuda) VECS=${VECS:-cuda} ;;
@@ -78,6 +85,10 @@ rows=$OUT/rows.txt
 # GAMG at 2 or more ranks on device vectors: each type in a process of its own, without the warm-up
 # (PETSc 3.26.1 alone stops in such a set-up after an earlier small GAMG solve in the process on
 # matrices preallocated from CSR arrays, as examples/solve's are: docs/solvers.md).
+take_rows() { # METHOD KIND SIZE PC-LABEL FILE: the table of examples/solve's output FILE into $rows
+  awk -v m="$1" -v k="$2" -v sz="$3" -v pc="$4" -v vec="$vec" -v np="$NP" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$5" >> "$rows"
+  grep -q "^type  *its" "$5" || { echo "!! $1 $2 $4 $vec: no table (see $5)"; status=1; }
+}
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
   local method=$1 kind=$2 n=$3 size=$4 pc=$5 base=$6 f=$6 types split=${SPLIT:-0} nowarm=()
   shift 6
@@ -86,8 +97,22 @@ solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
   for t in $types; do
     [ "$split" = 1 ] && f=${base%.txt}-$t.txt
     run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
-    awk -v m="$method" -v pc="$pc" -v vec="$vec" -v np="$NP" -v k="$kind" -v sz="$size" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$f" >> "$rows"
-    grep -q "^type  *its" "$f" || { echo "!! $method $kind $pc $vec: no table (see $f)"; status=1; }
+    take_rows "$method" "$kind" "$size" "$pc" "$f"
+  done
+}
+# CG with the PC on the preconditioner's matrix (-pc_use_amat false), case PC+fp32P: the peer with
+# A as that matrix, each type of $FP32_TYPES with a copy of A in fp32 (examples/solve -pmat,
+# -pre_mat_gpumat_values fp32); a process per type (the options differ), warm-up as solve_case's
+fp32_case() { # KIND N SIZE PC
+  local kind=$1 n=$2 size=$3 pc=$4 t f opts nowarm=()
+  if [ "$pc" = gamg ] && [ "$NP" -gt 1 ] && [ "$vec" != standard ]; then nowarm=(-warmup 0); fi
+  for t in ${order//,/ }; do
+    case ",$FP32_TYPES,$peer," in *",$t,"*) ;; *) continue ;; esac
+    opts=(-pc_use_amat false)
+    [ "$t" = "$peer" ] || opts+=(-pmat -pre_mat_gpumat_values fp32)
+    f=$OUT/cg-$kind-$pc-fp32P-$vec-np$NP$sfx-$t.txt
+    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "${opts[@]}" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+    take_rows CG "$kind" "$size" "$pc+fp32P" "$f"
   done
 }
 # PETSc's ksp tutorial ex56 with every type of $order, one process each (run $r): rows as solve_case's
@@ -127,6 +152,7 @@ for vec in $VECS; do
       [ "$pc" = hypre ] && [ "$vec" != standard ] && agree=(-tol 1e-6)
       solve_case CG "$kind" "$n" "$size" "$pc" "$OUT/cg-$kind-$pc-$vec-np$NP$sfx.txt" "${agree[@]}"
     done
+    [ -n "$FP32_TYPES" ] && for pc in $FP32_PCS; do fp32_case "$kind" "$n" "$size" "$pc"; done
   done
   for prob in $NS; do # nonsymmetric: GMRES + Jacobi
     kind=${prob%%:*} n=${prob#*:}

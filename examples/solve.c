@@ -11,6 +11,10 @@ static char help[] = "The main job: one KSP solve of a generated problem with on
                      "                         1000 rows) with every type, untimed\n"
                      "  -check_no_copies       solve twice; the second solve must make no CPU<->GPU copies on one\n"
                      "                         rank, and no more than the first GPU type's on several (MPI staging)\n"
+                     "  -pmat                  the preconditioner gets a matrix of its own: a copy of A (MatDuplicate,\n"
+                     "                         in the assembly clock) under the options prefix pre_, so -pre_mat_*\n"
+                     "                         options reach it alone (-pre_mat_gpumat_values fp32); PCMG, GAMG and\n"
+                     "                         PCKSP multiply by it with -pc_use_amat false\n"
                      "Each type is set by MatSetFromOptions (a type of -types as if given by -mat_type): every\n"
                      "-mat_ option applies to each type, and -help lists the options of the (first) type\n"
                      "(-mat_<type>_*, -mat_gpumat_*).\n"
@@ -72,11 +76,13 @@ static PetscErrorCode Now(PetscLogDouble *t)
 
 /* One type's solve: assembly, set-up and solve timed into *r. xref: the first type's solution
    (set by the first call) to compare with, or NULL for an untimed warm-up run that compares nothing. */
+static PetscBool pmat = PETSC_FALSE; /* -pmat: the preconditioner's matrix a copy of A under the prefix pre_ */
+
 static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, const char *type, PetscBool mat_type_set, PetscBool check_copies, Result *r, Vec *xref, double *ref_copies, char *method, size_t method_len)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
-  Mat      A;
+  Mat      A, P = NULL;
   Vec      x, b;
   KSP      ksp;
   PC       pc;
@@ -94,6 +100,11 @@ static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, con
   PetscCall(Now(&t0));
   if (dm) PetscCall(PlexPoissonAssemble(dm, type, &A));
   else PetscCall(GenCreate(PETSC_COMM_WORLD, kind, n, 1, NULL, &A));
+  if (pmat) {
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &P));
+    PetscCall(MatSetOptionsPrefix(P, "pre_"));
+    PetscCall(MatSetFromOptions(P));
+  }
   PetscCall(Now(&t1));
   if (!mat_type_set) PetscCall(PetscOptionsClearValue(NULL, "-mat_type"));
   r->assembly = t1 - t0;
@@ -103,7 +114,7 @@ static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, con
   PetscCall(VecSet(b, 1.0));
   PetscCall(VecSet(x, 0.0));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetOperators(ksp, A, P ? P : A));
   PetscCall(KSPSetType(ksp, spd ? KSPCG : KSPGMRES));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
@@ -119,7 +130,7 @@ static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, con
     PCType  pt;
     PetscCall(KSPGetType(ksp, &kt));
     PetscCall(PCGetType(pc, &pt));
-    PetscCall(PetscSNPrintf(method, method_len, "KSP %s, PC %s", kt, pt));
+    PetscCall(PetscSNPrintf(method, method_len, "KSP %s, PC %s%s", kt, pt, P ? ", its matrix a copy of A under the prefix pre_ (-pmat)" : ""));
   }
   PetscCall(Now(&t2));
   PetscCall(KSPSolve(ksp, b, x));
@@ -175,6 +186,7 @@ static PetscErrorCode SolveType(const char *kind, PetscInt n, PetscBool spd, con
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&P));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -204,6 +216,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-types", "Comma-separated matrix types to compare (instead of -mat_type)", "MatSetType", list, list, sizeof(list), &types_set));
   PetscCall(PetscOptionsReal("-tol", "Largest relative difference of a type's solution from the first type's", NULL, tol, &tol, NULL));
   PetscCall(PetscOptionsBool("-warmup", "Solve a small problem with every type first, untimed (the libraries' first use outside the clocks)", NULL, warmup, &warmup, NULL));
+  PetscCall(PetscOptionsBool("-pmat", "The preconditioner's matrix a copy of A under the options prefix pre_ (-pre_mat_* options reach it alone)", "KSPSetOperators", pmat, &pmat, NULL));
   PetscCall(PetscOptionsBool("-check_no_copies", "Solve twice; the second solve must make no CPU<->GPU copies (one rank) or no more than the first GPU type's", NULL, check_copies, &check_copies, NULL));
   PetscOptionsEnd();
   /* -mat_type: the one type to solve with (each type of a list is solved as if given by -mat_type,
