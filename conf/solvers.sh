@@ -9,7 +9,9 @@
 #   vector kind of $VECS; and PETSc's own ksp tutorial ex56 (3D linear elasticity, 3 dof per node,
 #   CG + GAMG), unmodified, one process per type (conf/tutorial.sh; its -log_view stages give the
 #   phases: Main Stage = assembly and the rest of the program, Setup = KSPSetUp, Solve = KSPSolve;
-#   cpu and cuda configurations, not Kokkos vectors). The peer of a row is
+#   cpu and cuda configurations, not Kokkos vectors), and its snes tutorial ex19 (2D driven cavity,
+#   Newton with GMRES + Jacobi on a nonsymmetric Jacobian by coloring, re-assembled every step; the
+#   phases from its -log_view events as bratu's). The peer of a row is
 #   aijcusparse with CUDA vectors, aijkokkos with Kokkos vectors (then -mat_vec_type kokkos: the
 #   KSP's work vectors are Kokkos vectors too), aij with host vectors. Out: $OUT/solvers.md (one
 #   table), $OUT/solvers.png (stacked bars of the three phases per type and case, where python3 has
@@ -21,7 +23,8 @@
 # Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N":
 # kind:n of examples/solve, SPD; FEM_N 40, N2D 1000, PLEX_N 64), NS ("random:$NS_N", NS_N 1000000;
 # "" for none),
-# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none), PCS ("jacobi gamg hypre"),
+# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none),
+# EX19_N (256: snes ex19's grid per side, EX19_N^2 x 4 unknowns, Newton with GMRES + Jacobi; "" for none), PCS ("jacobi gamg hypre"),
 # FP32_PCS ("gamg": for each problem of $PROBLEMS and each of these PCs, the case PC+fp32P: CG with
 # the PC on its own matrix, -pc_use_amat false, that matrix a copy of A in fp32 for FP32_TYPES, A for
 # the peer; "" for none), FP32_TYPES (those of TYPES that store fp32: pjds, gpuauto), VECS (cuda, plus kokkos with cudakk; standard with cpu),
@@ -52,8 +55,9 @@ FP32_PCS=${FP32_PCS-gamg}
 FP32_TYPES=${FP32_TYPES-$(echo "${TYPES//,/ }" | tr ' ' '\n' | grep -xE 'pjds|gpuauto' | paste -sd, -)}
 for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
-EX56_NE=${EX56_NE-60}
+EX56_NE=${EX56_NE-60} EX19_N=${EX19_N-256}
 [ -z "$EX56_NE" ] || [[ "$EX56_NE" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX56_NE must be a positive integer or empty, not '$EX56_NE'" >&2; exit 2; }
+[ -z "$EX19_N" ] || [[ "$EX19_N" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX19_N must be a positive integer or empty, not '$EX19_N'" >&2; exit 2; }
 [[ "${SPLIT:-0}" =~ ^[01]$ ]] || { echo "conf/solvers.sh: SPLIT must be 0 or 1, not '$SPLIT'" >&2; exit 2; }
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 [ -z "$FP32_TYPES" ] || [[ "$FP32_TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: FP32_TYPES must be a comma-separated list of types or empty, not '$FP32_TYPES'" >&2; exit 2; }
@@ -131,6 +135,26 @@ ex56_case() {
     echo "CG ex56 ${EX56_NE}^3 gamg $vec $NP ${prefix}aij$base $its $a $u $s $(awk -v a="$a" -v u="$u" -v s="$s" 'BEGIN {printf "%.4f", a + u + s}') $r" >> "$rows"
   done
 }
+# PETSc's snes tutorial ex19 (2D driven cavity: velocity, vorticity, temperature; a nonsymmetric
+# Jacobian by finite-difference coloring, re-assembled every Newton step), Newton with GMRES +
+# Jacobi, with every type of $order, one process each (run $r): its -log_view events give the
+# phases as bratu's (assembly: SNESSetUp and SNESJacobianEval; set-up: PCSetUp; solve: the rest of
+# SNESSolve), the iterations are the linear ones summed
+ex19_case() {
+  local t f log lits tm base prefix=seq
+  [ "$NP" -gt 1 ] && prefix=mpi
+  for t in ${order//,/ }; do
+    f=$OUT/ex19-$EX19_N-$t-$vec-np$NP$sfx.txt log=$OUT/ex19-$EX19_N-$t-$vec-np$NP$sfx-log.txt
+    timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
+      bash "$top/conf/tutorial.sh" snes/tutorials/ex19 -da_grid_x "$EX19_N" -da_grid_y "$EX19_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -snes_converged_reason -ksp_converged_reason -log_view ":$log" > "$f" 2>&1 ||
+      { echo "!! ex19 $t $vec failed (see $f)"; status=1; continue; }
+    lits=$(awk '/Linear solve converged due to/ {n += $NF} END {print n + 0}' "$f")
+    tm=$(awk '$1 ~ /^(SNESSetUp|SNESSolve|SNESJacobianEval|PCSetUp)$/ {t[$1] = $4} END {if (("SNESSolve" in t) && ("SNESJacobianEval" in t)) printf "%.4f %.4f %.4f %.4f", t["SNESSetUp"] + t["SNESJacobianEval"], t["PCSetUp"], t["SNESSolve"] - t["SNESJacobianEval"] - t["PCSetUp"], t["SNESSetUp"] + t["SNESSolve"]}' "$log" 2>/dev/null)
+    grep -q "Nonlinear solve converged" "$f" && [ -n "$tm" ] || { echo "!! ex19 $t $vec: no convergence or no event times (see $f)"; status=1; continue; }
+    base=${t#aij}
+    echo "Newton ex19 ${EX19_N}^2 jacobi $vec $NP ${prefix}aij$base $lits $tm $r" >> "$rows"
+  done
+}
 reversed=$(echo "${TYPES//,/ }" | tr ' ' '\n' | tac | paste -sd, -)
 for vec in $VECS; do
   case "$vec" in
@@ -159,6 +183,7 @@ for vec in $VECS; do
     solve_case GMRES "$kind" "$n" "$n" jacobi "$OUT/gmres-$kind-jacobi-$vec-np$NP$sfx.txt" -ksp_type gmres
   done
   [ -n "$EX56_NE" ] && [ "$cfg" != cudakk ] && [ "$vec" != kokkos ] && ex56_case
+  [ -n "$EX19_N" ] && [ "$cfg" != cudakk ] && [ "$vec" != kokkos ] && ex19_case
   for t in ${order//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
     logview=()
