@@ -61,6 +61,23 @@ PetscErrorCode ProductSymbolic(Mat C)
 // one whose column map would differ) is preallocated by COO in the order of the inner result's
 // storage and takes its values through MatSetValuesCOO with a device array.
 
+// A seq three-operand product as two pairs, the way PETSc's MatProductSymbolic_ABC_Basic splits it
+// (PtAP: P^T (A P); RARt: R (A R^T); ABC: A (B C)): the first pair's operands and type, then the
+// second's first operand and type (its second operand is the first pair's product).
+struct Pairs {
+  int            x, y, z; // indices into dp->sh
+  MatProductType first, second;
+};
+bool SplitSeq(MatProductType t, Pairs *p)
+{
+  switch (t) {
+  case MATPRODUCT_PtAP: *p = {0, 1, 1, MATPRODUCT_AB, MATPRODUCT_AtB}; return true;
+  case MATPRODUCT_RARt: *p = {0, 1, 1, MATPRODUCT_ABt, MATPRODUCT_AB}; return true;
+  case MATPRODUCT_ABC: *p = {1, 2, 0, MATPRODUCT_AB, MATPRODUCT_AB}; return true;
+  default: return false;
+  }
+}
+
 // A product on the device: its operands (ours shadowed, aijcusparse as they are), the inner product
 struct DeviceProduct {
   Mat              of[3] = {nullptr, nullptr, nullptr}; // the operands of ours (not referenced: the product holds them)
@@ -68,6 +85,7 @@ struct DeviceProduct {
   Mat              sh[3] = {nullptr, nullptr, nullptr}; // the inner product's operands (each operand's shadow, or itself)
   Mat          inner = nullptr;                     // the product of the shadows (seq PtAP, RARt, ABC: its second pair, whose B is mid)
   Mat          mid   = nullptr;                     // seq PtAP, RARt, ABC: the first pair's product (InnerSymbolic)
+  Pairs        pairs = {};                          // with mid: the split
   PetscObjectState mid_of[2] = {-1, -1};            // mid's operands' states when the symbolic phase computed its values
   bool         mpi   = false;
   bool         csr   = false;     // a result of ours made with the inner result's CSR patterns (else by COO)
@@ -143,28 +161,11 @@ PetscErrorCode PairSymbolic(Mat C, Mat a, Mat b, Mat c, MatProductType type, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// A seq three-operand product as two pairs, the way PETSc's MatProductSymbolic_ABC_Basic splits it
-// (PtAP: P^T (A P); RARt: R (A R^T); ABC: A (B C)): the first pair's operands and type, then the
-// second's first operand and type (its second operand is the first pair's product).
-struct Pairs {
-  int            x, y, z; // indices into dp->sh
-  MatProductType first, second;
-};
-bool SplitSeq(MatProductType t, Pairs *p)
-{
-  switch (t) {
-  case MATPRODUCT_PtAP: *p = {0, 1, 1, MATPRODUCT_AB, MATPRODUCT_AtB}; return true;
-  case MATPRODUCT_RARt: *p = {0, 1, 1, MATPRODUCT_ABt, MATPRODUCT_AB}; return true;
-  case MATPRODUCT_ABC: *p = {1, 2, 0, MATPRODUCT_AB, MATPRODUCT_AB}; return true;
-  default: return false;
-  }
-}
-
 // mid's operands' object states (its values are current for them)
-void MidStates(DeviceProduct *dp, const Pairs &q, PetscObjectState st[2])
+void MidStates(const DeviceProduct *dp, PetscObjectState st[2])
 {
-  (void)PetscObjectStateGet((PetscObject)dp->sh[q.x], &st[0]);
-  (void)PetscObjectStateGet((PetscObject)dp->sh[q.y], &st[1]);
+  (void)PetscObjectStateGet((PetscObject)dp->sh[dp->pairs.x], &st[0]);
+  (void)PetscObjectStateGet((PetscObject)dp->sh[dp->pairs.y], &st[1]);
 }
 
 // The inner product of the shadows dp->sh, its symbolic phase done. A seq three-operand product is
@@ -177,28 +178,27 @@ void MidStates(DeviceProduct *dp, const Pairs &q, PetscObjectState st[2])
 // operands kept their values.
 PetscErrorCode InnerSymbolic(Mat C, DeviceProduct *dp)
 {
-  Pairs q;
+  const Pairs &q = dp->pairs;
   PetscFunctionBegin;
-  if (dp->mpi || !SplitSeq(C->product->type, &q)) {
+  if (dp->mpi || !SplitSeq(C->product->type, &dp->pairs)) {
     PetscCall(PairSymbolic(C, dp->sh[0], dp->sh[1], dp->sh[2], C->product->type, &dp->inner));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PairSymbolic(C, dp->sh[q.x], dp->sh[q.y], nullptr, q.first, &dp->mid));
   PetscCall(MatProductNumeric(dp->mid));
-  MidStates(dp, q, dp->mid_of);
+  MidStates(dp, dp->mid_of);
   PetscCall(PairSymbolic(C, dp->sh[q.z], dp->mid, nullptr, q.second, &dp->inner));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The inner product's numeric phase (seq three-operand products: both pairs', the first skipped
 // where its operands are those of the symbolic phase's numeric phase, with the same values)
-PetscErrorCode InnerNumeric(DeviceProduct *dp, MatProductType type, bool replaced)
+PetscErrorCode InnerNumeric(DeviceProduct *dp, bool replaced)
 {
-  Pairs q;
   PetscFunctionBegin;
-  if (dp->mid && SplitSeq(type, &q)) {
+  if (dp->mid) {
     PetscObjectState st[2];
-    MidStates(dp, q, st);
+    MidStates(dp, st);
     if (replaced || st[0] != dp->mid_of[0] || st[1] != dp->mid_of[1]) PetscCall(MatProductNumeric(dp->mid));
     dp->mid_of[0] = dp->mid_of[1] = -1; // once: a numeric phase on the same values computes them again
   }
@@ -229,8 +229,8 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
     dp->of[k] = ops[k], dp->nz[k] = ops[k]->nonzerostate, dp->sh[k] = S;
   }
   if (replaced && !dp->mpi) {
-    Pairs q;
-    if (dp->mid && SplitSeq(C->product->type, &q)) {
+    const Pairs &q = dp->pairs;
+    if (dp->mid) {
       PetscCall(MatProductReplaceMats(dp->sh[q.x], dp->sh[q.y], nullptr, dp->mid));
       PetscCall(MatProductReplaceMats(dp->sh[q.z], nullptr, nullptr, dp->inner));
     } else PetscCall(MatProductReplaceMats(dp->sh[0], dp->sh[1], dp->sh[2], dp->inner));
@@ -242,7 +242,7 @@ PetscErrorCode DeviceNumeric(Mat C, Mat a, Mat b, Mat c)
     PetscCall(BlockNonzeros(dp->inner, &nd, &no));
     PetscCheck(nd == dp->nd && no == dp->no, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "the operands MatProductReplaceMats put in give a product of another pattern: call MatProductSymbolic again");
   }
-  PetscCall(InnerNumeric(dp, C->product->type, replaced));
+  PetscCall(InnerNumeric(dp, replaced));
   PetscCall(DeviceResultValues(C, dp));
   if (dp->csr) PetscCall(ShadowHolds(C, dp->inner));
   PetscFunctionReturn(PETSC_SUCCESS);
