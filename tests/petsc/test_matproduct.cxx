@@ -79,6 +79,18 @@ struct Case {
   bool           three;         // ABC
 };
 
+// D = the product of this type of A, B (and C for ABC): MatProduct's API, symbolic and numeric once
+PetscErrorCode MakeProduct(Mat A, Mat B, Mat C, MatProductType type, Mat *D)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(A, B, C, D));
+  PetscCall(MatProductSetType(*D, type));
+  PetscCall(MatProductSetFromOptions(*D));
+  PetscCall(MatProductSymbolic(*D));
+  PetscCall(MatProductNumeric(*D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(PETSC_HAVE_CUDA)
 // A seq three-operand product (PtAP, RARt, ABC) on the device route, its operands' shadows on the
 // device already (the product was just made once): its symbolic and numeric phases upload no matrix
@@ -97,11 +109,7 @@ PetscErrorCode CheckNoUpload(const Case &c, Mat A, Mat B, Mat Cthird, Mat R)
   PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &upload));
   PetscCheck(upload >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no MatCUSPARSCopyTo event registered");
   PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &before));
-  PetscCall(MatProductCreate(A, B, c.three ? Cthird : nullptr, &C));
-  PetscCall(MatProductSetType(C, c.ptype));
-  PetscCall(MatProductSetFromOptions(C));
-  PetscCall(MatProductSymbolic(C));
-  PetscCall(MatProductNumeric(C));
+  PetscCall(MakeProduct(A, B, c.three ? Cthird : nullptr, c.ptype, &C));
   PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &after));
   PetscCheck(after.count == before.count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: made again with its operands on the device, the product uploaded %d matrices (MatCUSPARSCopyTo); expected none", c.name, after.count - before.count);
   std::string again = std::string(c.name) + " made again";
@@ -119,16 +127,8 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
   PetscBool   same;
   const char *expect_type, *got;
   PetscFunctionBegin;
-  PetscCall(MatProductCreate(A, B, c.three ? Cthird : nullptr, &C));
-  PetscCall(MatProductSetType(C, c.ptype));
-  PetscCall(MatProductSetFromOptions(C));
-  PetscCall(MatProductSymbolic(C));
-  PetscCall(MatProductNumeric(C));
-  PetscCall(MatProductCreate(Aaij, Baij, c.three ? Caij : nullptr, &R));
-  PetscCall(MatProductSetType(R, c.ptype));
-  PetscCall(MatProductSetFromOptions(R));
-  PetscCall(MatProductSymbolic(R));
-  PetscCall(MatProductNumeric(R));
+  PetscCall(MakeProduct(A, B, c.three ? Cthird : nullptr, c.ptype, &C));
+  PetscCall(MakeProduct(Aaij, Baij, c.three ? Caij : nullptr, c.ptype, &R));
   PetscCall(SameAsAIJ(C, R, c.name));
   PetscCall(PetscObjectGetType((PetscObject)A, &expect_type));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, expect_type, &same));
@@ -217,11 +217,7 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 {
   Mat C, R, B2, B2aij;
   PetscFunctionBegin;
-  PetscCall(MatProductCreate(A, B, nullptr, &C));
-  PetscCall(MatProductSetType(C, MATPRODUCT_AB));
-  PetscCall(MatProductSetFromOptions(C));
-  PetscCall(MatProductSymbolic(C));
-  PetscCall(MatProductNumeric(C));
+  PetscCall(MakeProduct(A, B, nullptr, MATPRODUCT_AB, &C));
   PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
   PetscCall(MatScale(B2, 3.0));
   PetscCall(MatDuplicate(Baij, MAT_COPY_VALUES, &B2aij));
@@ -245,7 +241,9 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
+#if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscLogDefaultBegin()); // event counts (CheckNoUpload)
+#endif
   PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-products", list, sizeof(list), nullptr));
