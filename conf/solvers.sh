@@ -119,20 +119,28 @@ fp32_case() { # KIND N SIZE PC
     take_rows CG "$kind" "$size" "$pc+fp32P" "$f"
   done
 }
+# One of PETSc's tutorials (conf/tutorial.sh) with the plugin of $BUILD at $NP ranks, its output
+# into FILE, under RUN_LIMIT:  tutorial FILE NAME [ARGS...]
+tutorial() {
+  local f=$1
+  shift
+  timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
+    bash "$top/conf/tutorial.sh" "$@" > "$f" 2>&1
+}
+# The type name a tutorial's matrix of -mat_type T has at $NP ranks (seqaij<T> or mpiaij<T>, the
+# leading aij of T's name dropped): the table's type column
+level_type() { if [ "$NP" -gt 1 ]; then echo "mpiaij${1#aij}"; else echo "seqaij${1#aij}"; fi; }
 # PETSc's ksp tutorial ex56 with every type of $order, one process each (run $r): rows as solve_case's
 ex56_case() {
-  local t f log its a u s base prefix=seq
-  [ "$NP" -gt 1 ] && prefix=mpi
+  local t f log its a u s
   for t in ${order//,/ }; do
     f=$OUT/ex56-$EX56_NE-$t-$vec-np$NP$sfx.txt log=$OUT/ex56-$EX56_NE-$t-$vec-np$NP$sfx-log.txt
-    timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
-      bash "$top/conf/tutorial.sh" ksp/ksp/tutorials/ex56 -ne "$EX56_NE" -ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -ksp_converged_reason -mat_type "$t" -log_view ":$log" > "$f" 2>&1 ||
+    tutorial "$f" ksp/ksp/tutorials/ex56 -ne "$EX56_NE" -ksp_type cg -pc_type gamg -ksp_rtol 1e-8 -ksp_converged_reason -mat_type "$t" -log_view ":$log" ||
       { echo "!! ex56 $t $vec failed (see $f)"; status=1; continue; }
     its=$(sed -n 's/.* iterations \([0-9][0-9]*\).*/\1/p' "$f" | head -1)
     read -r a u s <<< "$(awk '/^ *[0-9]+: +Main Stage:/ {m = $4} /^ *[0-9]+: +Setup:/ {u = $3} /^ *[0-9]+: +Solve:/ {s = $3} END {print m, u, s}' "$log" 2>/dev/null)"
     [ -n "$its" ] && [ -n "$s" ] || { echo "!! ex56 $t $vec: no iterations or stage times (see $f)"; status=1; continue; }
-    base=${t#aij}
-    echo "CG ex56 ${EX56_NE}^3 gamg $vec $NP ${prefix}aij$base $its $a $u $s $(awk -v a="$a" -v u="$u" -v s="$s" 'BEGIN {printf "%.4f", a + u + s}') $r" >> "$rows"
+    echo "CG ex56 ${EX56_NE}^3 gamg $vec $NP $(level_type "$t") $its $a $u $s $(awk -v a="$a" -v u="$u" -v s="$s" 'BEGIN {printf "%.4f", a + u + s}') $r" >> "$rows"
   done
 }
 # PETSc's snes tutorial ex19 (2D driven cavity: velocity, vorticity, temperature; a nonsymmetric
@@ -141,18 +149,15 @@ ex56_case() {
 # phases as bratu's (assembly: SNESSetUp and SNESJacobianEval; set-up: PCSetUp; solve: the rest of
 # SNESSolve), the iterations are the linear ones summed
 ex19_case() {
-  local t f log lits tm base prefix=seq
-  [ "$NP" -gt 1 ] && prefix=mpi
+  local t f log lits tm
   for t in ${order//,/ }; do
     f=$OUT/ex19-$EX19_N-$t-$vec-np$NP$sfx.txt log=$OUT/ex19-$EX19_N-$t-$vec-np$NP$sfx-log.txt
-    timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
-      bash "$top/conf/tutorial.sh" snes/tutorials/ex19 -da_grid_x "$EX19_N" -da_grid_y "$EX19_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -snes_converged_reason -ksp_converged_reason -log_view ":$log" > "$f" 2>&1 ||
+    tutorial "$f" snes/tutorials/ex19 -da_grid_x "$EX19_N" -da_grid_y "$EX19_N" -dm_mat_type "$t" -dm_vec_type "$vec" -ksp_type gmres -pc_type jacobi -snes_converged_reason -ksp_converged_reason -log_view ":$log" ||
       { echo "!! ex19 $t $vec failed (see $f)"; status=1; continue; }
     lits=$(awk '/Linear solve converged due to/ {n += $NF} END {print n + 0}' "$f")
     tm=$(awk '$1 ~ /^(SNESSetUp|SNESSolve|SNESJacobianEval|PCSetUp)$/ {t[$1] = $4} END {if (("SNESSolve" in t) && ("SNESJacobianEval" in t)) printf "%.4f %.4f %.4f %.4f", t["SNESSetUp"] + t["SNESJacobianEval"], t["PCSetUp"], t["SNESSolve"] - t["SNESJacobianEval"] - t["PCSetUp"], t["SNESSetUp"] + t["SNESSolve"]}' "$log" 2>/dev/null)
     grep -q "Nonlinear solve converged" "$f" && [ -n "$tm" ] || { echo "!! ex19 $t $vec: no convergence or no event times (see $f)"; status=1; continue; }
-    base=${t#aij}
-    echo "Newton ex19 ${EX19_N}^2 jacobi $vec $NP ${prefix}aij$base $lits $tm $r" >> "$rows"
+    echo "Newton ex19 ${EX19_N}^2 jacobi $vec $NP $(level_type "$t") $lits $tm $r" >> "$rows"
   done
 }
 reversed=$(echo "${TYPES//,/ }" | tr ' ' '\n' | tac | paste -sd, -)
