@@ -11,6 +11,7 @@
 //   ops.cxx       operation tables and composed functions (converters, COO)
 //   tuning.cxx    the tuning cache's PETSc side
 //   values.cxx    PETSc's AIJ value accessors hooked (values.hpp)
+//   factor.cxx    aijcusparse's factorizations for our seq types (CUDA builds)
 #pragma once
 #include "gpumat_impl.hpp"
 
@@ -117,6 +118,13 @@ PetscErrorCode SeqGetProperties(Mat A, PetscInt *n, const char *const **keys, co
 PetscErrorCode MPIInstall(Mat A, const FormatInfo *f); // make an (un)assembled MPIAIJ one of ours (converts assembled blocks)
 PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 PetscErrorCode MPIGetInfo(Mat A, MatGpuMatInfo *info); // the MPI product's settings
+
+// ---- factor.cxx: the factorizations --------------------------------------------------------------
+#if defined(GPUMAT_WITH_CUDA)
+// aijcusparse's factorizations (MATSOLVERCUSPARSE) registered for these seq types, the default where
+// no solver type is named, as for aijcusparse
+PetscErrorCode RegisterFactors(const std::vector<const char *> &seq_types);
+#endif
 
 // ---- products.cxx: the seam between the MPI product and its blocks ------------------------------
 #if defined(GPUMAT_WITH_CUDA)

@@ -87,6 +87,13 @@ PetscErrorCode RegisterAll(std::index_sequence<I...>)
     PetscCall(PetscLogEventRegister((ev + "Build").c_str(), MAT_CLASSID, &n.build));
     PetscCall(PetscLogEventRegister((ev + "Refresh").c_str(), MAT_CLASSID, &n.refresh));
   }
+#if defined(GPUMAT_WITH_CUDA)
+  {
+    std::vector<const char *> seq_types;
+    for (const TypeNames &n : AllNames()) seq_types.push_back(n.seq.c_str());
+    PetscCall(RegisterFactors(seq_types));
+  }
+#endif
   PetscCall(PetscLogEventRegister("GpumatScatter", MAT_CLASSID, &MachineryEventStore().scatter));
   PetscCall(PetscLogEventRegister("GpumatHalo", MAT_CLASSID, &MachineryEventStore().halo));
   PetscCall(PetscLogEventRegister("GpumatShadow", MAT_CLASSID, &MachineryEventStore().shadow));

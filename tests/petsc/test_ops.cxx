@@ -10,11 +10,14 @@
 //   -values host|device    where our matrix's newest values are before each operation: as
 //                          MatConvert leaves them (host), or written again by MatSetValuesCOO with
 //                          the vector memory of MatCreateVecs (device on a CUDA build)
+//   -expect_solver <s>     the factor_* cases: our factors' solver type (default cusparse on a CUDA
+//                          build, petsc without CUDA); -ours_pc_factor_mat_solver_type names one
+//                          (-ours_sub_pc_... at several ranks)
 //   -expect_device         the operations aijcusparse runs on the GPU (scale, diagonal_scale with
 //                          CUDA vectors, axpy_same_ours, and axpy_subset_ours on one rank) wrote
 //                          our values on the GPU (MatGpuMatGetInfo's count of device writes rose)
 // Exits non-zero, with the reason, when a check fails.
-#include <petscmat.h>
+#include <petscksp.h>
 #include <petscgpumat.h>
 #include <cstring>
 #include <functional>
@@ -30,6 +33,7 @@ char      kind[64]      = "lap2d";
 char      values[16]    = "host";
 PetscInt  n             = 20;
 PetscBool expect_device = PETSC_FALSE;
+char      expect_solver[32] = ""; // our factors' solver type (default: aijcusparse's on a CUDA build, else PETSc's)
 
 // M's values written again by COO from R's rows (M's own entries), the values in the memory of a
 // vector of M's (device memory for CUDA vectors: the device COO path)
@@ -154,6 +158,86 @@ PetscErrorCode Axpy(Mat &M, Mat &R, MatStructure str, bool ours)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The factor-based preconditioner `pctype` (PCLU, PCILU, PCCHOLESKY, PCICC) of each matrix, at
+// several ranks block Jacobi's with one block per rank factored so (GAMG's coarse solve), applied
+// once to the same right-hand side (KSPPREONLY): the same result (relative difference at most
+// 1e-10), and our factor of the solver type aijcusparse's would be of (cuSPARSE's on a CUDA build,
+// PETSc's own without CUDA: MatFactorGetSolverType)
+PetscErrorCode Factored(Mat M, Mat R, PCType pctype)
+{
+  const MPI_Comm comm = PetscObjectComm((PetscObject)M);
+  PetscMPIInt    size;
+  Vec            x[2];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (int k = 0; k < 2; k++) {
+    Mat           X = k ? R : M, F;
+    KSP           ksp;
+    PC            pc, fpc;
+    Vec           b;
+    MatSolverType st;
+    PetscCall(Varied(X, &b));
+    PetscCall(VecDuplicate(b, &x[k]));
+    PetscCall(KSPCreate(comm, &ksp));
+    PetscCall(KSPSetOperators(ksp, X, X));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    if (!k) PetscCall(KSPSetOptionsPrefix(ksp, "ours_")); // -ours_pc_factor_mat_solver_type, -ours_sub_... reach ours alone
+    fpc = pc;
+    if (size == 1) {
+      PetscCall(PCSetType(pc, pctype));
+      PetscCall(KSPSetFromOptions(ksp));
+    }
+    else {
+      KSP     *sub;
+      PetscInt nl;
+      PetscCall(PCSetType(pc, PCBJACOBI));
+      PetscCall(KSPSetFromOptions(ksp));
+      PetscCall(KSPSetUp(ksp));
+      PetscCall(PCBJacobiGetSubKSP(pc, &nl, nullptr, &sub));
+      PetscCheck(nl == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " blocks on this rank, not one", nl);
+      PetscCall(KSPSetType(sub[0], KSPPREONLY));
+      PetscCall(KSPGetPC(sub[0], &fpc));
+      PetscCall(PCSetType(fpc, pctype));
+    }
+    PetscCall(KSPSolve(ksp, b, x[k]));
+    PetscCall(PCFactorGetMatrix(fpc, &F));
+    PetscCall(MatFactorGetSolverType(F, &st));
+  #if defined(PETSC_HAVE_CUDA)
+    const char *want = k ? MATSOLVERPETSC : MATSOLVERCUSPARSE;
+  #else
+    const char *want = MATSOLVERPETSC;
+  #endif
+    if (!k && expect_solver[0]) want = expect_solver;
+    MatType     xt;
+    PetscCall(MatGetType(X, &xt));
+    PetscCheck(!std::strcmp(st, want), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s's factor is %s's, not %s's", pctype, xt, st, want);
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&b));
+  }
+  {
+    const PetscScalar *a, *c;
+    PetscInt           nloc;
+    PetscReal          diff = 0, norm = 0, g[2], l[2];
+    PetscCall(VecGetLocalSize(x[0], &nloc));
+    PetscCall(VecGetArrayRead(x[0], &a));
+    PetscCall(VecGetArrayRead(x[1], &c));
+    for (PetscInt i = 0; i < nloc; i++) {
+      diff += PetscRealPart(PetscConj(a[i] - c[i]) * (a[i] - c[i]));
+      norm += PetscRealPart(PetscConj(c[i]) * c[i]);
+    }
+    PetscCall(VecRestoreArrayRead(x[0], &a));
+    PetscCall(VecRestoreArrayRead(x[1], &c));
+    l[0] = diff;
+    l[1] = norm;
+    PetscCallMPI(MPIU_Allreduce(l, g, 2, MPIU_REAL, MPIU_SUM, comm));
+    PetscCheck(g[1] > 0 && PetscSqrtReal(g[0] / g[1]) <= 1e-10, comm, PETSC_ERR_PLIB, "%s: ours and AIJ's results differ by %g (relative)", pctype, (double)PetscSqrtReal(g[0] / PetscMax(g[1], PETSC_SMALL)));
+  }
+  PetscCall(VecDestroy(&x[0]));
+  PetscCall(VecDestroy(&x[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 enum OnDevice { kHost, kDevice, kDeviceOneRank }; // where aijcusparse runs it, given device values
 struct Op {
   const char                                  *name;
@@ -198,7 +282,7 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
 
 int main(int argc, char **argv)
 {
-  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_equal_ours,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,set_values";
+  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_equal_ours,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,factor_lu,factor_ilu,factor_cholesky,factor_icc,set_values";
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
@@ -206,6 +290,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-ops", list, sizeof(list), nullptr));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-values", values, sizeof(values), nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_device", &expect_device, nullptr));
+  PetscCall(PetscOptionsGetString(nullptr, nullptr, "-expect_solver", expect_solver, sizeof(expect_solver), nullptr));
   PetscCheck(!std::strcmp(values, "host") || !std::strcmp(values, "device"), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-values must be host or device, not '%s'", values);
   const MPI_Comm comm = PETSC_COMM_WORLD;
 
@@ -362,6 +447,10 @@ int main(int argc, char **argv)
        PetscFunctionReturn(PETSC_SUCCESS);
      },
      true},
+    {"factor_lu", [](Mat &M, Mat &R) -> PetscErrorCode { return Factored(M, R, PCLU); }, true},
+    {"factor_ilu", [](Mat &M, Mat &R) -> PetscErrorCode { return Factored(M, R, PCILU); }, true},
+    {"factor_cholesky", [](Mat &M, Mat &R) -> PetscErrorCode { return Factored(M, R, PCCHOLESKY); }, true},
+    {"factor_icc", [](Mat &M, Mat &R) -> PetscErrorCode { return Factored(M, R, PCICC); }, true},
     {"set_values",
      [](Mat &M, Mat &R) -> PetscErrorCode { // MatSetValues on existing entries (the diagonal), ADD, then assembly
        PetscInt lo, hi;

@@ -1,0 +1,181 @@
+// The factorizations of our sequential types (CUDA builds): aijcusparse's (MATSOLVERCUSPARSE: LU,
+// ILU, Cholesky, ICC), registered for each of our seq types as PETSc registers them for
+// aijcusparse. A factorization of our matrix with no solver type named (PCLU, PCILU, PCCHOLESKY,
+// PCICC; GAMG's coarse solve; block Jacobi's blocks at any number of ranks) then factors and solves
+// where aijcusparse's would: the triangular solves on the GPU, with no copy of the vectors.
+//
+// The factor is PETSc's own aijcusparse factor matrix, made by aijcusparse's creator. Its symbolic
+// and numeric phases read the matrix they factor as an aijcusparse one (its device CSR, its
+// settings), so they get our matrix's shadow (shadow.hpp: aijcusparse with our current values) in
+// its place; a matrix bound to the CPU when the factor is made is given as it is (the creator chose
+// SeqAIJ's host phases then, which read any AIJ matrix). The entry of aijcusparse itself is wrapped
+// too: `-pc_factor_mat_solver_type cusparse` finds a solver by the matrix type's prefix, and our
+// cuSPARSE-named types (seqaijcusparsecsr, ...) would reach aijcusparse's creator directly.
+#include "machinery.hpp"
+#include "shadow.hpp"
+
+#if defined(GPUMAT_WITH_CUDA)
+namespace gpumat {
+namespace {
+using Creator      = PetscErrorCode (*)(Mat, MatFactorType, Mat *);
+using LUSymbolic   = PetscErrorCode (*)(Mat, Mat, IS, IS, const MatFactorInfo *);
+using CholSymbolic = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
+using Numeric      = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
+
+constexpr MatFactorType kFactorTypes[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
+// aijcusparse's creator for each factor type (MatFactorType indexes it), as PETSc registered it
+Creator cusparse_creator[MAT_FACTOR_NUM_TYPES] = {};
+
+// The phases aijcusparse installed on one factor matrix (its creator the symbolic ones, a symbolic
+// phase the numeric one), called with the matrix they read
+struct Phases {
+  bool         shadow = true; // they read our matrix's shadow (false: the matrix, bound to the CPU)
+  LUSymbolic   lu = nullptr, ilu = nullptr;
+  CholSymbolic cholesky = nullptr, icc = nullptr;
+  Numeric      lu_numeric = nullptr, cholesky_numeric = nullptr;
+};
+constexpr char kPhases[] = "GpumatFactorPhases";
+
+PetscErrorCode PhasesDestroy(PetscCtxRt ctx) // ctx: the address of the container's pointer
+{
+  delete *static_cast<Phases **>(ctx);
+  return PETSC_SUCCESS;
+}
+
+PetscErrorCode PhasesOf(Mat F, Phases **p)
+{
+  PetscFunctionBegin;
+  *p = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, kPhases, (PetscCtxRt)p));
+  PetscCheck(*p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "factor matrix without the phases aijcusparse installed");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The matrix aijcusparse's phases read in place of A
+PetscErrorCode Operand(const Phases *p, Mat A, Mat *S)
+{
+  PetscFunctionBegin;
+  if (p->shadow) PetscCall(ShadowOf(A, false, S));
+  else *S = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+void Take(Mat F, Phases *p);
+
+PetscErrorCode LUNumeric(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Phases *p;
+  Mat     S;
+  PetscFunctionBegin;
+  PetscCall(PhasesOf(F, &p));
+  PetscCall(Operand(p, A, &S));
+  PetscCall(p->lu_numeric(F, S, info));
+  Take(F, p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode CholeskyNumeric(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Phases *p;
+  Mat     S;
+  PetscFunctionBegin;
+  PetscCall(PhasesOf(F, &p));
+  PetscCall(Operand(p, A, &S));
+  PetscCall(p->cholesky_numeric(F, S, info));
+  Take(F, p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <LUSymbolic Phases::*slot>
+PetscErrorCode LUSymbolicOf(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Phases *p;
+  Mat     S;
+  PetscFunctionBegin;
+  PetscCall(PhasesOf(F, &p));
+  PetscCall(Operand(p, A, &S));
+  PetscCall((p->*slot)(F, S, row, col, info));
+  Take(F, p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <CholSymbolic Phases::*slot>
+PetscErrorCode CholSymbolicOf(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+{
+  Phases *p;
+  Mat     S;
+  PetscFunctionBegin;
+  PetscCall(PhasesOf(F, &p));
+  PetscCall(Operand(p, A, &S));
+  PetscCall((p->*slot)(F, S, perm, info));
+  Take(F, p);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// One slot of F's operations: aijcusparse's phase (newly installed there) kept in `saved`, ours put
+// in its place
+template <typename Fn>
+void TakeSlot(Fn &slot, Fn &saved, Fn ours)
+{
+  if (slot && slot != ours) {
+    saved = slot;
+    slot  = ours;
+  }
+}
+
+// The phases aijcusparse installed on F since the last look become ours
+void Take(Mat F, Phases *p)
+{
+  TakeSlot(F->ops->lufactorsymbolic, p->lu, &LUSymbolicOf<&Phases::lu>);
+  TakeSlot(F->ops->ilufactorsymbolic, p->ilu, &LUSymbolicOf<&Phases::ilu>);
+  TakeSlot(F->ops->choleskyfactorsymbolic, p->cholesky, &CholSymbolicOf<&Phases::cholesky>);
+  TakeSlot(F->ops->iccfactorsymbolic, p->icc, &CholSymbolicOf<&Phases::icc>);
+  TakeSlot(F->ops->lufactornumeric, p->lu_numeric, &LUNumeric);
+  TakeSlot(F->ops->choleskyfactornumeric, p->cholesky_numeric, &CholeskyNumeric);
+}
+
+// aijcusparse's factor matrix for our seq matrix A, its phases reading A's shadow
+PetscErrorCode OurFactor(Mat A, MatFactorType ftype, Mat *F)
+{
+  Phases *p;
+  PetscFunctionBegin;
+  PetscCheck(cusparse_creator[ftype], PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "aijcusparse has no %s factorization (MATSOLVERCUSPARSE) for %s to take", MatFactorTypes[ftype], ((PetscObject)A)->type_name);
+  PetscCall(cusparse_creator[ftype](A, ftype, F));
+  PetscCallCXX(p = new Phases);
+  p->shadow = !A->boundtocpu;
+  PetscCall(PetscObjectContainerCompose((PetscObject)*F, kPhases, p, PhasesDestroy));
+  Take(*F, p);
+  PetscCall(PetscInfo(A, "%s factorization: aijcusparse's (cuSPARSE), on %s\n", MatFactorTypes[ftype], p->shadow ? "the matrix's aijcusparse shadow" : "the matrix, bound to the CPU"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The creator registered for aijcusparse and for ours: ours to OurFactor, any other to aijcusparse's
+PetscErrorCode CusparseFactor(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  if (Ours(A)) PetscCall(OurFactor(A, ftype, F));
+  else {
+    PetscCheck(cusparse_creator[ftype], PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "aijcusparse has no %s factorization", MatFactorTypes[ftype]);
+    PetscCall(cusparse_creator[ftype](A, ftype, F));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PetscErrorCode RegisterFactors(const std::vector<const char *> &seq_types)
+{
+  PetscFunctionBegin;
+  for (MatFactorType t : kFactorTypes) {
+    Creator c = nullptr;
+    PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, t, nullptr, nullptr, &c));
+    if (c != &CusparseFactor) cusparse_creator[t] = c; // PETSc's own (registered again at each PetscInitialize)
+    if (!cusparse_creator[t]) continue;
+    PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, t, CusparseFactor));
+    for (const char *s : seq_types) PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, s, t, CusparseFactor));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace gpumat
+#endif
