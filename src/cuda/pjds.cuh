@@ -1,5 +1,6 @@
 // pjds on the GPU: PETSc-free device storage, builder and kernels (raw pointers + stream).
-// Included by host C++ (the PETSc adapter, tests) and by pjds.cu; needs only cuda_runtime.h.
+// Included by host C++ (the PETSc adapter, tests) and by pjds.cu and pjds_build.cu; needs only
+// cuda_runtime.h.
 #pragma once
 #include "../core/pjds.hpp"
 #include "long_rows.cuh"
@@ -112,8 +113,8 @@ private:
   template <class Args>
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
-  cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds.cu
-  cudaError_t code_values(cudaStream_t s);                     // pjds.cu
+  cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
+  cudaError_t code_values(cudaStream_t s);                     // pjds_build.cu
   unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
