@@ -120,11 +120,12 @@ fp32_case() { # KIND N SIZE PC
   done
 }
 # One of PETSc's tutorials (conf/tutorial.sh) with the plugin of $BUILD at $NP ranks, its output
-# into FILE, under RUN_LIMIT:  tutorial FILE NAME [ARGS...]
+# into FILE, under RUN_LIMIT; built under $BUILD/tutorials (PETSc's source and the executable stay out
+# of $OUT, whose files are the results):  tutorial FILE NAME [ARGS...]
 tutorial() {
   local f=$1
   shift
-  timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$OUT/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
+  timeout "${RUN_LIMIT:-600}" env GPUMAT_CONFIG="$cfg" GPUMAT_LIB="$BUILD/libpetscgpumat.so" TUTORIAL_BUILD="$BUILD/tutorials" NP="$NP" MPIEXEC_FLAGS="--bind-to none" \
     bash "$top/conf/tutorial.sh" "$@" > "$f" 2>&1
 }
 # The type name a tutorial's matrix of -mat_type T has at $NP ranks (seqaij<T> or mpiaij<T>, the
