@@ -30,7 +30,7 @@
 # the peer; "" for none), FP32_TYPES (those of TYPES that store fp32: pjds, gpuauto), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
-# REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
+# OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (1 unless set), REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
 # the table reports each phase's median over the runs and the range of the totals), LOGVIEW (0; 1:
 # each Newton run writes PETSc's -log_view with -log_view_gpu_time beside its output,
 # bratu-<type>-...-log.txt: every event's time, the GPU's work synchronized per event), SOLVE_OPTS
@@ -77,6 +77,11 @@ case "$cfg" in
 esac
 [ -x "$BUILD/examples/solve" ] && [ -x "$BUILD/examples/bratu" ] || { echo "conf/solvers.sh: no examples/solve and bratu in $BUILD" >&2; exit 2; }
 mkdir -p "$OUT"
+# One BLAS/OpenMP thread per process unless the caller sets them (PETSc's advice for MPI runs): with
+# the default, every rank's OpenBLAS starts a thread per core. Set alike for every type; in the
+# GAMG runs of docs/results/h200-2026-11-29b-factor-setup the totals' ranges narrowed with it (two
+# calls, not a controlled comparison).
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 run() { timeout "${RUN_LIMIT:-600}" ${MPIEXEC:-mpiexec} -n "$NP" --bind-to none "$@"; }
 status=0
 rows=$OUT/rows.txt
