@@ -63,55 +63,24 @@ PetscErrorCode Operand(const Phases *p, Mat A, Mat *S)
 
 void Take(Mat F, Phases *p);
 
-PetscErrorCode LUNumeric(Mat F, Mat A, const MatFactorInfo *info)
-{
-  Phases *p;
-  Mat     S;
-  PetscFunctionBegin;
-  PetscCall(PhasesOf(F, &p));
-  PetscCall(Operand(p, A, &S));
-  PetscCall(p->lu_numeric(F, S, info));
-  Take(F, p);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode CholeskyNumeric(Mat F, Mat A, const MatFactorInfo *info)
-{
-  Phases *p;
-  Mat     S;
-  PetscFunctionBegin;
-  PetscCall(PhasesOf(F, &p));
-  PetscCall(Operand(p, A, &S));
-  PetscCall(p->cholesky_numeric(F, S, info));
-  Take(F, p);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <LUSymbolic Phases::*slot>
-PetscErrorCode LUSymbolicOf(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
-{
-  Phases *p;
-  Mat     S;
-  PetscFunctionBegin;
-  PetscCall(PhasesOf(F, &p));
-  PetscCall(Operand(p, A, &S));
-  PetscCall((p->*slot)(F, S, row, col, info));
-  Take(F, p);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <CholSymbolic Phases::*slot>
-PetscErrorCode CholSymbolicOf(Mat F, Mat A, IS perm, const MatFactorInfo *info)
-{
-  Phases *p;
-  Mat     S;
-  PetscFunctionBegin;
-  PetscCall(PhasesOf(F, &p));
-  PetscCall(Operand(p, A, &S));
-  PetscCall((p->*slot)(F, S, perm, info));
-  Take(F, p);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+// The phase of F kept in `slot` (one of aijcusparse's, with its own arguments after the two
+// matrices) called on the matrix it reads in place of A; then the phases it installed taken.
+template <auto slot>
+struct OnOperand;
+template <typename... Args, PetscErrorCode (*Phases::*slot)(Mat, Mat, Args...)>
+struct OnOperand<slot> {
+  static PetscErrorCode Call(Mat F, Mat A, Args... args)
+  {
+    Phases *p;
+    Mat     S;
+    PetscFunctionBegin;
+    PetscCall(PhasesOf(F, &p));
+    PetscCall(Operand(p, A, &S));
+    PetscCall((p->*slot)(F, S, args...));
+    Take(F, p);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
 
 // One slot of F's operations: aijcusparse's phase (newly installed there) kept in `saved`, ours put
 // in its place
@@ -127,12 +96,12 @@ void TakeSlot(Fn &slot, Fn &saved, Fn ours)
 // The phases aijcusparse installed on F since the last look become ours
 void Take(Mat F, Phases *p)
 {
-  TakeSlot(F->ops->lufactorsymbolic, p->lu, &LUSymbolicOf<&Phases::lu>);
-  TakeSlot(F->ops->ilufactorsymbolic, p->ilu, &LUSymbolicOf<&Phases::ilu>);
-  TakeSlot(F->ops->choleskyfactorsymbolic, p->cholesky, &CholSymbolicOf<&Phases::cholesky>);
-  TakeSlot(F->ops->iccfactorsymbolic, p->icc, &CholSymbolicOf<&Phases::icc>);
-  TakeSlot(F->ops->lufactornumeric, p->lu_numeric, &LUNumeric);
-  TakeSlot(F->ops->choleskyfactornumeric, p->cholesky_numeric, &CholeskyNumeric);
+  TakeSlot(F->ops->lufactorsymbolic, p->lu, &OnOperand<&Phases::lu>::Call);
+  TakeSlot(F->ops->ilufactorsymbolic, p->ilu, &OnOperand<&Phases::ilu>::Call);
+  TakeSlot(F->ops->choleskyfactorsymbolic, p->cholesky, &OnOperand<&Phases::cholesky>::Call);
+  TakeSlot(F->ops->iccfactorsymbolic, p->icc, &OnOperand<&Phases::icc>::Call);
+  TakeSlot(F->ops->lufactornumeric, p->lu_numeric, &OnOperand<&Phases::lu_numeric>::Call);
+  TakeSlot(F->ops->choleskyfactornumeric, p->cholesky_numeric, &OnOperand<&Phases::cholesky_numeric>::Call);
 }
 
 // aijcusparse's factor matrix for our seq matrix A, its phases reading A's shadow
