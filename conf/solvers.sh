@@ -98,14 +98,24 @@ take_rows() { # METHOD KIND SIZE PC-LABEL FILE: the table of examples/solve's ou
   awk -v m="$1" -v k="$2" -v sz="$3" -v pc="$4" -v vec="$vec" -v np="$NP" -v r="$r" '/^type +its/{t=1; next} t && NF >= 9 && $2 ~ /^[0-9]+$/ {print m, k, sz, pc, vec, np, $1, $2, $4, $5, $6, $7, r}' "$5" >> "$rows"
   grep -q "^type  *its" "$5" || { echo "!! $1 $2 $4 $vec: no table (see $5)"; status=1; }
 }
+# Whether PC $1 is GAMG at 2 or more ranks on device vectors (above: a process per type, no warm-up)
+gamg_apart() { [ "$1" = gamg ] && [ "$NP" -gt 1 ] && [ "$vec" != standard ]; }
+# examples/solve with the types TYPES and PC on KIND N, its output into FILE, without the warm-up
+# where gamg_apart:  solve_run FILE KIND N TYPES PC [more options of examples/solve]
+solve_run() {
+  local f=$1 kind=$2 n=$3 t=$4 pc=$5 nowarm=()
+  shift 5
+  gamg_apart "$pc" && nowarm=(-warmup 0)
+  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+}
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
-  local method=$1 kind=$2 n=$3 size=$4 pc=$5 base=$6 f=$6 types split=${SPLIT:-0} nowarm=()
+  local method=$1 kind=$2 n=$3 size=$4 pc=$5 base=$6 f=$6 types split=${SPLIT:-0}
   shift 6
-  if [ "$pc" = gamg ] && [ "$NP" -gt 1 ] && [ "$vec" != standard ]; then split=1 nowarm=(-warmup 0); fi
+  gamg_apart "$pc" && split=1
   if [ "$split" = 1 ]; then types=${order//,/ }; else types=$order; fi
   for t in $types; do
     [ "$split" = 1 ] && f=${base%.txt}-$t.txt
-    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+    solve_run "$f" "$kind" "$n" "$t" "$pc" "$@"
     take_rows "$method" "$kind" "$size" "$pc" "$f"
   done
 }
@@ -113,14 +123,13 @@ solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
 # A as that matrix, each type of $FP32_TYPES with a copy of A in fp32 (examples/solve -pmat,
 # -pre_mat_gpumat_values fp32); a process per type (the options differ), warm-up as solve_case's
 fp32_case() { # KIND N SIZE PC
-  local kind=$1 n=$2 size=$3 pc=$4 t f opts nowarm=()
-  if [ "$pc" = gamg ] && [ "$NP" -gt 1 ] && [ "$vec" != standard ]; then nowarm=(-warmup 0); fi
+  local kind=$1 n=$2 size=$3 pc=$4 t f opts
   for t in ${order//,/ }; do
     case ",$FP32_TYPES,$peer," in *",$t,"*) ;; *) continue ;; esac
     opts=(-pc_use_amat false)
     [ "$t" = "$peer" ] || opts+=(-pmat -pre_mat_gpumat_values fp32)
     f=$OUT/cg-$kind-$pc-fp32P-$vec-np$NP$sfx-$t.txt
-    run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "${opts[@]}" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+    solve_run "$f" "$kind" "$n" "$t" "$pc" "${opts[@]}"
     take_rows CG "$kind" "$size" "$pc+fp32P" "$f"
   done
 }
