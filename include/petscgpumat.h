@@ -107,12 +107,12 @@ typedef struct {
   PetscBool   compressed;                         /* stored as its nonempty rows (-mat_gpumat_compressed_rows) */
   PetscInt    rows, empty_rows;                   /* the block's rows, and those empty (counted at its last build) */
   PetscInt    host_builds, device_builds;         /* builds of the storage (a new nonzero pattern), per side */
-  PetscInt    device_csr_builds;                  /* of the device builds, those from the block's CSR already on the device (a device product's result): no upload */
+  PetscInt    device_csr_builds;                  /* of the device builds, those from the block's CSR on the device, its aijcusparse shadow's (a device product's result, or the copy -mat_gpumat_device_csr keeps): no upload of their own */
   PetscInt    shadow_products;                    /* products of a device product's result run through cuSPARSE on its CSR before its format's build (-mat_gpumat_shadow_products) */
   PetscInt    host_refreshes, device_refreshes;   /* value refreshes (new values, same pattern), per side */
   PetscInt    coo_device_assemblies;              /* writes of the values on the GPU: MatSetValuesCOO with device values, and each numeric phase of a device product whose result is this block */
   PetscBool   values_hooked;                      /* PETSc's AIJ value accessors hooked (COO maps made: device values copied back on demand) */
-  size_t      device_bytes;                       /* device memory held: the format, the row list, COO values and maps */
+  size_t      device_bytes;                       /* device memory held: the format, the row list, COO values and maps (not the shadow's CSR, -mat_gpumat_device_csr) */
   PetscBool   host_products, host_reference;      /* -mat_gpumat_host, -mat_gpumat_host_reference */
   PetscBool   eager;                              /* -mat_gpumat_eager */
   PetscBool   overlap, side_stream, gpu_aware_mpi; /* MPI matrices: -mat_gpumat_overlap, _side_stream, _gpu_aware_mpi */

@@ -136,6 +136,9 @@ const std::vector<OptionRecord> &machinery_option_records() {
                             "100");
       o.lo = 0, o.hi = (double)kOptionIntMax;
     }
+    add(OptionKind::Bool, "-mat_gpumat_device_csr", "MatMult",
+        "CUDA builds: a block's device build reads the CSR that aijcusparse uploads and keeps for the block's shadow, which PETSc's GPU operations (sparse products, MatScale, MatAXPY, factorizations) then share (off: the build uploads the CSR itself and frees it)",
+        "false");
     {
       OptionRecord &o = add(OptionKind::Enum, "-mat_gpumat_values", "MatMult",
                             "The values the products read: fp64 (as assembled) or fp32 (lossy: rounded to single precision, x, y and the sums staying double; pjds, and gpuauto's pjds, where no value table applies; for preconditioner matrices)",

@@ -66,10 +66,15 @@ public:
 
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
+  PetscErrorCode BuildsOnDevice(const CsrView<Scalar> &, bool *yes) override
+  {
+    *yes = !tune_; // the tuner builds its candidates from its own upload of A
+    return PETSC_SUCCESS;
+  }
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;
-    *done = !tune_; // the tuner builds its candidates from its own upload of A
+    *done = !tune_;
     if (*done) PetscCall(BuildFrom(A, dev, s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

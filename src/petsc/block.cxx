@@ -105,33 +105,49 @@ PetscErrorCode NewPattern(Mat A)
 }
 
 #if defined(GPUMAT_WITH_CUDA)
-// A build from the block's pattern on the device, where it has one (the result of a device product:
-// its adopted shadow's CSR) and its newest values are there: no upload (*done: built).
+// A build from the block's CSR on the device, read in place (*done: built): its aijcusparse shadow's
+// (shadow.hpp), where the block has one on the device (a device product's result, or a shadow an
+// operation or an earlier build uploaded), or, with -mat_gpumat_device_csr, one made now and uploaded
+// by aijcusparse: the one copy of the CSR to the device that the format's build, PETSc's GPU
+// operations on the shadow (sparse products, MatScale, MatAXPY, factorizations) and later value
+// refreshes share. Not for a block stored as its nonempty rows (the shadow's CSR is the whole
+// block's), with 64-bit PetscInt (aijcusparse's indices are PetscInt), or where the format has no
+// such build (it then uploads the CSR itself).
 PetscErrorCode BuildOnDevice(Mat A, const CsrView<Scalar> &stored, cudaStream_t stream, bool *done)
 {
-  SeqData        *d = Data(A);
-  Mat             S;
-  const PetscInt *i, *j;
+  SeqData           *d    = Data(A);
+  CsrView<Scalar>    host = stored;
+  Mat                S;
+  const PetscInt    *i, *j;
+  const PetscScalar *v;
   PetscFunctionBegin;
   *done = false;
-  if (sizeof(PetscInt) != sizeof(index_t) || d->compressed) PetscFunctionReturn(PETSC_SUCCESS); // aijcusparse's indices are PetscInt; the compressed block is not its CSR
-  PetscCall(AdoptedShadow(A, &S));
+  if (sizeof(PetscInt) != sizeof(index_t) || d->compressed) PetscFunctionReturn(PETSC_SUCCESS);
+  if (d->st.host_stale) host.val = nullptr; // the host's values are older: the format's host-side choices do not read them
+  bool yes;
+  PetscCall(d->fmt->BuildsOnDevice(host, &yes));
+  if (!yes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ShadowOnDevice(A, d->opt.device_csr, &S));
   if (!S) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSeqAIJCUSPARSEGetIJ(S, PETSC_FALSE, &i, &j));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &v));
   cuda::DeviceCsrView<Scalar> dev;
   dev.nrows  = stored.nrows;
   dev.ncols  = stored.ncols;
   dev.nnz    = stored.nnz();
   dev.rowptr = reinterpret_cast<const index_t *>(i);
   dev.colidx = reinterpret_cast<const index_t *>(j);
-  dev.val    = d->dv.val;
-  PetscCall(d->fmt->DeviceBuildOnDevice(stored, dev, stream, done));
+  dev.val    = v;
+  PetscCall(d->fmt->DeviceBuildOnDevice(host, dev, stream, done));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &v));
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(S, PETSC_FALSE, &i, &j));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The device storage built or refreshed. The newest values may be on the device (a device COO
 // assembly): refreshed from there, in place (the compressed matrix shares the block's value array).
+// New host values reach the format through the block's shadow where it keeps one on the device
+// (uploaded there once, by aijcusparse, for both); else the format uploads them itself.
 PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream_t stream)
 {
   SeqData              *d      = Data(A);
@@ -143,7 +159,7 @@ PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream
   PetscCheck(!from_device || d->dv.n == stored.nnz(), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device values for %" PetscInt_FMT " nonzeros, the block has %d", d->dv.n, (int)stored.nnz());
   if (build) {
     bool on_device_build = false;
-    if (from_device) PetscCall(BuildOnDevice(A, stored, stream, &on_device_build));
+    PetscCall(BuildOnDevice(A, stored, stream, &on_device_build));
     if (on_device_build) {
       d->device_csr_builds++;
       d->dmap.release(); // not compressed
@@ -160,8 +176,18 @@ PetscErrorCode DeviceStore(Mat A, bool build, PetscObjectState state, cudaStream
   } else if (from_device) {
     PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
   } else {
-    PetscCall(d->fmt->DeviceRefresh(stored, Mem::Host, stream));
-    PetscCall(PetscLogCpuToGpu((PetscLogDouble)stored.nnz() * sizeof(Scalar)));
+    Mat S;
+    PetscCall(ShadowOnDevice(A, false, &S));
+    if (S) { // the compressed matrix shares the block's value array, and so the shadow's
+      const PetscScalar *v;
+      PetscCall(MatSeqAIJCUSPARSEGetArrayRead(S, &v));
+      on_device.val = v;
+      PetscCall(d->fmt->DeviceRefresh(on_device, Mem::Device, stream));
+      PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &v));
+    } else {
+      PetscCall(d->fmt->DeviceRefresh(stored, Mem::Host, stream));
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)stored.nnz() * sizeof(Scalar)));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -34,6 +34,7 @@ struct Options {
   PetscBool   tuning_cache_disable = PETSC_FALSE;
   PetscBool   coo_host_reference   = PETSC_FALSE; // host COO arrays through our COO maps (tests)
   PetscInt    shadow_products      = 100;         // a device product's result: products through its adopted shadow before the format's build
+  PetscBool   device_csr           = PETSC_FALSE; // device builds read the CSR aijcusparse uploads and keeps for the block's shadow (block.cxx)
   PetscEnum   values               = (PetscEnum)kValuesFp64; // -mat_gpumat_values (Format::SetFp32Values)
 };
 

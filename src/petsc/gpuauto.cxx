@@ -101,19 +101,30 @@ public:
 
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return Build(A, true, s); }
-  // The decision on the host's pattern, then the choice built from the device CSR where it has such
-  // a build (else the machinery's DeviceBuild decides again, on the host values, and uploads). The host
-  // values may be older than the device's (or never set: a device product's result), so the
-  // decision does not read them (no value table predicted). Trial mode times its candidates
-  // through DeviceBuild.
+  // The decision on A as given (the host's values where they are the newest, else the pattern
+  // alone: no value table predicted), then whether the choice builds from the device CSR; the
+  // decision is kept for the build that follows (from the device CSR, or DeviceBuild's where the
+  // choice has no such build). Trial mode times its candidates through DeviceBuild.
+  PetscErrorCode BuildsOnDevice(const CsrView<Scalar> &A, bool *yes) override
+  {
+    PetscFunctionBegin;
+    *yes               = false;
+    decided_on_device_ = false;
+    if (trial_ && forced_.empty()) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(Decide(A));
+    decided_on_device_ = true;
+    PetscCall(chosen_->BuildsOnDevice(A, yes));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  // The choice built from the device CSR where it has such a build (else the machinery's DeviceBuild
+  // uploads), on BuildsOnDevice's decision when it was just made.
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
-    CsrView<Scalar> pattern = A;
     PetscFunctionBegin;
     *done = false;
     if (trial_ && forced_.empty()) PetscFunctionReturn(PETSC_SUCCESS);
-    pattern.val = nullptr;
-    PetscCall(Decide(pattern));
+    if (!decided_on_device_) PetscCall(Decide(A));
+    decided_on_device_ = false;
     PetscCall(chosen_->DeviceBuildOnDevice(A, dev, s, done));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -266,7 +277,8 @@ private:
   PetscErrorCode Build(const CsrView<Scalar> &A, bool device, cudaStream_t s)
   {
     PetscFunctionBegin;
-    PetscCall(Decide(A));
+    if (!(device && decided_on_device_)) PetscCall(Decide(A)); // else BuildsOnDevice's, just made
+    decided_on_device_ = false;
     if (trial_ && forced_.empty()) PetscCall(Trial(A, device, s));
     else PetscCall(BuildChosen(A, device, s));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -458,6 +470,7 @@ private:
 
   std::vector<std::string>                        names_;
   std::string                                     forced_;
+  bool                                            decided_on_device_ = false; // BuildsOnDevice decided for the build that follows
   bool                                            fp32_ = false; // -mat_gpumat_values fp32 (SetFp32Values)
   AutoConstants                                   constants_;
   std::string                                     constants_file_;

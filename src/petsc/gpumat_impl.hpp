@@ -64,10 +64,18 @@ public:
   virtual void           DeviceRelease() {}
   virtual std::size_t    DeviceBytes() const { return 0; }
 #if defined(GPUMAT_WITH_CUDA)
+  // *yes: DeviceBuildOnDevice would build A (A as it takes it), asked before the machinery readies
+  // the block's CSR on the device for it; false: the machinery uploads A (DeviceBuild).
+  virtual PetscErrorCode BuildsOnDevice(const CsrView<Scalar> &A, bool *yes)
+  {
+    (void)A;
+    *yes = false;
+    return PETSC_SUCCESS;
+  }
   // A device build from the block's CSR already on the device (dev: device arrays of the matrix A
-  // is, with its newest values; A: its host arrays, read by host-side choices, values possibly
-  // older): no upload. *done false where the format has no such build; nothing is then built and
-  // the machinery uploads A (DeviceBuild).
+  // is, with its newest values; A: its host arrays, read by host-side choices, with A.val null where
+  // the host's values are older): no upload. *done false where the format has no such build;
+  // nothing is then built and the machinery uploads A (DeviceBuild).
   virtual PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done)
   {
     (void)A, (void)dev, (void)s;

@@ -65,6 +65,11 @@ public:
 
 #if defined(GPUMAT_WITH_CUDA)
   PetscErrorCode DeviceBuild(const CsrView<Scalar> &A, cudaStream_t s) override { return BuildFrom(A, A, s); }
+  PetscErrorCode BuildsOnDevice(const CsrView<Scalar> &, bool *yes) override
+  {
+    *yes = true;
+    return PETSC_SUCCESS;
+  }
   PetscErrorCode DeviceBuildOnDevice(const CsrView<Scalar> &A, const cuda::DeviceCsrView<Scalar> &dev, cudaStream_t s, bool *done) override
   {
     PetscFunctionBegin;

@@ -98,19 +98,15 @@ struct Shadow {
   const PetscInt    *ia = nullptr, *ja = nullptr;
   const PetscScalar *aa = nullptr;
   bool               uploaded = false; // aijcusparse's device structure made (the shadow used on the device once)
-  bool               adopted  = false; // seq: a matrix of its own arrays (a device product's inner result: ShadowAdopt), not sharing the operand's
-  // MPI: the host arrays of the operand's diagonal and off-diagonal blocks that the shadow's blocks share
-  const PetscInt    *bia[2] = {nullptr, nullptr}, *bja[2] = {nullptr, nullptr};
-  const PetscScalar *baa[2] = {nullptr, nullptr};
-  bool               bup[2] = {false, false}; // MPI: each block's aijcusparse device structure made
-  PetscInt           served = 0;              // seq, adopted: the operand's products run through it (ShadowFirst)
+  bool               adopted  = false; // a matrix of its own arrays (a device product's inner result: ShadowAdopt), not sharing the operand's
+  PetscInt           served   = 0;     // seq, adopted: the operand's products run through it (ShadowFirst)
 
   PetscErrorCode Release()
   {
     PetscFunctionBegin;
     PetscCall(MatDestroy(&m));
     values   = nz = -1;
-    uploaded = adopted = bup[0] = bup[1] = false;
+    uploaded = adopted = false;
     served   = 0;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -232,52 +228,6 @@ PetscErrorCode SeqShadowCurrent(Mat X, Shadow &s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// The shadow of an MPI operand: an mpiaijcusparse whose diagonal and off-diagonal blocks are
-// seqaijcusparse matrices on the operand's blocks' host arrays (shared, as a seq shadow's), with the
-// operand's column map (MatCreateMPIAIJWithSeqAIJ takes both blocks and a copy of garray: no COO
-// preallocation, no sort); each block fed as a seq shadow is, where any rank has new values.
-PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
-{
-  PetscObjectState   state;
-  Mat                blk[2];
-  const PetscInt    *garray, *ia[2], *ja[2];
-  const PetscScalar *aa[2];
-  PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
-  for (int b = 0; b < 2; b++) PetscCall(HostArrays(blk[b], &ia[b], &ja[b], &aa[b]));
-  { // a new pattern or (not adopted) new host arrays on any rank: a new shadow, made collectively
-    int same = s.m && s.nz == X->nonzerostate;
-    for (int b = 0; b < 2 && same && !s.adopted; b++) same = s.bia[b] == ia[b] && s.bja[b] == ja[b] && s.baa[b] == aa[b];
-    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
-    if (!same) PetscCall(s.Release());
-  }
-  if (!s.m) {
-    Mat       sb[2] = {nullptr, nullptr};
-    PetscInt *g, nb;
-    for (int b = 0; b < 2; b++) PetscCall(SharedCusparse(blk[b], &sb[b]));
-    PetscCall(MatGetLocalSize(blk[1], nullptr, &nb));
-    PetscCall(PetscMalloc1(PetscMax(nb, 1), &g)); // the shadow's own, freed with it (never null: null asks MPIAIJ for global columns)
-    PetscCall(PetscArraycpy(g, garray, nb));
-    PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)X), X->rmap->N, X->cmap->N, sb[0], sb[1], g, &s.m));
-    s.nz = X->nonzerostate;
-    for (int b = 0; b < 2; b++) s.bia[b] = ia[b], s.bja[b] = ja[b], s.baa[b] = aa[b];
-  }
-  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
-  { // object states are per rank, and a product on the shadow is collective: fed where any rank has new values
-    int fresh = state == s.values;
-    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &fresh, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
-    if (fresh) PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  {
-    Mat sb[2];
-    PetscCall(MatMPIAIJGetSeqAIJ(s.m, &sb[0], &sb[1], nullptr));
-    for (int b = 0; b < 2; b++) PetscCall(FeedBlock(blk[b], sb[b], s.adopted, &s.bup[b]));
-  }
-  PetscCall(PetscObjectStateIncrease((PetscObject)s.m));
-  s.values = state;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // X's shadow record, composed on X at its first use
 PetscErrorCode Record(Mat X, Shadow **s)
 {
@@ -291,19 +241,84 @@ PetscErrorCode Record(Mat X, Shadow **s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-} // namespace
-
-PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
+// The seq shadow of X, made current (SeqShadowCurrent)
+PetscErrorCode SeqShadow(Mat X, Mat *S)
 {
   Shadow *s;
   PetscFunctionBegin;
   PetscCall(Record(X, &s));
-  PetscCall(PetscLogEventBegin(MachineryEventIds().shadow, X, 0, 0, 0));
-  if (mpi) PetscCall(MPIShadowCurrent(X, *s));
-  else PetscCall(SeqShadowCurrent(X, *s));
-  PetscCall(PetscLogEventEnd(MachineryEventIds().shadow, X, 0, 0, 0));
+  PetscCall(SeqShadowCurrent(X, *s));
   s->uploaded = true; // every caller uses it on the device, which uploads it if it is not yet
   *S = s->m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The shadow of an MPI operand: an mpiaijcusparse whose diagonal and off-diagonal blocks are the
+// seq shadows of the operand's blocks (SeqShadow: the same matrices, so the CSR a block's device
+// build read, or a device product's result left, serves the MPI products too), with the operand's
+// column map (MatCreateMPIAIJWithSeqAIJ takes both blocks, referenced, and a copy of garray: no COO
+// preallocation, no sort). Made again, collectively, where a block's shadow is another matrix on any
+// rank (a new pattern, new host arrays). Each block's shadow is fed as a seq shadow is, by the block's
+// own object state (which every change of its values raises: PETSc's public operations on the blocks,
+// MPIAIJ's assembly, the machinery's device writes); the MPI shadow's state is raised on every rank
+// where any rank's operand has new values (object states are per rank, and a product on the shadow is
+// collective).
+PetscErrorCode MPIShadowCurrent(Mat X, Shadow &s)
+{
+  PetscObjectState state;
+  Mat              blk[2], sb[2], cur[2] = {nullptr, nullptr};
+  const PetscInt  *garray;
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  int fresh = s.m && state == s.values;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &fresh, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  for (int b = 0; b < 2; b++) PetscCall(SeqShadow(blk[b], &sb[b]));
+  if (s.m) PetscCall(MatMPIAIJGetSeqAIJ(s.m, &cur[0], &cur[1], nullptr));
+  int same = s.m && s.nz == X->nonzerostate && cur[0] == sb[0] && cur[1] == sb[1];
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)X)));
+  if (!same) {
+    PetscInt *g, nb;
+    PetscCall(s.Release());
+    PetscCall(MatGetLocalSize(blk[1], nullptr, &nb));
+    PetscCall(PetscMalloc1(PetscMax(nb, 1), &g)); // the shadow's own, freed with it (never null: null asks MPIAIJ for global columns)
+    PetscCall(PetscArraycpy(g, garray, nb));
+    for (int b = 0; b < 2; b++) PetscCall(PetscObjectReference((PetscObject)sb[b])); // the MPI shadow's, and still the block's
+    PetscCall(MatCreateMPIAIJWithSeqAIJ(PetscObjectComm((PetscObject)X), X->rmap->N, X->cmap->N, sb[0], sb[1], g, &s.m));
+    s.nz = X->nonzerostate;
+  } else if (!fresh) PetscCall(PetscObjectStateIncrease((PetscObject)s.m));
+  s.values = state;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+} // namespace
+
+PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MachineryEventIds().shadow, X, 0, 0, 0));
+  if (mpi) {
+    Shadow *s;
+    PetscCall(Record(X, &s));
+    PetscCall(MPIShadowCurrent(X, *s));
+    *S = s->m;
+  } else PetscCall(SeqShadow(X, S));
+  PetscCall(PetscLogEventEnd(MachineryEventIds().shadow, X, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode ShadowOnDevice(Mat X, bool make, Mat *S)
+{
+  Shadow            *s = nullptr;
+  const PetscScalar *v;
+  PetscFunctionBegin;
+  *S = nullptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
+  const bool has = s && s->m && s->uploaded && s->nz == X->nonzerostate;
+  if (!has && !make) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ShadowOf(X, false, S));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(*S, &v)); // aijcusparse uploads what its host side holds newer
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(*S, &v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -317,7 +332,7 @@ PetscErrorCode ShadowAdopt(Mat X, Mat S)
   s->m        = S;
   s->nz       = X->nonzerostate;
   s->adopted  = true;
-  s->uploaded = s->bup[0] = s->bup[1] = true; // its device structure is the inner product's
+  s->uploaded = true; // its device structure is the inner product's
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -9,13 +9,14 @@
 //   copy into the shadow), else from the shared host array (uploaded by aijcusparse when the shadow
 //   is next used); a seq result of a device product of ours adopts the product's inner result
 //   instead (ShadowAdopt: its pattern is on the device already), fed from our device copy or, where
-//   the host holds the newest values, by an upload of them;
-// - MPI: an mpiaijcusparse whose two blocks are seqaijcusparse matrices on the host arrays of the
-//   matrix's diagonal and off-diagonal blocks (made as a seq shadow is, joined with a copy of its
-//   column map by MatCreateMPIAIJWithSeqAIJ: no COO preallocation), or, for an MPI result of a
-//   device product whose blocks took the inner result's patterns, that inner result (ShadowAdopt);
-//   each block fed as a seq shadow is, where any rank has new values (object states are per rank,
-//   products are collective).
+//   the host holds the newest values, by an upload of them; a device build of the block reads it
+//   (ShadowOnDevice, -mat_gpumat_device_csr): one upload of the CSR for the format and for PETSc's
+//   GPU operations;
+// - MPI: an mpiaijcusparse whose two blocks are the seq shadows of the matrix's diagonal and
+//   off-diagonal blocks (joined with a copy of its column map by MatCreateMPIAIJWithSeqAIJ: no COO
+//   preallocation), or, for an MPI result of a device product whose blocks took the inner result's
+//   patterns, that inner result (ShadowAdopt), whose blocks are its blocks' shadows; each block fed
+//   as a seq shadow is.
 // A shadow is fed before every use (ShadowOf), so its own record of which side is newer is right
 // whenever PETSc's code reads it; nothing else touches it.
 #pragma once
@@ -32,6 +33,10 @@ namespace gpumat {
 
 // The shadow of X (ours; seq, or MPI with `mpi`), holding X's current values.
 PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S);
+// The seq matrix X's shadow with X's current values on the device (what its host side held newer
+// uploaded by aijcusparse), its device CSR X's host CSR entry for entry: the one X has there
+// (adopted, or uploaded by an earlier use) or, with `make`, one made now; else null.
+PetscErrorCode ShadowOnDevice(Mat X, bool make, Mat *S);
 // After an operation changed the values (not the pattern) of Y's seq shadow S on the device: they
 // become Y's, in Y's device copy of its CSR values (SeqSetDeviceCsrValues).
 PetscErrorCode ShadowValuesBack(Mat Y, Mat S);

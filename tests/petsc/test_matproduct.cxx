@@ -5,9 +5,11 @@
 //   -kind <lap2d> -n <20>    A, square (examples/gen.h)
 //   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
 //                            or aijcusparse on a CUDA build with CUDA vectors)
-//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace (default all);
-//                            smoothed: GAMG's smoothed prolongator and Galerkin product
-//                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace)
+//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared (default
+//                            all); smoothed: GAMG's smoothed prolongator and Galerkin product
+//                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace);
+//                            shared: one upload of A's CSR for its format and its products
+//                            (CheckShared, -mat_gpumat_device_csr)
 //   -expect_host             the results' values were computed by AIJ's host algorithm (no device
 //                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
@@ -28,6 +30,7 @@
 #include <vector>
 #include "gen.h"
 #include "same_as_aij.hpp"
+#include "vec_check.hpp"
 
 namespace {
 
@@ -91,6 +94,22 @@ PetscErrorCode MakeProduct(Mat A, Mat B, Mat C, MatProductType type, Mat *D)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// The uploads of matrices to the GPU so far (MatCUSPARSCopyTo, aijcusparse's copy; 0 without CUDA)
+PetscErrorCode Uploads(PetscInt *count)
+{
+  PetscFunctionBegin;
+  *count = 0;
+#if defined(PETSC_HAVE_CUDA)
+  PetscLogEvent      upload;
+  PetscEventPerfInfo info;
+  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &upload));
+  PetscCheck(upload >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no MatCUSPARSCopyTo event registered");
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &info));
+  *count = info.count;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(PETSC_HAVE_CUDA)
 // A seq three-operand product (PtAP, RARt, ABC) on the device route, its operands' shadows on the
 // device already (the product was just made once): its symbolic and numeric phases upload no matrix
@@ -99,19 +118,16 @@ PetscErrorCode MakeProduct(Mat A, Mat B, Mat C, MatProductType type, Mat *D)
 // with; the device route computes that product's values first. A fresh product, compared with R.
 PetscErrorCode CheckNoUpload(const Case &c, Mat A, Mat B, Mat Cthird, Mat R)
 {
-  PetscMPIInt        size;
-  PetscLogEvent      upload;
-  PetscEventPerfInfo before, after;
-  Mat                C;
+  PetscMPIInt size;
+  PetscInt    before, after;
+  Mat         C;
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!expect_device || size > 1 || (c.ptype != MATPRODUCT_PtAP && c.ptype != MATPRODUCT_RARt && c.ptype != MATPRODUCT_ABC)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &upload));
-  PetscCheck(upload >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no MatCUSPARSCopyTo event registered");
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &before));
+  PetscCall(Uploads(&before));
   PetscCall(MakeProduct(A, B, c.three ? Cthird : nullptr, c.ptype, &C));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &after));
-  PetscCheck(after.count == before.count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: made again with its operands on the device, the product uploaded %d matrices (MatCUSPARSCopyTo); expected none", c.name, after.count - before.count);
+  PetscCall(Uploads(&after));
+  PetscCheck(after == before, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: made again with its operands on the device, the product uploaded %d matrices (MatCUSPARSCopyTo); expected none", c.name, (int)(after - before));
   std::string again = std::string(c.name) + " made again";
   PetscCall(SameAsAIJ(C, R, again.c_str()));
   PetscCall(MatDestroy(&C));
@@ -231,18 +247,89 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+
+// -mat_gpumat_device_csr: one upload of A's CSR for its format and its products. Two fresh copies of
+// A, the first with the option on (prefix on_), the second with it off (prefix off_), each built by
+// a product C x, then each multiplied by P (whose shadow an earlier product made), then
+// given new values on the host (MatScale), a product again (a refresh) and the numeric phase again.
+// Both copies' products and their C x equal AIJ's. On the device route, where A's block (MPI: its
+// diagonal block) is stored by a format that builds from a device CSR and not as its nonempty rows,
+// the first copy's build read the CSR aijcusparse uploaded for its shadow (device_csr_builds 1, the
+// second's 0) and its symbolic and numeric phases uploaded one matrix fewer on every rank than the
+// second's (MatCUSPARSCopyTo: that CSR again); elsewhere both the same. Either copy's refresh read
+// the values its shadow uploaded, so at 1 rank the numeric phase after it uploaded nothing.
+PetscErrorCode CheckShared(Mat A, Mat P, Mat Aaij, Mat Paij)
+{
+  Mat           copy[2], C[2], R, W;
+  Vec           x, y, yaij;
+  PetscInt      before, after, uploads[2][2], checks = 0;
+  PetscMPIInt   size;
+  MatGpuMatInfo info[2];
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatMatMult(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &W)); // P's shadow made
+  PetscCall(MatDestroy(&W));
+  PetscCall(MatMatMult(Aaij, Paij, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+  PetscCall(MatCreateVecs(Aaij, &x, &yaij));
+  PetscCall(vec_check::Fill(x, 1));
+  for (int k = 0; k < 2; k++) {
+    Vec xk;
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &copy[k]));
+    PetscCall(PetscOptionsSetValue(nullptr, k ? "-off_mat_gpumat_device_csr" : "-on_mat_gpumat_device_csr", k ? "0" : "1"));
+    PetscCall(MatSetOptionsPrefix(copy[k], k ? "off_" : "on_"));
+    PetscCall(MatSetFromOptions(copy[k]));
+    PetscCall(MatCreateVecs(copy[k], &xk, &y));
+    PetscCall(VecCopy(x, xk));
+    PetscCall(MatMult(copy[k], xk, y)); // the build
+    PetscCall(MatMult(Aaij, x, yaij));
+    PetscCall(vec_check::Expect(y, yaij, 1e-12, k ? "shared: C x, device CSR off" : "shared: C x", "AIJ", &checks));
+    PetscCall(MatGpuMatGetInfo(copy[k], MAT_GPUMAT_DIAGONAL_BLOCK, &info[k]));
+    PetscCall(Uploads(&before));
+    PetscCall(MakeProduct(copy[k], P, nullptr, MATPRODUCT_AB, &C[k]));
+    PetscCall(Uploads(&after));
+    uploads[k][0] = after - before;
+    PetscCall(SameAsAIJ(C[k], R, k ? "shared: A P, device CSR off" : "shared: A P"));
+    PetscCall(MatScale(copy[k], 2.0)); // new values on the host
+    PetscCall(MatMult(copy[k], xk, y)); // a refresh
+    PetscCall(VecScale(yaij, 2.0));
+    PetscCall(vec_check::Expect(y, yaij, 1e-12, k ? "shared: C x after new values, device CSR off" : "shared: C x after new values", "AIJ", &checks));
+    PetscCall(Uploads(&before));
+    PetscCall(MatProductNumeric(C[k]));
+    PetscCall(Uploads(&after));
+    uploads[k][1] = after - before;
+    PetscCall(VecDestroy(&xk));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(MatScale(Aaij, 2.0));
+  PetscCall(MatMatMult(Aaij, Paij, MAT_REUSE_MATRIX, PETSC_DETERMINE, &R));
+  for (int k = 0; k < 2; k++) PetscCall(SameAsAIJ(C[k], R, k ? "shared: A P after new values, device CSR off" : "shared: A P after new values"));
+  PetscCall(MatScale(Aaij, 0.5)); // back, for the next case
+  if (expect_device) {
+    const char *f        = info[0].format;
+    const bool  eligible = f && !info[0].compressed && (!strcmp(f, "pjds") || !strcmp(f, "bce") || !strcmp(f, "csrspec") || (!strcmp(f, "bccoo") && !bccoo_tuned));
+    PetscCheck(info[0].device_csr_builds == (eligible ? 1 : 0) && info[1].device_csr_builds == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "shared: %s's builds from the CSR on the device: %d with -mat_gpumat_device_csr and %d without; expected %d and 0", f ? f : "(none)", (int)info[0].device_csr_builds, (int)info[1].device_csr_builds, eligible ? 1 : 0);
+    PetscCheck(uploads[0][0] == uploads[1][0] - (eligible ? 1 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "shared: A P uploaded %d matrices with the device CSR kept and %d without; expected %d fewer", (int)uploads[0][0], (int)uploads[1][0], eligible ? 1 : 0);
+    for (int k = 0; k < 2; k++) PetscCheck(size > 1 || uploads[k][1] == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "shared: the numeric phase after a refresh uploaded %d matrices (device CSR %s); expected none", (int)uploads[k][1], k ? "off" : "on");
+  }
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "shared: A P and C x equal AIJ's with the device CSR kept and without (%" PetscInt_FMT " vector checks)\n", checks));
+  for (Mat *m : {&copy[0], &copy[1], &C[0], &C[1], &R}) PetscCall(MatDestroy(m));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&yaij));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed,replace";
+  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed,replace,shared";
   Mat       A, Aaij, P, Paij, R, Raij, S, Saij;
   PetscBool cuda = PETSC_FALSE;
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(PetscLogDefaultBegin()); // event counts (CheckNoUpload)
+  PetscCall(PetscLogDefaultBegin()); // event counts (CheckNoUpload, CheckShared)
 #endif
   PetscCall(ReadMatrixOptions(type, sizeof(type), kind, sizeof(kind), &n));
   PetscCall(PetscOptionsGetString(nullptr, nullptr, "-operands", operands, sizeof(operands), nullptr));
@@ -292,7 +379,11 @@ int main(int argc, char **argv)
     PetscCall(CheckReplace(A, S, Aaij, Saij));
     ran++;
   }
-  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed,replace", list);
+  if (Listed(list, "shared")) {
+    PetscCall(CheckShared(A, P, Aaij, Paij));
+    ran++;
+  }
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared", list);
   PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product cases checked\n", ran));
   for (Mat *m : {&A, &Aaij, &P, &Paij, &R, &Raij, &S, &Saij}) PetscCall(MatDestroy(m));
   PetscCall(PetscFinalize());
