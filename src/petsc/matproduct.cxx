@@ -28,7 +28,9 @@ const FormatInfo *OursAt(Mat X, bool *mpi)
   return f && (*mpi || Names(f).seq == ((PetscObject)X)->type_name) ? f : nullptr;
 }
 
-// AIJ's symbolic phase, then the result made A's type where A is ours and AIJ made it another
+// AIJ's symbolic phase, then the result made A's type where AIJ made it another: ours where A is
+// ours; plain AIJ where A is and AIJ's code made it ours (its RARt computes R (A R^T), whose result
+// takes R's type)
 PetscErrorCode ProductSymbolic(Mat C)
 {
   PetscErrorCode (*aij)(Mat) = nullptr;
@@ -41,9 +43,16 @@ PetscErrorCode ProductSymbolic(Mat C)
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "product without AIJ's symbolic phase");
   PetscCall((*aij)(C));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, kAIJSymbolic, nullptr));
-  if (!f) PetscFunctionReturn(PETSC_SUCCESS); // A is AIJ: AIJ's rule
   PetscCall(PetscObjectTypeCompare((PetscObject)C, ((PetscObject)A)->type_name, &same));
   if (same) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!f) { // A is plain AIJ: a result of ours goes back to it, in place (a seq result is not assembled yet: no MatConvert)
+    bool cmpi = false;
+    if (OursAt(C, &cmpi)) {
+      if (cmpi) PetscCall(MatConvert(C, ((PetscObject)A)->type_name, MAT_INPLACE_MATRIX, &C));
+      else PetscCall(SeqUninstall(C));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscObjectTypeCompare((PetscObject)C, mpi ? MATMPIAIJ : MATSEQAIJ, &same));
   PetscCheck(same, PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "the product of %s made a %s, which cannot become %s", ((PetscObject)A)->type_name, ((PetscObject)C)->type_name, ((PetscObject)A)->type_name);
   if (mpi) PetscCall(MPIInstall(C, f));

@@ -21,6 +21,7 @@ PetscErrorCode AssemblyEnd(Mat A, MatAssemblyType mode);
 PetscErrorCode Destroy(Mat A);
 PetscErrorCode Duplicate(Mat A, MatDuplicateOption op, Mat *B);
 PetscErrorCode SetFromOptions(Mat A, PetscOptionItems PetscOptionsObject);
+PetscErrorCode TransposeSymbolic(Mat A, Mat *B);
 
 // Every operation a seq type of ours overrides: install, reinstall and uninstall walk this table.
 const OpSlot kSeqOps[] = {
@@ -40,6 +41,7 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(diagonalscale, DiagonalScale),
   GPUMAT_OP(axpy, AXPY),
   GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
+  GPUMAT_OP(transposesymbolic, TransposeSymbolic),
   SEQ_HOST_READER(sor),
   SEQ_HOST_READER(getcolumnreductions),
 };
@@ -91,6 +93,18 @@ PetscErrorCode SetFromOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscFunctionBegin;
   if (d->parent.setfromoptions) PetscCall(d->parent.setfromoptions(A, PetscOptionsObject));
   PetscCall(SeqSetFromOptionsItems(A, PetscOptionsObject));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// SeqAIJ's symbolic transpose (the pattern, no values), returned as plain SeqAIJ. Only AIJ's
+// product algorithms ask for it, and each gives it the type it needs with MatSetType: ours where the
+// product's A is ours (MatSetType converts a SeqAIJ to a subclass in place), plain AIJ where A is
+// (AIJ's ABt with our B); MatSetType from ours to plain AIJ would destroy the pattern instead.
+PetscErrorCode TransposeSymbolic(Mat A, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(Data(A)->parent.transposesymbolic(A, B));
+  if (Ours(*B)) PetscCall(SeqUninstall(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

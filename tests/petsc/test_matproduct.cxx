@@ -1,10 +1,13 @@
 // Sparse-sparse products (MatProduct) with one of our types as an operand, checked against the same
 // products of AIJ matrices: AB, AtB, ABt, PtAP, RARt and ABC, symbolic once and numeric again after
 // the operands' values change (as GAMG's re-set-up and SNES do), at any number of ranks.
-//   -type <csrspec>          our type (A, and P/R/B where -operands ours)
+//   -type <csrspec>          our type (A, and P/R/B where -operands ours; P/R/B alone where
+//                            -operands reversed)
 //   -kind <lap2d> -n <20>    A, square (examples/gen.h)
-//   -operands ours|aij       the other sparse operands: of our type too, or of A's base type (aij,
-//                            or aijcusparse on a CUDA build with CUDA vectors)
+//   -operands ours|aij|reversed  the other sparse operands: of our type too, or of A's base type (aij,
+//                            or aijcusparse on a CUDA build with CUDA vectors); reversed: A of
+//                            that base type and the others ours (the result then A's type, not
+//                            ours: its values checked, not our storage; no shared case)
 //   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared (default
 //                            all); smoothed: GAMG's smoothed prolongator and Galerkin product
 //                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace);
@@ -37,6 +40,7 @@ namespace {
 char     type[64]     = "csrspec";
 char     kind[64]     = "lap2d";
 char     operands[16] = "ours";
+bool     reversed     = false; // -operands reversed: A of the base type, the other operands ours
 PetscInt n            = 20;
 PetscBool expect_device = PETSC_FALSE;
 PetscBool expect_host   = PETSC_FALSE; // -expect_host: the results' values computed by AIJ's host algorithm
@@ -150,7 +154,7 @@ PetscErrorCode CheckProduct(const Case &c, Mat A, Mat B, Mat Aaij, Mat Baij, Mat
   PetscCall(PetscObjectTypeCompare((PetscObject)C, expect_type, &same));
   PetscCall(PetscObjectGetType((PetscObject)C, &got));
   PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s: the result is %s, not %s (A's type)", c.name, got, expect_type);
-  {
+  if (!reversed) {
     MatGpuMatInfo info;
     PetscCall(MatGpuMatGetInfo(C, MAT_GPUMAT_DIAGONAL_BLOCK, &info));
     PetscCheck(info.ours, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result's diagonal block is not of our type", c.name);
@@ -339,7 +343,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-expect_host", &expect_host, nullptr));
   PetscCall(PetscOptionsGetBool(nullptr, nullptr, "-mat_bccoo_tune", &bccoo_tuned, nullptr));
   const MPI_Comm comm = PETSC_COMM_WORLD;
-  PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours or aij, not '%s'", operands);
+  PetscCheck(!std::strcmp(operands, "ours") || !std::strcmp(operands, "aij") || !std::strcmp(operands, "reversed"), comm, PETSC_ERR_ARG_WRONG, "-operands must be ours, aij or reversed, not '%s'", operands);
+  reversed = !std::strcmp(operands, "reversed");
 #if defined(PETSC_HAVE_CUDA)
   {
     char vtype[64] = "";
@@ -347,10 +352,11 @@ int main(int argc, char **argv)
     cuda = std::strcmp(vtype, "standard") ? PETSC_TRUE : PETSC_FALSE; // the matrices' vectors are CUDA unless host vectors are asked for
   }
 #endif
-  const char *other = !std::strcmp(operands, "ours") ? type : cuda ? MATAIJCUSPARSE : MATAIJ;
+  const char *base  = cuda ? MATAIJCUSPARSE : MATAIJ;
+  const char *other = std::strcmp(operands, "aij") ? type : base;
 
   PetscCall(GenCreate(comm, kind, n, 1, MATAIJ, &Aaij));
-  PetscCall(As(Aaij, type, &A));
+  PetscCall(As(Aaij, reversed ? base : type, &A));
   PetscCall(Interpolation(Aaij, &Paij));
   PetscCall(As(Paij, other, &P));
   PetscCall(MatTranspose(Paij, MAT_INITIAL_MATRIX, &Raij)); // R = P^T, for RARt
@@ -379,7 +385,7 @@ int main(int argc, char **argv)
     PetscCall(CheckReplace(A, S, Aaij, Saij));
     ran++;
   }
-  if (Listed(list, "shared")) {
+  if (Listed(list, "shared") && !reversed) {
     PetscCall(CheckShared(A, P, Aaij, Paij));
     ran++;
   }
