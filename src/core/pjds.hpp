@@ -123,6 +123,11 @@ PjdsChoice pjds_model(const CsrView<T> &A, const PjdsParams &user);
 template <typename T>
 std::int64_t pjds_padding(const CsrView<T> &A, const PjdsParams &resolved);
 
+// The rows of the pJDS part, those with at most long_row nonzeros, in the matrix's order, and their
+// lengths (pjds_padding's and pjds_build's).
+template <typename T>
+void pjds_short_rows(const CsrView<T> &A, std::int64_t long_row, std::vector<index_t> &rows, std::vector<index_t> &len);
+
 template <typename T>
 struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, long_val (long_rows.hpp)
   PjdsParams   p{};      // as built (sigma rounded, long_row set)
