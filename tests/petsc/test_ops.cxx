@@ -273,7 +273,7 @@ PetscErrorCode Run(MPI_Comm comm, const Op &op)
 
 int main(int argc, char **argv)
 {
-  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_equal_ours,axpy_same_ours,axpy_subset_ours,copy,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,factor_lu,factor_ilu,factor_cholesky,factor_icc,set_values";
+  char list[512] = "scale,shift,diagonal_scale,diagonal_set,axpy_same,axpy_subset,axpy_different,axpy_equal_ours,axpy_same_ours,axpy_subset_ours,copy,into_aij,duplicate,transpose,zero_rows,zero_rows_columns,eliminate_zeros,convert_back,factor_lu,factor_ilu,factor_cholesky,factor_icc,set_values";
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, nullptr, nullptr));
   PetscCall(PetscGpuMatInitialize());
@@ -372,6 +372,25 @@ int main(int argc, char **argv)
        PetscCall(MatCopy(X, M, SAME_NONZERO_PATTERN));
        PetscCall(MatCopy(X, R, SAME_NONZERO_PATTERN));
        PetscCall(MatDestroy(&X));
+       PetscFunctionReturn(PETSC_SUCCESS);
+     },
+     true},
+    {"into_aij",
+     [](Mat &M, Mat &R) -> PetscErrorCode { // ours as the source of AIJ's own operations: Y = 2 R + 0.5 M (MatAXPY into AIJ from ours) and Z = M + 1.5 R (MatCopy from ours into AIJ), both 2.5 R; then Y into ours and R scaled
+       Mat Y, Z;
+       PetscFunctionBegin;
+       PetscCall(MatDuplicate(R, MAT_COPY_VALUES, &Y));
+       PetscCall(MatScale(Y, 2.0));
+       PetscCall(MatAXPY(Y, 0.5, M, SAME_NONZERO_PATTERN));
+       PetscCall(MatDuplicate(R, MAT_DO_NOT_COPY_VALUES, &Z));
+       PetscCall(MatCopy(M, Z, SAME_NONZERO_PATTERN));
+       PetscCall(MatAXPY(Z, 1.5, R, SAME_NONZERO_PATTERN));
+       PetscCall(MatScale(R, 2.5));
+       PetscCall(SameAsAIJ(Y, R, "into_aij: AIJ's MatAXPY from ours"));
+       PetscCall(SameAsAIJ(Z, R, "into_aij: AIJ's MatCopy from ours"));
+       PetscCall(MatCopy(Y, M, SAME_NONZERO_PATTERN));
+       PetscCall(MatDestroy(&Y));
+       PetscCall(MatDestroy(&Z));
        PetscFunctionReturn(PETSC_SUCCESS);
      },
      true},
