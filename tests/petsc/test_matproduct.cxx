@@ -8,11 +8,13 @@
 //                            or aijcusparse on a CUDA build with CUDA vectors); reversed: A of
 //                            that base type and the others ours (the result then A's type, not
 //                            ours: its values checked, not our storage; no shared case)
-//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared (default
-//                            all); smoothed: GAMG's smoothed prolongator and Galerkin product
-//                            (CheckSmoothed); replace: MatProductReplaceMats (CheckReplace);
-//                            shared: one upload of A's CSR for its format and its products
-//                            (CheckShared, -mat_gpumat_device_csr)
+//   -products <list>         which of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared,dense
+//                            (default all); smoothed: GAMG's smoothed prolongator and Galerkin
+//                            product (CheckSmoothed); replace: MatProductReplaceMats
+//                            (CheckReplace); shared: one upload of A's CSR for its format and its
+//                            products (CheckShared, -mat_gpumat_device_csr); dense: A B, A^T B and
+//                            B^T A B with B dense (CheckDense: PETSc's loop over B's columns, a
+//                            product of A per column)
 //   -expect_host             the results' values were computed by AIJ's host algorithm (no device
 //                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
@@ -252,6 +254,51 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 }
 
 
+// Products with a dense operand, A of our type or of the base type (-operands reversed): C = A B,
+// A^T B and B^T A B with B dense (MatCreateDense: A's columns by 3, entries that depend on their
+// global indices), against AIJ's. PETSc has no algorithm of its own for a subclass of AIJ with a
+// dense operand: its basic product multiplies A by each column of B (-info: "using basic looping
+// over columns of a dense matrix"), through our format.
+PetscErrorCode CheckDense(Mat A, Mat Aaij)
+{
+  Mat      B, C[3], R[3];
+  PetscInt m, n, lo, hi, N;
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatGetSize(A, nullptr, &N));
+  PetscCall(MatCreateDense(PetscObjectComm((PetscObject)A), n, PETSC_DECIDE, N, 3, nullptr, &B));
+  PetscCall(MatGetOwnershipRange(B, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++)
+    for (PetscInt j = 0; j < 3; j++) PetscCall(MatSetValue(B, i, j, 0.25 + (PetscReal)((i * 7 + j * 13) % 17) / 17.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  const Mat ops[2] = {A, Aaij};
+  Mat      *out[2] = {C, R};
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatMatMult(ops[k], B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &out[k][0]));
+    PetscCall(MatTransposeMatMult(ops[k], B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &out[k][1]));
+    PetscCall(MatPtAP(ops[k], B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &out[k][2]));
+  }
+  const char *names[3] = {"dense: A B", "dense: A^T B", "dense: B^T A B"};
+  for (int p = 0; p < 3; p++) {
+    Mat       D;
+    PetscReal d, r;
+    PetscCall(MatDuplicate(R[p], MAT_COPY_VALUES, &D));
+    PetscCall(MatAXPY(D, -1.0, C[p], SAME_NONZERO_PATTERN));
+    PetscCall(MatNorm(D, NORM_FROBENIUS, &d));
+    PetscCall(MatNorm(R[p], NORM_FROBENIUS, &r));
+    PetscCheck(d <= 1e-12 * r, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s: differs from AIJ's by %g relative", names[p], (double)(d / r));
+    PetscCall(MatDestroy(&D));
+  }
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's\n"));
+  for (int p = 0; p < 3; p++) {
+    PetscCall(MatDestroy(&C[p]));
+    PetscCall(MatDestroy(&R[p]));
+  }
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // -mat_gpumat_device_csr: one upload of A's CSR for its format and its products. Two fresh copies of
 // A, the first with the option on (prefix on_), the second with it off (prefix off_), each built by
 // a product C x, then each multiplied by P (whose shadow an earlier product made), then
@@ -326,7 +373,7 @@ PetscErrorCode CheckShared(Mat A, Mat P, Mat Aaij, Mat Paij)
 
 int main(int argc, char **argv)
 {
-  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed,replace,shared";
+  char      list[256] = "ab,atb,abt,ptap,rart,abc,smoothed,replace,shared,dense";
   Mat       A, Aaij, P, Paij, R, Raij, S, Saij;
   PetscBool cuda = PETSC_FALSE;
   PetscFunctionBeginUser;
@@ -385,11 +432,15 @@ int main(int argc, char **argv)
     PetscCall(CheckReplace(A, S, Aaij, Saij));
     ran++;
   }
+  if (Listed(list, "dense")) {
+    PetscCall(CheckDense(A, Aaij));
+    ran++;
+  }
   if (Listed(list, "shared") && !reversed) {
     PetscCall(CheckShared(A, P, Aaij, Paij));
     ran++;
   }
-  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared", list);
+  PetscCheck(ran > 0, comm, PETSC_ERR_ARG_WRONG, "-products '%s' names none of ab,atb,abt,ptap,rart,abc,smoothed,replace,shared,dense", list);
   PetscCall(PetscPrintf(comm, "test_matproduct: %" PetscInt_FMT " product cases checked\n", ran));
   for (Mat *m : {&A, &Aaij, &P, &Paij, &R, &Raij, &S, &Saij}) PetscCall(MatDestroy(m));
   PetscCall(PetscFinalize());
