@@ -82,6 +82,10 @@ void UninstallOps(Mat A, OpTable t, const struct _MatOps *parent);
 // The composed MatConvert_<from>_<to>_C functions under which users reach a format (to_us) and it
 // reaches the other AIJ types (from_us), at one level ("seq" or "mpi"); null functions remove them.
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *));
+// A converter into one of ours at one level (MatConvert_SeqAIJ_Gpu, MatConvert_MPIAIJ_Gpu): new
+// values into *newmat (MAT_REUSE_MATRIX), or a copy of A (MAT_INITIAL_MATRIX) or A itself
+// (MAT_INPLACE_MATRIX) made plain `base` first where it is another subclass, then `install`ed.
+PetscErrorCode ConvertIntoOurs(Mat A, MatType type, MatReuse reuse, Mat *newmat, MatType base, PetscErrorCode (*install)(Mat, const FormatInfo *));
 
 // The COO assembly of the parent (SeqAIJ's or MPIAIJ's, composed as MatSetPreallocationCOO_C and
 // MatSetValuesCOO_C) and ours chained to it, one level's pair of functions.

@@ -326,25 +326,7 @@ PetscErrorCode MPIInstall(Mat A, const FormatInfo *f)
 }
 
 // Into one of ours from mpiaij, mpiaijcusparse or another format of ours.
-PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  const FormatInfo *f = FindFormat(type);
-  Mat               B;
-  PetscBool         mpiaij;
-  PetscFunctionBegin;
-  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Not a petsc-gpumat type: %s", type);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else B = A;
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJ, &mpiaij));
-  if (!mpiaij) PetscCall(MatConvert(B, MATMPIAIJ, MAT_INPLACE_MATRIX, &B));
-  PetscCall(MPIInstall(B, f));
-  *newmat = B;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode MatConvert_MPIAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat) { return ConvertIntoOurs(A, type, reuse, newmat, MATMPIAIJ, MPIInstall); }
 
 PetscErrorCode MPIGetInfo(Mat A, MatGpuMatInfo *info)
 {

@@ -98,6 +98,26 @@ PetscErrorCode ToHypre(Mat A, MatType type, MatReuse reuse, Mat *B)
 }
 } // namespace
 
+PetscErrorCode ConvertIntoOurs(Mat A, MatType type, MatReuse reuse, Mat *newmat, MatType base, PetscErrorCode (*install)(Mat, const FormatInfo *))
+{
+  const FormatInfo *f = FindFormat(type);
+  Mat               B;
+  PetscBool         plain;
+  PetscFunctionBegin;
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Not a petsc-gpumat type: %s", type);
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, base, &plain));
+  if (!plain) PetscCall(MatConvert(B, base, MAT_INPLACE_MATRIX, &B));
+  PetscCall(install(B, f));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode ComposeConverters(Mat A, const FormatInfo *f, const char *level, PetscErrorCode (*to_us)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*from_us)(Mat, MatType, MatReuse, Mat *))
 {
   // MatConvert() looks for MatConvert_<from type>_<prefix><to type>_C on both matrices, prefix

@@ -301,25 +301,7 @@ PetscErrorCode SeqInstallWithOptions(Mat A, const FormatInfo *f, Mat options_sou
 PetscErrorCode SeqInstall(Mat A, const FormatInfo *f) { return SeqInstallWithOptions(A, f, A); }
 
 // Into one of ours from seqaij, seqaijcusparse or another format of ours (MatConvert, MatSetType).
-PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  const FormatInfo *f = FindFormat(type);
-  Mat               B = *newmat;
-  PetscBool         seqaij;
-  PetscFunctionBegin;
-  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Not a petsc-gpumat type: %s", type);
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else B = A;
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &seqaij));
-  if (!seqaij) PetscCall(MatConvert(B, MATSEQAIJ, MAT_INPLACE_MATRIX, &B));
-  PetscCall(SeqInstall(B, f));
-  *newmat = B;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat) { return ConvertIntoOurs(A, type, reuse, newmat, MATSEQAIJ, SeqInstall); }
 
 PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info)
 {
