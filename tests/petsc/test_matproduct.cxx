@@ -256,7 +256,7 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 
 // Products with a dense operand, A of our type or of the base type (-operands reversed): C = A B,
 // A^T B and B^T A B with B dense (MatCreateDense: A's columns by 3, entries that depend on their
-// global indices), against AIJ's. PETSc has no algorithm of its own for a subclass of AIJ with a
+// global indices), against AIJ's (SameAsAIJ). PETSc has no algorithm of its own for a subclass of AIJ with a
 // dense operand: its basic product multiplies A by each column of B (-info: "using basic looping
 // over columns of a dense matrix"), through our format.
 PetscErrorCode CheckDense(Mat A, Mat Aaij)
@@ -280,16 +280,7 @@ PetscErrorCode CheckDense(Mat A, Mat Aaij)
     PetscCall(MatPtAP(ops[k], B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &out[k][2]));
   }
   const char *names[3] = {"dense: A B", "dense: A^T B", "dense: B^T A B"};
-  for (int p = 0; p < 3; p++) {
-    Mat       D;
-    PetscReal d, r;
-    PetscCall(MatDuplicate(R[p], MAT_COPY_VALUES, &D));
-    PetscCall(MatAXPY(D, -1.0, C[p], SAME_NONZERO_PATTERN));
-    PetscCall(MatNorm(D, NORM_FROBENIUS, &d));
-    PetscCall(MatNorm(R[p], NORM_FROBENIUS, &r));
-    PetscCheck(d <= 1e-12 * r, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "%s: differs from AIJ's by %g relative", names[p], (double)(d / r));
-    PetscCall(MatDestroy(&D));
-  }
+  for (int p = 0; p < 3; p++) PetscCall(SameAsAIJ(C[p], R[p], names[p]));
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's\n"));
   for (int p = 0; p < 3; p++) {
     PetscCall(MatDestroy(&C[p]));
