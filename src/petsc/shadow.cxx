@@ -309,16 +309,13 @@ PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S)
 
 PetscErrorCode ShadowOnDevice(Mat X, bool make, Mat *S)
 {
-  Shadow            *s = nullptr;
-  const PetscScalar *v;
+  Shadow *s = nullptr;
   PetscFunctionBegin;
   *S = nullptr;
   PetscCall(PetscObjectContainerQuery((PetscObject)X, kShadow, (PetscCtxRt)&s));
   const bool has = s && s->m && s->uploaded && s->nz == X->nonzerostate;
   if (!has && !make) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ShadowOf(X, false, S));
-  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(*S, &v)); // aijcusparse uploads what its host side holds newer
-  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(*S, &v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

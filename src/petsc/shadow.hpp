@@ -33,9 +33,10 @@ namespace gpumat {
 
 // The shadow of X (ours; seq, or MPI with `mpi`), holding X's current values.
 PetscErrorCode ShadowOf(Mat X, bool mpi, Mat *S);
-// The seq matrix X's shadow with X's current values on the device (what its host side held newer
-// uploaded by aijcusparse), its device CSR X's host CSR entry for entry: the one X has there
-// (adopted, or uploaded by an earlier use) or, with `make`, one made now; else null.
+// The seq matrix X's shadow, fed with X's current values, whose device CSR is X's host CSR entry for
+// entry: the one X has there (adopted, or uploaded by an earlier use) or, with `make`, one made now;
+// else null. The caller reads it through aijcusparse (MatSeqAIJCUSPARSEGetIJ/GetArrayRead), which
+// uploads what the shadow's host side holds newer.
 PetscErrorCode ShadowOnDevice(Mat X, bool make, Mat *S);
 // After an operation changed the values (not the pattern) of Y's seq shadow S on the device: they
 // become Y's, in Y's device copy of its CSR values (SeqSetDeviceCsrValues).
