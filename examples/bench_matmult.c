@@ -31,6 +31,11 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     -reps_coo (default 20) such assemblies (the first, which uploads the maps and\n"
                      "                     builds, not counted), each synchronized, the maximum over the ranks; one line\n"
                      "                     'coo <type>' per type after the table\n"
+                     "  -dense <0>         k > 0: also time C = A B with B dense of A's vector type, k columns (MatMatMult's\n"
+                     "                     numeric phase, MAT_REUSE_MATRIX, each synchronized, the maximum over the ranks;\n"
+                     "                     median of -reps_coo) per GPU type of the AIJ family, after a first product; one line\n"
+                     "                     'dense <type>' per type after the table, its time also per column and in steady\n"
+                     "                     MatMults (k products one column at a time: PETSc's basic loop)\n"
                      "  -coo_csv <file>    with -coo: append its rows to this CSV (matrix,type,ranks,layout,nnz,entries,\n"
                      "                     coo_ms,coo_min_ms,coo_max_ms,coo_mults,median_ms), apart from -csv's\n"
                      "  -view_types <0>    after each type's first product, its MatView (ascii info: a format's\n"
@@ -833,6 +838,7 @@ typedef struct {
   double median, min, max, first, refresh, err, format_bytes;
   double read_bytes; /* the bytes a product reads by the formats' own count (ReadBytes), NAN where a format has none */
   double coo, coo_min, coo_max; /* -coo: a device COO assembly + product minus a product (NAN: not measured) */
+  double dense, dense_min, dense_max; /* -dense: C = A B with a dense B, numeric phase (NAN: not measured) */
   PetscInt coo_entries;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
   double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
@@ -944,6 +950,48 @@ static PetscErrorCode TimeCOO(Mat A0, Mat A, Vec x, Vec y, PetscInt reps, double
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/* -dense (see help): C = A B with B dense of A's vector type and k columns (entries that depend on
+   their indices), the numeric phase timed after a first product */
+static PetscErrorCode TimeDense(Mat A, PetscInt k, PetscInt reps, Result *r)
+{
+  Mat      B, C = NULL;
+  VecType  vt;
+  PetscInt n, N, lo, hi;
+  double  *t;
+  PetscFunctionBegin;
+  PetscCall(MatGetVecType(A, &vt));
+  PetscCall(MatGetLocalSize(A, NULL, &n));
+  PetscCall(MatGetSize(A, NULL, &N));
+  PetscCall(MatCreateDenseFromVecType(PETSC_COMM_WORLD, vt, n, PETSC_DECIDE, N, k, PETSC_DECIDE, NULL, &B));
+  PetscCall(MatGetOwnershipRange(B, &lo, &hi));
+  {
+    PetscScalar *b;
+    PetscCall(MatDenseGetArrayWrite(B, &b)); /* host array, column-major, leading dimension the local rows */
+    for (PetscInt j = 0; j < k; j++)
+      for (PetscInt i = lo; i < hi; i++) b[j * (hi - lo) + (i - lo)] = 1.0 + (PetscReal)((i + 3 * j) % 7) / 7.0;
+    PetscCall(MatDenseRestoreArrayWrite(B, &b));
+  }
+  PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt rep = 0; rep < reps; rep++) {
+    PetscLogDouble t0, t1;
+    PetscCall(NowAll(&t0));
+    PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(Now(&t1));
+    t[rep] = 1e3 * (t1 - t0);
+    PetscCall(MaxOverRanks(&t[rep], 1));
+  }
+  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  r->dense     = t[reps / 2];
+  r->dense_min = t[0];
+  r->dense_max = t[reps - 1];
+  PetscCall(PetscFree(t));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 #define CSV_HEADER \
   "matrix,type,rows,cols,nnz,median_ms,min_ms,max_ms,gbs_csr,gbs_format,copy_gbs,format_bytes,build_ms,build_mults,refresh_ms,refresh_mults,max_rel_err,ksp_its,ksp_ms_per_it,ksp_total_ms,breakeven_its," \
@@ -1081,7 +1129,7 @@ int main(int argc, char **argv)
   MatInfo      info;
   PetscBool    spd = PETSC_FALSE, has_spec, has_cls, floors = PETSC_TRUE, ksp_host = PETSC_FALSE, csv_header = PETSC_FALSE, view_types = PETSC_FALSE, ablation = PETSC_FALSE, footprint = PETSC_FALSE, grid = PETSC_FALSE;
   PetscBool    coo = PETSC_FALSE, gpu_aware_halo = PETSC_FALSE;
-  PetscInt     reps_coo = 20;
+  PetscInt     reps_coo = 20, dense_k = 0;
   char         coo_csv[PETSC_MAX_PATH_LEN] = "";
   Result       res[32];
   Distribution dist;
@@ -1119,6 +1167,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-footprint", &footprint, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-bccoo_grid", &grid, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-coo", &coo, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dense", &dense_k, NULL));
+  PetscCheck(dense_k >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dense must be >= 0 (the dense operand's columns), got %" PetscInt_FMT, dense_k);
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps_coo", &reps_coo, NULL));
   PetscCheck(reps_coo >= 1 && reps_coo <= 1000, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps_coo must be in [1, 1000], got %" PetscInt_FMT, reps_coo);
   PetscCall(PetscOptionsGetString(NULL, NULL, "-coo_csv", coo_csv, sizeof(coo_csv), NULL));
@@ -1242,6 +1292,7 @@ int main(int argc, char **argv)
     PetscCall(PetscMemzero(&ops, sizeof(ops)));
     r->diag = r->offd = r->scatter = NAN;
     r->coo = r->coo_min = r->coo_max = NAN;
+    r->dense = r->dense_min = r->dense_max = NAN;
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
     const int variant = (int)ntried++; /* the options prefix of this type's variants */
     PetscCall(TryConvertTo(A0, type, variant, &A, &ok));
@@ -1403,6 +1454,12 @@ int main(int argc, char **argv)
       PetscCall(TimeKSP(A, b, spd, ksp_its, &r->ksp_first_ms, &r->ksp_ms_per_it));
       PetscCall(VecDestroy(&b));
     }
+    if (dense_k > 0 && r->gpu) {
+      PetscBool aij, maij;
+      PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &aij));
+      PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &maij));
+      if (aij || maij) PetscCall(TimeDense(A, dense_k, reps_coo, r));
+    }
     if (coo) { /* last: it preallocates A anew */
       PetscBool aij, maij;
       PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATSEQAIJ, &aij));
@@ -1500,6 +1557,14 @@ int main(int argc, char **argv)
       if (g) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, g, "%s,%s,%d,%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.6g,%.6g,%.6g,%.6g,%.6g\n", name, r->type, nranks, layout, nnz, r->coo_entries, r->coo, r->coo_min, r->coo_max, r->coo / r->median, r->median));
     }
     if (g) PetscCall(PetscFClose(PETSC_COMM_WORLD, g));
+  }
+  for (PetscInt i = 0; i < ntypes && dense_k > 0; i++) {
+    Result *r = &res[i];
+    if (PetscIsNanReal(r->dense)) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dense %s: not measured (GPU types of the AIJ family only)\n", r->type));
+      continue;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dense %s: C = A B, B dense with %" PetscInt_FMT " columns: median %.4f ms (min %.4f, max %.4f), %.4f ms per column = %.2f MatMults per column\n", r->type, dense_k, r->dense, r->dense_min, r->dense_max, r->dense / dense_k, r->dense / dense_k / r->median));
   }
   for (PetscInt i = 0; i < ntypes && nranks > 1; i++) { /* the parts against the whole (the scatter overlaps the diagonal block in a product) */
     Result *r = &res[i];

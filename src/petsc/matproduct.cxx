@@ -6,7 +6,9 @@
 // (the parent's operation: SeqAIJ's or MPIAIJ's algorithms, on the host), with its symbolic phase
 // wrapped so that the result takes A's type, PETSc's rule, where AIJ's code makes it another (its
 // RARt makes R's type, its MPI AtB B's). A three-operand product of mixed types goes to PETSc's
-// pairwise ABC (MatProductSymbolic_Unsafe), whose pairs come here.
+// pairwise ABC (MatProductSymbolic_Unsafe), whose pairs come here. With A ours and B dense (composed
+// too: seqdense, mpidense, and their CUDA types) the product goes to the shadow's dense product on
+// the device (below), or on the host to AIJ's dense algorithms (composed on B); its result is dense.
 #include "block.hpp"
 #include "mpi.hpp"
 #include "coo.hpp"
@@ -411,6 +413,97 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// ---- products with a dense operand on the device ---------------------------------------------------
+// A B, A^T B, A B^T, B^T A B and B A B^T with A ours and B dense CUDA (at the MPI level A B, the one
+// MPIAIJ computes on the device) are aijcusparse's own, run on A's shadow: each phase
+// (the choice of algorithm, the symbolic and the numeric phase) runs with the shadow put in the
+// product's A and the user's A back after it. So the product's data, its result (dense CUDA) and its
+// work (cuSPARSE's SpMM, one pass over A for all of B's columns; at the MPI level the blocks' SpMM
+// and the dense halo) are aijcusparse's, and the user's product keeps its operands.
+const char *const kDensePhases = "GpumatDenseProduct";
+
+struct DensePhases {
+  PetscErrorCode (*symbolic)(Mat) = nullptr; // the shadow's phases, as its choice installed them
+  PetscErrorCode (*numeric)(Mat)  = nullptr;
+  Mat              of = nullptr;              // the user's A at the symbolic phase (not referenced)
+  PetscObjectState nz = -1;                   // its nonzero state then
+};
+
+PetscErrorCode DensePhasesDestroy(PetscCtxRt ctx)
+{
+  PetscFunctionBegin;
+  delete *static_cast<DensePhases **>(ctx);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// C's phase `phase` run with A's shadow (current values) as the product's A; A of ours, else as it is
+PetscErrorCode OnShadow(Mat C, PetscErrorCode (*phase)(Mat))
+{
+  Mat  A   = C->product->A, S = A;
+  bool mpi = false;
+  PetscFunctionBegin;
+  if (OursAt(A, &mpi)) PetscCall(ShadowOf(A, mpi, &S));
+  C->product->A = S;
+  const PetscErrorCode ierr = (*phase)(C);
+  if (C->product) C->product->A = A;
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DenseNumeric(Mat C)
+{
+  DensePhases *d = nullptr;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, kDensePhases, (PetscCtxRt)&d));
+  PetscCheck(d && d->numeric, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a dense product without its numeric phase");
+  Mat A = C->product->A;
+  PetscCheck(A != d->of || A->nonzerostate == d->nz, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "an operand's nonzero pattern changed after the symbolic phase: call MatProductSymbolic again");
+  PetscCall(OnShadow(C, d->numeric));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DenseSymbolic(Mat C)
+{
+  DensePhases *d = nullptr;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, kDensePhases, (PetscCtxRt)&d));
+  PetscCheck(d && d->symbolic, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a dense product without its symbolic phase");
+  d->of = C->product->A;
+  d->nz = C->product->A->nonzerostate;
+  PetscCall(OnShadow(C, d->symbolic));
+  d->numeric             = C->ops->productnumeric;
+  C->ops->productnumeric = d->numeric ? DenseNumeric : nullptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// The shadow's choice for this product, found as PETSc's dispatch finds aijcusparse's with a dense
+// B (MatProductSetFromOptions_<shadow's type>_<B's type>_C, composed on the shadow or on B); where it
+// has a symbolic phase, the phases are wrapped to run on the shadow (*done), else nothing is set
+PetscErrorCode DenseSetFromOptions(Mat C, bool *done)
+{
+  Mat          A = C->product->A, B = C->product->B, S;
+  bool         mpi = false;
+  DensePhases *d   = nullptr;
+  PetscErrorCode (*f)(Mat) = nullptr;
+  PetscFunctionBegin;
+  *done = false;
+  OursAt(A, &mpi);
+  PetscCall(ShadowOf(A, mpi, &S));
+  const std::string name = std::string("MatProductSetFromOptions_") + ((PetscObject)S)->type_name + "_" + ((PetscObject)B)->type_name + "_C";
+  PetscCall(PetscObjectQueryFunction((PetscObject)S, name.c_str(), &f));
+  if (!f) PetscCall(PetscObjectQueryFunction((PetscObject)B, name.c_str(), &f));
+  if (!f) PetscFunctionReturn(PETSC_SUCCESS);
+  C->ops->productsymbolic = nullptr;
+  PetscCall(OnShadow(C, f));
+  if (!C->ops->productsymbolic) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCXX(d = new DensePhases);
+  d->symbolic = C->ops->productsymbolic;
+  PetscCall(PetscObjectContainerCompose((PetscObject)C, kDensePhases, d, DensePhasesDestroy));
+  C->ops->productsymbolic = DenseSymbolic;
+  *done                   = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // Whether X is aijcusparse (seq or MPI)
 bool Cusparse(Mat X, bool *mpi)
 {
@@ -469,7 +562,30 @@ bool DeviceRoute(Mat C)
   }
   return ours;
 }
+
+// The dense device route: A ours, held to neither the host nor the CPU, B dense CUDA of A's level,
+// not bound to the CPU. Not at the MPI level for A^T B: MPIAIJ's multiplies by a MAIJ of A's shadow
+// on the host, whose kernels read the blocks' host values without asking for the newest; PETSc's
+// loop over B's columns runs it through our format on the device instead.
+bool DenseRoute(Mat C)
+{
+  Mat_Product *p   = C->product;
+  bool         mpi = false;
+  PetscBool    dense = PETSC_FALSE;
+  if (!OursAt(p->A, &mpi) || p->A->boundtocpu || p->B->boundtocpu || (mpi && p->type == MATPRODUCT_AtB)) return false;
+  if (PetscObjectTypeCompare((PetscObject)p->B, mpi ? MATMPIDENSECUDA : MATSEQDENSECUDA, &dense) || !dense) return false;
+  Mat blk = p->A;
+  if (mpi && MatMPIAIJGetSeqAIJ(p->A, &blk, nullptr, nullptr) != PETSC_SUCCESS) return false;
+  return blk && blk->spptr && !Data(blk)->opt.force_host;
+}
 #endif
+
+// Whether B is dense (a product with it gives a dense result)
+bool Dense(Mat B)
+{
+  PetscBool dense = PETSC_FALSE;
+  return !PetscObjectTypeCompareAny((PetscObject)B, &dense, MATSEQDENSE, MATMPIDENSE, MATSEQDENSECUDA, MATMPIDENSECUDA, "") && dense;
+}
 
 } // namespace
 
@@ -489,6 +605,12 @@ PetscErrorCode ProductSetFromOptions(Mat C)
     bool ympi;
     if (!cusp && Y && Cusparse(Y, &ympi)) cusp = Y;
   }
+  if (!cpu && p->type != MATPRODUCT_ABC && DenseRoute(C)) {
+    bool done = false;
+    PetscCall(DenseSetFromOptions(C, &done));
+    PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: %s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)p->B)->type_name, done ? "aijcusparse's dense product on the shadow, on the GPU" : "none on the shadow (PETSc's fallbacks follow)"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (DeviceRoute(C) && (!cpu || cusp)) { // an aijcusparse operand's host array may be stale: its products stay on the GPU
     PetscCall(PetscInfo(C, "MatProduct %s with %s: cuSPARSE on aijcusparse shadows, on the GPU%s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, cpu ? " (the CPU backend asked for, but an operand is aijcusparse)" : ""));
     C->ops->productsymbolic = DeviceProductSymbolic;
@@ -499,6 +621,16 @@ PetscErrorCode ProductSetFromOptions(Mat C)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  if (X == p->A && Dense(p->B)) { // AIJ's choice with a dense B is composed on B (MatProductSetFromOptions_<level>aij_<B's type>_C); its result is dense
+    const std::string name = std::string("MatProductSetFromOptions_") + (mpi ? "mpiaij_" : "seqaij_") + ((PetscObject)p->B)->type_name + "_C";
+    PetscCall(PetscObjectQueryFunction((PetscObject)p->B, name.c_str(), &aij));
+    // with CUDA, A B alone: AIJ's other dense products multiply by a MAIJ of A, whose kernels read
+    // its host values without asking for the newest (the device may hold them); PETSc's loop over
+    // B's columns runs them through our format
+    if (aij && (!PetscDefined(HAVE_CUDA) || p->type == MATPRODUCT_AB)) PetscCall((*aij)(C));
+    PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: %s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)p->B)->type_name, C->ops->productsymbolic ? "AIJ's dense algorithm, on the host" : "none of AIJ's (PETSc's fallbacks follow)"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   aij = mpi ? MPIDataOf(X)->parent.productsetfromoptions : Data(X)->parent.productsetfromoptions;
   PetscCheck(aij, PETSC_COMM_SELF, PETSC_ERR_PLIB, "AIJ without MatProductSetFromOptions");
   PetscCall((*aij)(C));
@@ -517,7 +649,9 @@ PetscErrorCode ComposeProducts(Mat A, const FormatInfo *f, const char *level, bo
   PetscFunctionBegin;
   PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + self + "_" + aij + "_C").c_str(), fn));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + aij + "_" + self + "_C").c_str(), fn));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + self + "_" + lv + "dense_C").c_str(), fn));
 #if defined(GPUMAT_WITH_CUDA)
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + self + "_" + lv + "densecuda_C").c_str(), fn));
   const std::string cusparse = lv + "aijcusparse";
   PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + self + "_" + cusparse + "_C").c_str(), fn));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, ("MatProductSetFromOptions_" + cusparse + "_" + self + "_C").c_str(), fn));
