@@ -31,7 +31,7 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "                     -reps_coo (default 20) such assemblies (the first, which uploads the maps and\n"
                      "                     builds, not counted), each synchronized, the maximum over the ranks; one line\n"
                      "                     'coo <type>' per type after the table\n"
-                     "  -dense <0>         k > 0: also time C = A B with B dense of A's vector type, k columns (MatMatMult's\n"
+                     "  -dense <0>         k > 0: also time C = A B (and C = A^T B) with B dense of A's vector type, k columns (MatMatMult's\n"
                      "                     numeric phase, MAT_REUSE_MATRIX, each synchronized, the maximum over the ranks;\n"
                      "                     median of -reps_coo) per GPU type of the AIJ family, after a first product; one line\n"
                      "                     'dense <type>' per type after the table, its time also per column and in steady\n"
@@ -839,6 +839,7 @@ typedef struct {
   double read_bytes; /* the bytes a product reads by the formats' own count (ReadBytes), NAN where a format has none */
   double coo, coo_min, coo_max; /* -coo: a device COO assembly + product minus a product (NAN: not measured) */
   double dense, dense_min, dense_max; /* -dense: C = A B with a dense B, numeric phase (NAN: not measured) */
+  double dense_t;                     /* -dense: C = A^T B likewise, its median */
   PetscInt coo_entries;
   double ksp_first_ms, ksp_ms_per_it; /* first solve (builds included) and per iteration after */
   double diag, offd, scatter;         /* P ranks, MPIAIJ-based types: the split of a product (NAN: none) */
@@ -951,11 +952,11 @@ static PetscErrorCode TimeCOO(Mat A0, Mat A, Vec x, Vec y, PetscInt reps, double
 }
 #endif
 
-/* -dense (see help): C = A B with B dense of A's vector type and k columns (entries that depend on
-   their indices), the numeric phase timed after a first product */
+/* -dense (see help): C = A B and C = A^T B with B dense of A's vector type and k columns (entries
+   that depend on their indices), each numeric phase timed after a first product */
 static PetscErrorCode TimeDense(Mat A, PetscInt k, PetscInt reps, Result *r)
 {
-  Mat      B, C = NULL;
+  Mat      B, C = NULL, Ct = NULL;
   VecType  vt;
   PetscInt n, N, lo, hi;
   double  *t;
@@ -987,7 +988,20 @@ static PetscErrorCode TimeDense(Mat A, PetscInt k, PetscInt reps, Result *r)
   r->dense     = t[reps / 2];
   r->dense_min = t[0];
   r->dense_max = t[reps - 1];
+  PetscCall(MatTransposeMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ct));
+  PetscCall(MatTransposeMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ct));
+  for (PetscInt rep = 0; rep < reps; rep++) {
+    PetscLogDouble t0, t1;
+    PetscCall(NowAll(&t0));
+    PetscCall(MatTransposeMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ct));
+    PetscCall(Now(&t1));
+    t[rep] = 1e3 * (t1 - t0);
+    PetscCall(MaxOverRanks(&t[rep], 1));
+  }
+  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  r->dense_t = t[reps / 2];
   PetscCall(PetscFree(t));
+  PetscCall(MatDestroy(&Ct));
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1292,7 +1306,7 @@ int main(int argc, char **argv)
     PetscCall(PetscMemzero(&ops, sizeof(ops)));
     r->diag = r->offd = r->scatter = NAN;
     r->coo = r->coo_min = r->coo_max = NAN;
-    r->dense = r->dense_min = r->dense_max = NAN;
+    r->dense = r->dense_min = r->dense_max = r->dense_t = NAN;
     PetscCall(PetscStrncpy(r->type, type, sizeof(r->type)));
     const int variant = (int)ntried++; /* the options prefix of this type's variants */
     PetscCall(TryConvertTo(A0, type, variant, &A, &ok));
@@ -1564,7 +1578,7 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dense %s: not measured (GPU types of the AIJ family only)\n", r->type));
       continue;
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dense %s: C = A B, B dense with %" PetscInt_FMT " columns: median %.4f ms (min %.4f, max %.4f), %.4f ms per column = %.2f MatMults per column\n", r->type, dense_k, r->dense, r->dense_min, r->dense_max, r->dense / dense_k, r->dense / dense_k / r->median));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "dense %s: C = A B, B dense with %" PetscInt_FMT " columns: median %.4f ms (min %.4f, max %.4f), %.4f ms per column = %.2f MatMults per column; C = A^T B: median %.4f ms\n", r->type, dense_k, r->dense, r->dense_min, r->dense_max, r->dense / dense_k, r->dense / dense_k / r->median, r->dense_t));
   }
   for (PetscInt i = 0; i < ntypes && nranks > 1; i++) { /* the parts against the whole (the scatter overlaps the diagonal block in a product) */
     Result *r = &res[i];

@@ -145,6 +145,12 @@ const std::vector<OptionRecord> &machinery_option_records() {
                             "fp64");
       o.choices = {"fp64", "fp32"}, o.enum_type = "MatGpuMatValues", o.enum_prefix = "MAT_GPUMAT_VALUES_";
     }
+    {
+      OptionRecord &o = add(OptionKind::Enum, "-mat_gpumat_dense_products", "MatMatMult",
+                            "CUDA builds, a product with a dense CUDA operand (MatMatMult(A, B) with B dense, ...): spmm (aijcusparse's on the matrix's shadow: cuSPARSE SpMM, one pass over A) or loop (PETSc's loop: one product of the format per column of B)",
+                            "spmm");
+      o.choices = {"spmm", "loop"}, o.enum_type = "MatGpuMatDenseProducts", o.enum_prefix = "MAT_GPUMAT_DENSE_PRODUCTS_";
+    }
     add(OptionKind::Bool, "-mat_gpumat_coo_host_reference", "MatSetValuesCOO",
         "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "false");
     // the MPI types'

@@ -414,8 +414,9 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
 }
 
 // ---- products with a dense operand on the device ---------------------------------------------------
-// A B, A^T B, A B^T, B^T A B and B A B^T with A ours and B dense CUDA (at the MPI level A B, the one
-// MPIAIJ computes on the device) are aijcusparse's own, run on A's shadow: each phase
+// With the shadow's dense products (DenseDevice below), A B, A^T B, A B^T, B^T A B and B A B^T with A
+// ours and B dense CUDA (at the MPI level A B, the one MPIAIJ computes on the device) are
+// aijcusparse's own, run on A's shadow: each phase
 // (the choice of algorithm, the symbolic and the numeric phase) runs with the shadow put in the
 // product's A and the user's A back after it. So the product's data, its result (dense CUDA) and its
 // work (cuSPARSE's SpMM, one pass over A for all of B's columns; at the MPI level the blocks' SpMM
@@ -563,20 +564,27 @@ bool DeviceRoute(Mat C)
   return ours;
 }
 
-// The dense device route: A ours, held to neither the host nor the CPU, B dense CUDA of A's level,
-// not bound to the CPU. Not at the MPI level for A^T B: MPIAIJ's multiplies by a MAIJ of A's shadow
-// on the host, whose kernels read the blocks' host values without asking for the newest; PETSc's
-// loop over B's columns runs it through our format on the device instead.
-bool DenseRoute(Mat C)
+// A product with a dense operand on the device (A ours, held to neither the host nor the CPU, B dense
+// CUDA of A's level, not bound to the CPU): aijcusparse's on the shadow (kDeviceSpmm) or PETSc's loop
+// over B's columns, a product of A's format per column (kDeviceLoop), as A's diagonal block's
+// -mat_gpumat_dense_products says (docs/options.md: the shadow by default); kDeviceNone: neither
+// applies. An MPI A^T B is always the loop: MPIAIJ's multiplies by a MAIJ of A's shadow on the host,
+// whose kernels read the blocks' host values without asking for the newest. A B^T and B A B^T are
+// always the shadow's: PETSc has no loop for them.
+enum DenseDeviceRoute { kDeviceNone, kDeviceSpmm, kDeviceLoop };
+DenseDeviceRoute DenseDevice(Mat C)
 {
   Mat_Product *p   = C->product;
   bool         mpi = false;
   PetscBool    dense = PETSC_FALSE;
-  if (!OursAt(p->A, &mpi) || p->A->boundtocpu || p->B->boundtocpu || (mpi && p->type == MATPRODUCT_AtB)) return false;
-  if (PetscObjectTypeCompare((PetscObject)p->B, mpi ? MATMPIDENSECUDA : MATSEQDENSECUDA, &dense) || !dense) return false;
+  if (!OursAt(p->A, &mpi) || p->A->boundtocpu || p->B->boundtocpu) return kDeviceNone;
+  if (PetscObjectTypeCompare((PetscObject)p->B, mpi ? MATMPIDENSECUDA : MATSEQDENSECUDA, &dense) || !dense) return kDeviceNone;
   Mat blk = p->A;
-  if (mpi && MatMPIAIJGetSeqAIJ(p->A, &blk, nullptr, nullptr) != PETSC_SUCCESS) return false;
-  return blk && blk->spptr && !Data(blk)->opt.force_host;
+  if (mpi && MatMPIAIJGetSeqAIJ(p->A, &blk, nullptr, nullptr) != PETSC_SUCCESS) return kDeviceNone;
+  if (!blk || !blk->spptr || Data(blk)->opt.force_host) return kDeviceNone;
+  if (mpi && p->type == MATPRODUCT_AtB) return kDeviceLoop;
+  if (p->type == MATPRODUCT_ABt || p->type == MATPRODUCT_RARt) return kDeviceSpmm;
+  return (DenseProducts)Data(blk)->opt.dense_products == kDenseLoop ? kDeviceLoop : kDeviceSpmm;
 }
 #endif
 
@@ -605,10 +613,15 @@ PetscErrorCode ProductSetFromOptions(Mat C)
     bool ympi;
     if (!cusp && Y && Cusparse(Y, &ympi)) cusp = Y;
   }
-  if (!cpu && p->type != MATPRODUCT_ABC && DenseRoute(C)) {
+  const DenseDeviceRoute dense = !cpu && p->type != MATPRODUCT_ABC ? DenseDevice(C) : kDeviceNone;
+  if (dense == kDeviceSpmm) {
     bool done = false;
     PetscCall(DenseSetFromOptions(C, &done));
     PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: %s\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)p->B)->type_name, done ? "aijcusparse's dense product on the shadow, on the GPU" : "none on the shadow (PETSc's fallbacks follow)"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (dense == kDeviceLoop) { // no symbolic phase: PETSc's basic product, our MatMult (MatMultTranspose) per column
+    PetscCall(PetscInfo(C, "MatProduct %s with %s and %s: PETSc's loop over the dense operand's columns, a product of ours per column, on the GPU\n", MatProductTypes[p->type], ((PetscObject)X)->type_name, ((PetscObject)p->B)->type_name));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (DeviceRoute(C) && (!cpu || cusp)) { // an aijcusparse operand's host array may be stale: its products stay on the GPU

@@ -242,6 +242,7 @@ static PetscErrorCode ReadBlockOptions(Options &o, Format &fmt, const char *name
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_shadow_products"), o.shadow_products, &o.shadow_products, nullptr));
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_device_csr"), o.device_csr, &o.device_csr, nullptr));
   PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_values"), o.values, &o.values, nullptr));
+  PetscCall(ReadOption(PetscOptionsObject, Machinery("-mat_gpumat_dense_products"), o.dense_products, &o.dense_products, nullptr));
   PetscCall(fmt.SetFromOptions(PetscOptionsObject));
   PetscCheck(fmt.SetFp32Values((ValueStorage)o.values == kValuesFp32), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_gpumat_values fp32: %s has no fp32 value storage; pjds has (-mat_type pjds)", name);
   PetscOptionsHeadEnd();

@@ -13,8 +13,8 @@
 //                            product (CheckSmoothed); replace: MatProductReplaceMats
 //                            (CheckReplace); shared: one upload of A's CSR for its format and its
 //                            products (CheckShared, -mat_gpumat_device_csr); dense: A B, A^T B and
-//                            B^T A B with B dense (CheckDense: AIJ's dense algorithms, or on the
-//                            device aijcusparse's on A's shadow; none a product of A per column)
+//                            B^T A B with B dense (CheckDense: AIJ's dense algorithms; on the
+//                            device both -mat_gpumat_dense_products routes)
 //   -expect_host             the results' values were computed by AIJ's host algorithm (no device
 //                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
@@ -270,11 +270,12 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 // Products with a dense operand, A of our type or of the base type (-operands reversed): C = A B,
 // A^T B and B^T A B with B dense of A's vector type (dense CUDA with CUDA vectors; A's columns by 3,
 // entries that depend on their global indices), against AIJ's (SameAsAIJ); then A's values scaled
-// (same pattern) and each numeric phase again (MAT_REUSE_MATRIX). A B runs no MatMult (PETSc's
-// basic loop, "using basic looping over columns of a dense matrix", runs one per column of B);
-// A^T B at most one MatMultTranspose (AIJ's: one of A's MAIJ for all columns) on the CPU build and,
-// with -expect_device, at 1 rank (cuSPARSE's SpMM, none); elsewhere on a CUDA build it is PETSc's
-// loop, through our format. With -expect_device every result is dense CUDA.
+// (same pattern) and each numeric phase again (MAT_REUSE_MATRIX). With -expect_device and A ours,
+// once with each -mat_gpumat_dense_products route: spmm (aijcusparse's on A's shadow) runs no
+// MatMult for A B and at 1 rank no MatMultTranspose for A^T B; loop runs one per column of B for
+// each (PETSc's basic loop, "using basic looping over columns of a dense matrix"), as spmm's MPI
+// A^T B does. Elsewhere A B runs no MatMult (AIJ's and aijcusparse's algorithms; the CPU build's
+// A^T B at most one MatMultTranspose, of A's MAIJ). With -expect_device every result is dense CUDA.
 PetscErrorCode Events(const char *name, PetscInt *count)
 {
   PetscLogEvent      ev;
@@ -288,61 +289,83 @@ PetscErrorCode Events(const char *name, PetscInt *count)
 
 PetscErrorCode CheckDense(Mat A, Mat Aaij)
 {
-  Mat         B, C[3], R[3];
-  PetscInt    m, n, lo, hi, N, before[2], after[2];
-  VecType     vtype;
-  const char *names[3] = {"dense: A B", "dense: A^T B", "dense: B^T A B"};
+  const PetscInt k = 3; // B's columns
+  Mat            B, C[3], R[3];
+  PetscInt       m, n, lo, hi, N, before[2], after[2];
+  VecType        vtype;
+  PetscMPIInt    size;
+  const char    *names[3] = {"dense: A B", "dense: A^T B", "dense: B^T A B"};
   PetscFunctionBegin;
-  PetscMPIInt size;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  const bool one_pass = !PetscDefined(HAVE_CUDA) || (expect_device && size == 1); // A^T B in one pass over A (else PETSc's loop)
   PetscCall(MatGetLocalSize(A, &m, &n));
   PetscCall(MatGetSize(A, nullptr, &N));
   PetscCall(MatGetVecType(A, &vtype));
-  PetscCall(MatCreateDenseFromVecType(PetscObjectComm((PetscObject)A), vtype, n, PETSC_DECIDE, N, 3, PETSC_DECIDE, nullptr, &B));
+  PetscCall(MatCreateDenseFromVecType(PetscObjectComm((PetscObject)A), vtype, n, PETSC_DECIDE, N, k, PETSC_DECIDE, nullptr, &B));
   PetscCall(MatGetOwnershipRange(B, &lo, &hi));
   for (PetscInt i = lo; i < hi; i++)
-    for (PetscInt j = 0; j < 3; j++) PetscCall(MatSetValue(B, i, j, 0.25 + (PetscReal)((i * 7 + j * 13) % 17) / 17.0, INSERT_VALUES));
+    for (PetscInt j = 0; j < k; j++) PetscCall(MatSetValue(B, i, j, 0.25 + (PetscReal)((i * 7 + j * 13) % 17) / 17.0, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  const Mat ops[2] = {A, Aaij};
-  Mat      *out[2] = {C, R};
-  for (int round = 0; round < 2; round++) {
-    const MatReuse reuse = round ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX;
-    if (round) {
-      PetscCall(MatScale(A, -1.5));
-      PetscCall(MatScale(Aaij, -1.5));
+  const bool        routes = PetscDefined(HAVE_CUDA) && expect_device && !reversed; // both of our device routes
+  const char *const route_names[2] = {"spmm", "loop"};
+  for (int route = 0; route < (routes ? 2 : 1); route++) {
+    if (routes) {
+      PetscCall(PetscOptionsSetValue(nullptr, "-mat_gpumat_dense_products", route_names[route]));
+      PetscCall(MatSetFromOptions(A));
     }
-    for (int k = 0; k < 2; k++) {
-      PetscCall(Events("MatMult", &before[0]));
-      PetscCall(MatMatMult(ops[k], B, reuse, PETSC_DETERMINE, &out[k][0]));
-      PetscCall(Events("MatMult", &after[0]));
-      PetscCall(Events("MatMultTranspose", &before[1]));
-      PetscCall(MatTransposeMatMult(ops[k], B, reuse, PETSC_DETERMINE, &out[k][1]));
-      PetscCall(Events("MatMultTranspose", &after[1]));
-      PetscCall(MatPtAP(ops[k], B, reuse, PETSC_DETERMINE, &out[k][2]));
-      PetscCheck(after[0] == before[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s): %d MatMult, A times B column by column; expected none", names[0], k ? "AIJ" : "A", (int)(after[0] - before[0]));
-      PetscCheck(after[1] - before[1] <= 1 || !one_pass, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s): %d MatMultTranspose, A^T times B column by column; expected at most one", names[1], k ? "AIJ" : "A", (int)(after[1] - before[1]));
+    const bool loop = routes && route == 1;
+    // A^T B: one pass over A (at most one MatMultTranspose), one product per column, or not checked
+    const int  atb  = !PetscDefined(HAVE_CUDA) || (expect_device && size == 1 && !loop) ? 1 : routes ? 2 : 0;
+    const Mat  ops[2] = {A, Aaij};
+    Mat       *out[2] = {C, R};
+    for (int round = 0; round < 2; round++) {
+      const MatReuse reuse = round ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX;
+      if (round) {
+        PetscCall(MatScale(A, -1.5));
+        PetscCall(MatScale(Aaij, -1.5));
+      }
+      for (int o = 0; o < 2; o++) {
+        const char *who = o ? "AIJ" : "A";
+        PetscCall(Events("MatMult", &before[0]));
+        PetscCall(MatMatMult(ops[o], B, reuse, PETSC_DETERMINE, &out[o][0]));
+        PetscCall(Events("MatMult", &after[0]));
+        PetscCall(Events("MatMultTranspose", &before[1]));
+        PetscCall(MatTransposeMatMult(ops[o], B, reuse, PETSC_DETERMINE, &out[o][1]));
+        PetscCall(Events("MatMultTranspose", &after[1]));
+        PetscCall(MatPtAP(ops[o], B, reuse, PETSC_DETERMINE, &out[o][2]));
+        const PetscInt mults = after[0] - before[0], tmults = after[1] - before[1], want = loop && !o ? k : 0;
+        PetscCheck(mults == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s, %s): %d MatMult; expected %d", names[0], who, routes ? route_names[route] : "default", (int)mults, (int)want);
+        PetscCheck(atb != 1 || tmults <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s): %d MatMultTranspose, A^T times B column by column; expected at most one", names[1], who, (int)tmults);
+        PetscCheck(atb != 2 || o || tmults == k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s, %s): %d MatMultTranspose; expected one per column, %d", names[1], who, route_names[route], (int)tmults, (int)k);
+      }
+      for (int p = 0; p < 3; p++) {
+        const std::string name = std::string(names[p]) + (routes ? std::string(" (") + route_names[route] + ")" : "") + (round ? " after new values" : "");
+        // A aijcusparse at the MPI level: PETSc 3.26.1's A^T B multiplies by a MAIJ of A whose SeqMAIJ
+        // kernels read the host values, which A's MatScale on the GPU left as they were (on an H200
+        // the result was A^T B before the scaling). PETSc's own product, not compared after new values.
+        if (round && reversed && size > 1 && PetscDefined(HAVE_CUDA) && p == 1) continue;
+        PetscBool cuda = PETSC_FALSE;
+        MatType   type;
+        PetscCall(SameAsAIJ(C[p], R[p], name.c_str()));
+        PetscCall(PetscObjectTypeCompareAny((PetscObject)C[p], &cuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
+        PetscCall(MatGetType(C[p], &type));
+        PetscCheck(!expect_device || cuda, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result is %s, not dense CUDA", name.c_str(), type);
+      }
+      if (round) { // A's values back, for the next route and case
+        PetscCall(MatScale(A, -1.0 / 1.5));
+        PetscCall(MatScale(Aaij, -1.0 / 1.5));
+      }
     }
     for (int p = 0; p < 3; p++) {
-      const std::string name = std::string(names[p]) + (round ? " after new values" : "");
-      // A aijcusparse at the MPI level: PETSc 3.26.1's A^T B multiplies by a MAIJ of A whose SeqMAIJ
-      // kernels read the host values, which A's MatScale on the GPU left as they were (on an H200
-      // the result was A^T B before the scaling). PETSc's own product, not compared after new values.
-      if (round && reversed && size > 1 && PetscDefined(HAVE_CUDA) && p == 1) continue;
-      PetscBool         cuda = PETSC_FALSE;
-      PetscCall(SameAsAIJ(C[p], R[p], name.c_str()));
-      PetscCall(PetscObjectTypeCompareAny((PetscObject)C[p], &cuda, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
-      MatType           type;
-      PetscCall(MatGetType(C[p], &type));
-      PetscCheck(!expect_device || cuda, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the result is %s, not dense CUDA", name.c_str(), type);
+      PetscCall(MatDestroy(&C[p]));
+      PetscCall(MatDestroy(&R[p]));
     }
   }
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's, and again after new values\n"));
-  for (int p = 0; p < 3; p++) {
-    PetscCall(MatDestroy(&C[p]));
-    PetscCall(MatDestroy(&R[p]));
+  if (routes) {
+    PetscCall(PetscOptionsClearValue(nullptr, "-mat_gpumat_dense_products"));
+    PetscCall(MatSetFromOptions(A));
   }
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's, and again after new values%s\n", routes ? " (both routes: spmm, loop)" : ""));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
