@@ -952,6 +952,25 @@ static PetscErrorCode TimeCOO(Mat A0, Mat A, Vec x, Vec y, PetscInt reps, double
 }
 #endif
 
+/* The numeric phase of C = product(A, B) (MatMatMult or MatTransposeMatMult), MAT_REUSE_MATRIX,
+   timed reps times after a first product (C made here): t sorted, in ms, maxima over the ranks */
+static PetscErrorCode TimeReuse(PetscErrorCode (*product)(Mat, Mat, MatReuse, PetscReal, Mat *), Mat A, Mat B, Mat *C, PetscInt reps, double *t)
+{
+  PetscFunctionBegin;
+  PetscCall(product(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, C));
+  PetscCall(product(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, C));
+  for (PetscInt rep = 0; rep < reps; rep++) {
+    PetscLogDouble t0, t1;
+    PetscCall(NowAll(&t0));
+    PetscCall(product(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, C));
+    PetscCall(Now(&t1));
+    t[rep] = 1e3 * (t1 - t0);
+    PetscCall(MaxOverRanks(&t[rep], 1));
+  }
+  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -dense (see help): C = A B and C = A^T B with B dense of A's vector type and k columns (entries
    that depend on their indices), each numeric phase timed after a first product */
 static PetscErrorCode TimeDense(Mat A, PetscInt k, PetscInt reps, Result *r)
@@ -973,32 +992,12 @@ static PetscErrorCode TimeDense(Mat A, PetscInt k, PetscInt reps, Result *r)
       for (PetscInt i = lo; i < hi; i++) b[j * (hi - lo) + (i - lo)] = 1.0 + (PetscReal)((i + 3 * j) % 7) / 7.0;
     PetscCall(MatDenseRestoreArrayWrite(B, &b));
   }
-  PetscCall(MatMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
   PetscCall(PetscMalloc1(reps, &t));
-  for (PetscInt rep = 0; rep < reps; rep++) {
-    PetscLogDouble t0, t1;
-    PetscCall(NowAll(&t0));
-    PetscCall(MatMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
-    PetscCall(Now(&t1));
-    t[rep] = 1e3 * (t1 - t0);
-    PetscCall(MaxOverRanks(&t[rep], 1));
-  }
-  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  PetscCall(TimeReuse(MatMatMult, A, B, &C, reps, t));
   r->dense     = t[reps / 2];
   r->dense_min = t[0];
   r->dense_max = t[reps - 1];
-  PetscCall(MatTransposeMatMult(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ct));
-  PetscCall(MatTransposeMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ct));
-  for (PetscInt rep = 0; rep < reps; rep++) {
-    PetscLogDouble t0, t1;
-    PetscCall(NowAll(&t0));
-    PetscCall(MatTransposeMatMult(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ct));
-    PetscCall(Now(&t1));
-    t[rep] = 1e3 * (t1 - t0);
-    PetscCall(MaxOverRanks(&t[rep], 1));
-  }
-  qsort(t, (size_t)reps, sizeof(double), CmpDouble);
+  PetscCall(TimeReuse(MatTransposeMatMult, A, B, &Ct, reps, t));
   r->dense_t = t[reps / 2];
   PetscCall(PetscFree(t));
   PetscCall(MatDestroy(&Ct));
