@@ -7,8 +7,9 @@
 // wrapped so that the result takes A's type, PETSc's rule, where AIJ's code makes it another (its
 // RARt makes R's type, its MPI AtB B's). A three-operand product of mixed types goes to PETSc's
 // pairwise ABC (MatProductSymbolic_Unsafe), whose pairs come here. With A ours and B dense (composed
-// too: seqdense, mpidense, and their CUDA types) the product goes to the shadow's dense product on
-// the device (below), or on the host to AIJ's dense algorithms (composed on B); its result is dense.
+// too: seqdense, mpidense, and their CUDA types) the product is dense: on the device the shadow's
+// dense product or PETSc's loop over B's columns (-mat_gpumat_dense_products, DenseDevice below),
+// on the host AIJ's dense algorithms (composed on B).
 #include "block.hpp"
 #include "mpi.hpp"
 #include "coo.hpp"
@@ -414,13 +415,13 @@ PetscErrorCode DeviceProductSymbolic(Mat C)
 }
 
 // ---- products with a dense operand on the device ---------------------------------------------------
-// With the shadow's dense products (DenseDevice below), A B, A^T B, A B^T, B^T A B and B A B^T with A
-// ours and B dense CUDA (at the MPI level A B, the one MPIAIJ computes on the device) are
-// aijcusparse's own, run on A's shadow: each phase
-// (the choice of algorithm, the symbolic and the numeric phase) runs with the shadow put in the
-// product's A and the user's A back after it. So the product's data, its result (dense CUDA) and its
-// work (cuSPARSE's SpMM, one pass over A for all of B's columns; at the MPI level the blocks' SpMM
-// and the dense halo) are aijcusparse's, and the user's product keeps its operands.
+// Where DenseDevice (below) picks the shadow, A B, A^T B, A B^T, B^T A B and B A B^T with A ours and
+// B dense CUDA (at the MPI level A B, the one MPIAIJ computes on the device) are aijcusparse's own,
+// run on A's shadow: each phase (the choice of algorithm, the symbolic and the numeric phase) runs
+// with the shadow put in the product's A and the user's A back after it. So the product's data, its
+// result (dense CUDA) and its work (cuSPARSE's SpMM, one pass over A for all of B's columns; at the
+// MPI level the blocks' SpMM and the dense halo) are aijcusparse's, and the user's product keeps its
+// operands.
 const char *const kDensePhases = "GpumatDenseProduct";
 
 struct DensePhases {
