@@ -97,8 +97,9 @@ struct CooChain {
 PetscErrorCode ComposeCoo(Mat A, bool on, CooChain *parent, const CooChain &ours);
 
 // ---- matproduct.cxx: sparse products (MatProduct) with our operands --------------------------
-PetscErrorCode ProductSetFromOptions(Mat C); // AIJ's algorithms; the result of A's type
-// MatProductSetFromOptions_<ours>_<level>aij_C and _<level>aij_<ours>_C (on: composed; off: removed)
+PetscErrorCode ProductSetFromOptions(Mat C); // the product's route: on the GPU (matproduct.hpp) or AIJ's algorithms
+// MatProductSetFromOptions_<ours>_<level>aij_C and _<level>aij_<ours>_C, with CUDA the same with
+// <level>aijcusparse, and _<ours>_<level>dense(cuda)_C (on: composed; off: removed)
 PetscErrorCode ComposeProducts(Mat A, const FormatInfo *f, const char *level, bool on);
 
 // ---- seqaij.cxx: the sequential type -----------------------------------------------------------
