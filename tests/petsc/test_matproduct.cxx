@@ -101,18 +101,26 @@ PetscErrorCode MakeProduct(Mat A, Mat B, Mat C, MatProductType type, Mat *D)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// How many times the event `name` ran so far on this rank (the log is on: main)
+PetscErrorCode Events(const char *name, PetscInt *count)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId(name, &ev));
+  PetscCheck(ev >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no %s event registered", name);
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *count = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The uploads of matrices to the GPU so far (MatCUSPARSCopyTo, aijcusparse's copy; 0 without CUDA)
 PetscErrorCode Uploads(PetscInt *count)
 {
   PetscFunctionBegin;
   *count = 0;
 #if defined(PETSC_HAVE_CUDA)
-  PetscLogEvent      upload;
-  PetscEventPerfInfo info;
-  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &upload));
-  PetscCheck(upload >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no MatCUSPARSCopyTo event registered");
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, upload, &info));
-  *count = info.count;
+  PetscCall(Events("MatCUSPARSCopyTo", count));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,17 +284,6 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 // each (PETSc's basic loop, "using basic looping over columns of a dense matrix"), as spmm's MPI
 // A^T B does. Elsewhere A B runs no MatMult (AIJ's and aijcusparse's algorithms; the CPU build's
 // A^T B at most one MatMultTranspose, of A's MAIJ). With -expect_device every result is dense CUDA.
-PetscErrorCode Events(const char *name, PetscInt *count)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventGetId(name, &ev));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
-  *count = info.count;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode CheckDense(Mat A, Mat Aaij)
 {
   const PetscInt k = 3; // B's columns
