@@ -97,9 +97,21 @@ PetscErrorCode BackendCpu(Mat C, PetscBool *cpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Whether X, ours at level `mpi`, may take a GPU route: neither bound to the CPU nor held to host
+// products (-mat_gpumat_host; an MPI matrix: its diagonal block's setting). *blk (if asked): the
+// block whose settings decide (X itself, or its diagonal block).
+bool OursOnDevice(Mat X, bool mpi, Mat *blk)
+{
+  Mat b = X;
+  if (X->boundtocpu || (mpi && MatMPIAIJGetSeqAIJ(X, &b, nullptr, nullptr) != PETSC_SUCCESS)) return false;
+  if (!b || !b->spptr || Data(b)->opt.force_host) return false;
+  if (blk) *blk = b;
+  return true;
+}
+
 // The device route applies where every sparse operand is ours or aijcusparse, one at least ours,
-// all at one level, none bound to the CPU or held to host products (-mat_gpumat_host; an MPI
-// matrix: its diagonal block's setting). The result is A's type, PETSc's rule: ours or aijcusparse.
+// all at one level, none bound to the CPU or held to host products (OursOnDevice). The result is
+// A's type, PETSc's rule: ours or aijcusparse.
 bool DeviceRoute(Mat C)
 {
   Mat_Product *p      = C->product;
@@ -110,10 +122,7 @@ bool DeviceRoute(Mat C)
     if (!X) continue;
     if (X->boundtocpu) return false;
     if (!Cusparse(X, &mpi)) {
-      if (!OursAt(X, &mpi)) return false;
-      Mat blk = X;
-      if (mpi && MatMPIAIJGetSeqAIJ(X, &blk, nullptr, nullptr) != PETSC_SUCCESS) return false;
-      if (!blk || !blk->spptr || Data(blk)->opt.force_host) return false;
+      if (!OursAt(X, &mpi) || !OursOnDevice(X, mpi, nullptr)) return false;
       ours = true;
     }
     if (!first && mpi != level) return false;
@@ -122,8 +131,8 @@ bool DeviceRoute(Mat C)
   return ours;
 }
 
-// A product with a dense operand on the device (A ours, held to neither the host nor the CPU, B dense
-// CUDA of A's level, not bound to the CPU): aijcusparse's on the shadow (kDeviceSpmm) or PETSc's loop
+// A product with a dense operand on the device (A ours and OursOnDevice, B dense CUDA of A's level,
+// not bound to the CPU): aijcusparse's on the shadow (kDeviceSpmm) or PETSc's loop
 // over B's columns, a product of A's format per column (kDeviceLoop), as A's diagonal block's
 // -mat_gpumat_dense_products says (docs/options.md: the shadow by default); kDeviceNone: neither
 // applies. An MPI A^T B is always the loop: MPIAIJ's multiplies by a MAIJ of A's shadow on the host,
@@ -135,11 +144,9 @@ DenseDeviceRoute DenseDevice(Mat C)
   Mat_Product *p   = C->product;
   bool         mpi = false;
   PetscBool    dense = PETSC_FALSE;
-  if (!OursAt(p->A, &mpi) || p->A->boundtocpu || p->B->boundtocpu) return kDeviceNone;
+  Mat          blk = nullptr;
+  if (!OursAt(p->A, &mpi) || p->B->boundtocpu || !OursOnDevice(p->A, mpi, &blk)) return kDeviceNone;
   if (PetscObjectTypeCompare((PetscObject)p->B, mpi ? MATMPIDENSECUDA : MATSEQDENSECUDA, &dense) || !dense) return kDeviceNone;
-  Mat blk = p->A;
-  if (mpi && MatMPIAIJGetSeqAIJ(p->A, &blk, nullptr, nullptr) != PETSC_SUCCESS) return kDeviceNone;
-  if (!blk || !blk->spptr || Data(blk)->opt.force_host) return kDeviceNone;
   if (mpi && p->type == MATPRODUCT_AtB) return kDeviceLoop;
   if (p->type == MATPRODUCT_ABt || p->type == MATPRODUCT_RARt) return kDeviceSpmm;
   return (DenseProducts)Data(blk)->opt.dense_products == kDenseLoop ? kDeviceLoop : kDeviceSpmm;
