@@ -22,6 +22,7 @@ PetscErrorCode Destroy(Mat A);
 PetscErrorCode Duplicate(Mat A, MatDuplicateOption op, Mat *B);
 PetscErrorCode SetFromOptions(Mat A, PetscOptionItems PetscOptionsObject);
 PetscErrorCode TransposeSymbolic(Mat A, Mat *B);
+PetscErrorCode ZeroEntries(Mat A);
 
 // Every operation a seq type of ours overrides: install, reinstall and uninstall walk this table.
 const OpSlot kSeqOps[] = {
@@ -42,6 +43,7 @@ const OpSlot kSeqOps[] = {
   GPUMAT_OP(axpy, AXPY),
   GPUMAT_OP(productsetfromoptions, ProductSetFromOptions),
   GPUMAT_OP(transposesymbolic, TransposeSymbolic),
+  GPUMAT_OP(zeroentries, ZeroEntries),
   SEQ_HOST_READER(sor),
   SEQ_HOST_READER(getcolumnreductions),
 };
@@ -93,6 +95,31 @@ PetscErrorCode SetFromOptions(Mat A, PetscOptionItems PetscOptionsObject)
   PetscFunctionBegin;
   if (d->parent.setfromoptions) PetscCall(d->parent.setfromoptions(A, PetscOptionsObject));
   PetscCall(SeqSetFromOptionsItems(A, PetscOptionsObject));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// MatZeroEntries: SeqAIJ's on the host array and, where the block keeps a device copy of its values
+// for this pattern (a device COO assembly or a device product wrote one), that copy too, on the GPU,
+// as aijcusparse zeroes its own: both sides then hold the zeros, so the next product refreshes the
+// format from the device copy and a device ADD_VALUES assembly adds onto it, neither uploading.
+PetscErrorCode ZeroEntries(Mat A)
+{
+  SeqData *d = Data(A);
+  PetscFunctionBegin;
+  PetscCall(d->parent.zeroentries(A)); // a writer of every host value (no copy back)
+#if defined(GPUMAT_WITH_CUDA)
+  PetscInt nnz;
+  PetscCall(HostNonzeros(A, &nnz));
+  if (d->dv.val && d->dv.n == nnz && !A->boundtocpu && !d->opt.force_host) {
+    cudaStream_t     stream;
+    PetscObjectState state;
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    if (nnz) PetscCallCUDA(cudaMemsetAsync(d->dv.val, 0, (size_t)nnz * sizeof(Scalar), stream));
+    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+    d->st.host_stale = d->st.pending = false;
+    d->st.dev_values = state + 1; // MatZeroEntries raises the state once more after this: the device copy holds that state's values, as the host does
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

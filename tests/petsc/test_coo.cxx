@@ -7,7 +7,8 @@
 // one; a 20000-row band with a few far couplings (its off-diagonal blocks are compressed); rank 1
 // owning no rows (several ranks). Per case four assemblies: INSERT_VALUES, INSERT_VALUES, ADD_VALUES,
 // INSERT_VALUES, each checked with MatMult, MatMultAdd and MatMultTranspose against AIJ; the format
-// built once (its Build events) and refreshed after; then the host readers: MatGetDiagonal,
+// built once (its Build events) and refreshed after; MatZeroEntries then ADD_VALUES (with device
+// values on one rank no host<->device copy); then the host readers: MatGetDiagonal,
 // MatGetRow, MatConvert to aij, MatView (the numbers of its text), host products, and a KSP
 // (GMRES + ILU on one rank, block Jacobi + ILU on several) with AIJ's iterations.
 //   -type <csrspec>    the type under test
@@ -306,9 +307,9 @@ PetscErrorCode BuildCounts(const char *root, PetscInt *builds, PetscInt *refresh
 }
 
 #if defined(PETSC_HAVE_CUDA)
-// A value update and one device product in a log stage of its own: its host<->device copies,
-// maxima over the ranks (count and bytes each way).
-PetscErrorCode UpdateCopies(Mat B, Values_ *v, InsertMode mode, const char *name, double copies[4])
+// A value update (with `zero`, MatZeroEntries first) and one device product in a log stage of its
+// own: its host<->device copies, maxima over the ranks (count and bytes each way).
+PetscErrorCode UpdateCopies(Mat B, Values_ *v, InsertMode mode, const char *name, double copies[4], bool zero = false)
 {
   static int         stages = 0;
   PetscLogStage      stage;
@@ -321,6 +322,7 @@ PetscErrorCode UpdateCopies(Mat B, Values_ *v, InsertMode mode, const char *name
   PetscCall(PetscLogStageRegister((std::string(name) + " " + std::to_string(stages++)).c_str(), &stage));
   update_stages.push_back(stage);
   PetscCall(PetscLogStagePush(stage));
+  if (zero) PetscCall(MatZeroEntries(B));
   PetscCall(SetValues(B, v, mode));
   PetscCall(MatMult(B, x, y));
   PetscCall(PetscLogStagePop());
@@ -555,6 +557,31 @@ PetscErrorCode RunCase(const Case &c, const char *root, const std::string &type)
       PetscCheck(builds0 == 0 || refreshes > refreshes0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the new values were not refreshed", w.c_str());
       refreshes0 = refreshes;
     }
+  }
+  { // MatZeroEntries, then ADD_VALUES onto the zeros (a Newton step's re-assembly): AIJ's values; with
+    // device values on one rank no copy between host and device (the device copy zeroed on the GPU)
+    const std::string              w = c.name + ", MatZeroEntries then ADD_VALUES" + (device_values ? " (device values)" : " (host values)");
+    const std::vector<PetscScalar> v = Values(coo, 6, true);
+    Values_                        vb;
+    PetscCall(MatZeroEntries(A));
+    PetscCall(MatSetValuesCOO(A, v.data(), ADD_VALUES));
+    PetscCall(Stage(v, &vb));
+#if defined(PETSC_HAVE_CUDA)
+    if (device_values) {
+      double copies[4];
+      PetscCall(UpdateCopies(B, &vb, ADD_VALUES, ("zero + COO add " + type).c_str(), copies, true));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %g CPU->GPU (%g B), %g GPU->CPU (%g B) copies\n", w.c_str(), copies[0], copies[2], copies[1], copies[3]));
+      if (size == 1) PetscCheck(copies[0] == 0 && copies[1] == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: copied between host and device (%g CPU->GPU, %g GPU->CPU)", w.c_str(), copies[0], copies[1]);
+    } else {
+      PetscCall(MatZeroEntries(B));
+      PetscCall(SetValues(B, &vb, ADD_VALUES));
+    }
+#else
+    PetscCall(MatZeroEntries(B));
+    PetscCall(SetValues(B, &vb, ADD_VALUES));
+#endif
+    PetscCall(VecDestroy(&vb.dev));
+    PetscCall(Products(B, A, w));
   }
   PetscCall(HostReaders(c, B, A, c.name + (device_values ? " (device values)" : " (host values)")));
   // the host readers may have built the other side once (in a CUDA build MatCreateVecs gives CUDA
