@@ -147,9 +147,9 @@ const std::vector<OptionRecord> &machinery_option_records() {
     }
     {
       OptionRecord &o = add(OptionKind::Enum, "-mat_gpumat_dense_products", "MatMatMult",
-                            "CUDA builds, a product with a dense CUDA operand (MatMatMult(A, B) with B dense, ...): spmm (aijcusparse's on the matrix's shadow: cuSPARSE SpMM, one pass over A) or loop (PETSc's loop: one product of the format per column of B)",
-                            "spmm");
-      o.choices = {"spmm", "loop"}, o.enum_type = "MatGpuMatDenseProducts", o.enum_prefix = "MAT_GPUMAT_DENSE_PRODUCTS_";
+                            "CUDA builds, a product with a dense CUDA operand (MatMatMult(A, B) with B dense, ...): spmm (aijcusparse's on the matrix's shadow: cuSPARSE SpMM, one pass over A), loop (PETSc's loop: one product of the format per column of B), auto (loop for A B on one rank where the format reads at most 0.6 of the CSR's bytes, else spmm)",
+                            "auto");
+      o.choices = {"auto", "spmm", "loop"}, o.enum_type = "MatGpuMatDenseProducts", o.enum_prefix = "MAT_GPUMAT_DENSE_PRODUCTS_";
     }
     add(OptionKind::Bool, "-mat_gpumat_coo_host_reference", "MatSetValuesCOO",
         "MatSetValuesCOO with host arrays through the machinery's COO maps on the host (the host reference of the device COO assembly) instead of SeqAIJ's", "false");

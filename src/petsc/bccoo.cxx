@@ -17,6 +17,9 @@ namespace {
 
 class BccooFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::BccooDevice<Scalar>), Bccoo<Scalar>, bccoo_refresh<Scalar>, bccoo_apply<Scalar>> {
 public:
+#if defined(GPUMAT_WITH_CUDA)
+  double ReadBytes() const override { return dev_.device_bytes() ? (double)dev_.format_bytes() : std::numeric_limits<double>::quiet_NaN(); }
+#endif
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
     const FormatRecord &r = bccoo_record();

@@ -16,6 +16,9 @@ namespace {
 
 class BceFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::BceDevice<Scalar>), Bce<Scalar>, bce_refresh<Scalar>, bce_apply<Scalar>> {
 public:
+#if defined(GPUMAT_WITH_CUDA)
+  double ReadBytes() const override { return dev_.device_bytes() ? (double)dev_.format_bytes() : std::numeric_limits<double>::quiet_NaN(); }
+#endif
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
     const FormatRecord &r = bce_record();

@@ -21,7 +21,7 @@ inline int SideIndex(unsigned side) { return side == kHost ? 0 : 1; }
 
 enum Compress { kCompressAuto, kCompressAlways, kCompressNever };
 enum ValueStorage { kValuesFp64, kValuesFp32 }; // -mat_gpumat_values, in its choices' order
-enum DenseProducts { kDenseSpmm, kDenseLoop }; // -mat_gpumat_dense_products, likewise
+enum DenseProducts { kDenseAuto, kDenseSpmm, kDenseLoop }; // -mat_gpumat_dense_products, likewise
 
 // The machinery's options of a block (-mat_gpumat_*).
 struct Options {
@@ -37,7 +37,7 @@ struct Options {
   PetscInt    shadow_products      = 100;         // a device product's result: products through its adopted shadow before the format's build
   PetscBool   device_csr           = PETSC_FALSE; // device builds read the CSR aijcusparse uploads and keeps for the block's shadow (block.cxx)
   PetscEnum   values               = (PetscEnum)kValuesFp64; // -mat_gpumat_values (Format::SetFp32Values)
-  PetscEnum   dense_products       = (PetscEnum)kDenseSpmm;  // -mat_gpumat_dense_products (matproduct.cxx)
+  PetscEnum   dense_products       = (PetscEnum)kDenseAuto;  // -mat_gpumat_dense_products (matproduct.cxx)
 };
 
 // What is current where. States are PETSc's: `A->nonzerostate` for the pattern, the object state

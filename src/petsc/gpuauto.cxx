@@ -137,6 +137,7 @@ public:
     for (auto &[n, c] : candidates_) c->DeviceRelease();
   }
   std::size_t DeviceBytes() const override { return chosen_ ? chosen_->DeviceBytes() : 0; }
+  double      ReadBytes() const override { return chosen_ ? chosen_->ReadBytes() : std::numeric_limits<double>::quiet_NaN(); }
   bool        HasDeviceTranspose() const override { return chosen_ && chosen_->HasDeviceTranspose(); }
   bool        HasDeviceDiagonal() const override { return chosen_ && chosen_->HasDeviceDiagonal(); }
   const std::string &StoredAs() const override { return chosen_name_; }

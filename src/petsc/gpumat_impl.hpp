@@ -8,6 +8,7 @@
 #include <petsc/private/matimpl.h>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,6 +64,10 @@ public:
   virtual PetscErrorCode DeviceApply(Op op, const Scalar *x, const Scalar *z, Scalar *y, cudaStream_t s);
   virtual void           DeviceRelease() {}
   virtual std::size_t    DeviceBytes() const { return 0; }
+  // The bytes one device product reads from the format's storage by its byte model, as the device
+  // stores it (Describe's format_bytes); NaN where the format has no such model or the device does
+  // not hold it. The machinery compares it with the CSR's (matproduct.cxx: a dense operand's route).
+  virtual double ReadBytes() const { return std::numeric_limits<double>::quiet_NaN(); }
 #if defined(GPUMAT_WITH_CUDA)
   // *yes: DeviceBuildOnDevice would build A (A as it takes it), asked before the machinery readies
   // the block's CSR on the device for it; false: the machinery uploads A (DeviceBuild).

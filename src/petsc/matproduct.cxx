@@ -13,6 +13,7 @@
 // matproduct_device.cxx (matproduct.hpp).
 #include "matproduct.hpp"
 #include "mpi.hpp"
+#include <cmath>
 #include <string>
 
 namespace gpumat {
@@ -134,11 +135,28 @@ bool DeviceRoute(Mat C)
 // A product with a dense operand on the device (A ours and OursOnDevice, B dense CUDA of A's level,
 // not bound to the CPU): aijcusparse's on the shadow (kDeviceSpmm) or PETSc's loop
 // over B's columns, a product of A's format per column (kDeviceLoop), as A's diagonal block's
-// -mat_gpumat_dense_products says (docs/options.md: the shadow by default); kDeviceNone: neither
-// applies. An MPI A^T B is always the loop: MPIAIJ's multiplies by a MAIJ of A's shadow on the host,
+// -mat_gpumat_dense_products says (auto by default: DenseLoopPays); kDeviceNone: neither applies. An MPI A^T B is always the loop: MPIAIJ's multiplies by a MAIJ of A's shadow on the host,
 // whose kernels read the blocks' host values without asking for the newest. A B^T and B A B^T are
 // always the shadow's: PETSc has no loop for them.
 enum DenseDeviceRoute { kDeviceNone, kDeviceSpmm, kDeviceLoop };
+
+// -mat_gpumat_dense_products auto: the loop for A B on one rank where A's format reads at most
+// kDenseLoopBytes of the CSR's bytes per product (its byte model, Format::ReadBytes), else the
+// shadow. On an H200 (docs/results/h200-2026-11-29d-dense-products, call 6) cuSPARSE's SpMM cost
+// 0.82 (8 columns) and 0.70 (32) of a CSR product per column, the loop about one product of the
+// format per column: it won with pjds reading 0.40 of the CSR's bytes (1.63x and 1.41x at 8 and 32
+// columns); with bce and bccoo (0.98-1.00 of them) it was 1.12x and 0.98x, 1.00x and 0.86x; it lost
+// every A^T B and on two ranks. So a format reading about the CSR's bytes keeps the shadow.
+constexpr double kDenseLoopBytes = 0.6;
+bool DenseLoopPays(Mat C, Mat blk)
+{
+  PetscMPIInt size = 2;
+  PetscInt    nnz  = 0;
+  if (C->product->type != MATPRODUCT_AB || MPI_Comm_size(PetscObjectComm((PetscObject)C->product->A), &size) != MPI_SUCCESS || size > 1) return false;
+  if (HostNonzeros(blk, &nnz) != PETSC_SUCCESS || nnz == 0) return false;
+  const double read = Data(blk)->fmt->ReadBytes(), csr = (double)nnz * (sizeof(Scalar) + sizeof(index_t)) + (double)(blk->rmap->n + 1) * sizeof(index_t);
+  return std::isfinite(read) && read <= kDenseLoopBytes * csr;
+}
 DenseDeviceRoute DenseDevice(Mat C)
 {
   Mat_Product *p   = C->product;
@@ -149,7 +167,11 @@ DenseDeviceRoute DenseDevice(Mat C)
   if (PetscObjectTypeCompare((PetscObject)p->B, mpi ? MATMPIDENSECUDA : MATSEQDENSECUDA, &dense) || !dense) return kDeviceNone;
   if (mpi && p->type == MATPRODUCT_AtB) return kDeviceLoop;
   if (p->type == MATPRODUCT_ABt || p->type == MATPRODUCT_RARt) return kDeviceSpmm;
-  return (DenseProducts)Data(blk)->opt.dense_products == kDenseLoop ? kDeviceLoop : kDeviceSpmm;
+  switch ((DenseProducts)Data(blk)->opt.dense_products) {
+  case kDenseSpmm: return kDeviceSpmm;
+  case kDenseLoop: return kDeviceLoop;
+  default: return DenseLoopPays(C, blk) ? kDeviceLoop : kDeviceSpmm;
+  }
 }
 #endif
 

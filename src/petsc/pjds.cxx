@@ -14,6 +14,9 @@ namespace {
 
 class PjdsFormat final : public WithHostFunctions<GPUMAT_DEVICE_FORMAT(cuda::PjdsDevice<Scalar>), Pjds<Scalar>, pjds_refresh<Scalar>, pjds_apply<Scalar>> {
 public:
+#if defined(GPUMAT_WITH_CUDA)
+  double ReadBytes() const override { return dev_.device_bytes() ? (double)dev_.format_bytes() : std::numeric_limits<double>::quiet_NaN(); }
+#endif
   PetscErrorCode SetFromOptions(PetscOptionItems PetscOptionsObject) override
   {
     const FormatRecord &r = pjds_record();

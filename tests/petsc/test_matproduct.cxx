@@ -14,7 +14,7 @@
 //                            (CheckReplace); shared: one upload of A's CSR for its format and its
 //                            products (CheckShared, -mat_gpumat_device_csr); dense: A B, A^T B and
 //                            B^T A B with B dense (CheckDense: AIJ's dense algorithms; on the
-//                            device both -mat_gpumat_dense_products routes)
+//                            device each -mat_gpumat_dense_products route)
 //   -expect_host             the results' values were computed by AIJ's host algorithm (no device
 //                            COO assembly: the CPU backend asked for, -mat_product_algorithm_backend_cpu)
 //   -expect_device           the results' values arrived on the device (the device route: a device
@@ -31,6 +31,7 @@
 // check fails.
 #include <petscmat.h>
 #include <petscgpumat.h>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -282,8 +283,33 @@ PetscErrorCode CheckReplace(Mat A, Mat B, Mat Aaij, Mat Baij)
 // once with each -mat_gpumat_dense_products route: spmm (aijcusparse's on A's shadow) runs no
 // MatMult for A B and at 1 rank no MatMultTranspose for A^T B; loop runs one per column of B for
 // each (PETSc's basic loop, "using basic looping over columns of a dense matrix"), as spmm's MPI
-// A^T B does. Elsewhere A B runs no MatMult (AIJ's and aijcusparse's algorithms; the CPU build's
-// A^T B at most one MatMultTranspose, of A's MAIJ). With -expect_device every result is dense CUDA.
+// A^T B does; auto is the loop for A B where AutoLoops says, else spmm. Elsewhere A B runs no
+// MatMult (AIJ's and aijcusparse's algorithms; the CPU build's A^T B at most one
+// MatMultTranspose, of A's MAIJ). With -expect_device every result is dense CUDA.
+// Whether -mat_gpumat_dense_products auto takes the loop for A B: on one rank, where A's format
+// (built here by a product) reads at most 0.6 of the CSR's bytes (12 B a nonzero, 4 a row pointer:
+// double values, 32-bit indices) by its byte model (the property format_bytes; gpuauto's
+// candidate.format_bytes)
+PetscErrorCode AutoLoops(Mat A, PetscMPIInt size, bool *loop)
+{
+  Vec         x, y;
+  MatInfo     mi;
+  PetscInt    m;
+  const char *v = nullptr;
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatGpuMatGetProperty(A, MAT_GPUMAT_DIAGONAL_BLOCK, "format_bytes", &v));
+  if (!v) PetscCall(MatGpuMatGetProperty(A, MAT_GPUMAT_DIAGONAL_BLOCK, "candidate.format_bytes", &v));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &mi));
+  PetscCall(MatGetLocalSize(A, &m, nullptr));
+  *loop = size == 1 && v && std::atof(v) <= 0.6 * (12.0 * mi.nz_used + 4.0 * (double)(m + 1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode CheckDense(Mat A, Mat Aaij)
 {
   const PetscInt k = 3; // B's columns
@@ -303,16 +329,18 @@ PetscErrorCode CheckDense(Mat A, Mat Aaij)
     for (PetscInt j = 0; j < k; j++) PetscCall(MatSetValue(B, i, j, 0.25 + (PetscReal)((i * 7 + j * 13) % 17) / 17.0, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  const bool        routes = PetscDefined(HAVE_CUDA) && expect_device && !reversed; // both of our device routes
-  const char *const route_names[2] = {"spmm", "loop"};
-  for (int route = 0; route < (routes ? 2 : 1); route++) {
+  const bool        routes = PetscDefined(HAVE_CUDA) && expect_device && !reversed; // our device routes
+  const char *const route_names[3] = {"spmm", "loop", "auto"};
+  for (int route = 0; route < (routes ? 3 : 1); route++) {
+    bool loop = routes && route == 1; // A B by the loop; A^T B by the loop: the loop route, and every MPI one
     if (routes) {
       PetscCall(PetscOptionsSetValue(nullptr, "-mat_gpumat_dense_products", route_names[route]));
       PetscCall(MatSetFromOptions(A));
     }
-    const bool loop = routes && route == 1;
+    if (routes && route == 2) PetscCall(AutoLoops(A, size, &loop));
+    const bool loop_atb = routes && (route == 1 || size > 1);
     // A^T B: one pass over A (at most one MatMultTranspose), one product per column, or not checked
-    const int  atb  = !PetscDefined(HAVE_CUDA) || (expect_device && size == 1 && !loop) ? 1 : routes ? 2 : 0;
+    const int  atb  = !PetscDefined(HAVE_CUDA) ? 1 : routes ? (loop_atb ? 2 : 1) : expect_device && size == 1 ? 1 : 0;
     const Mat  ops[2] = {A, Aaij};
     Mat       *out[2] = {C, R};
     for (int round = 0; round < 2; round++) {
@@ -362,7 +390,7 @@ PetscErrorCode CheckDense(Mat A, Mat Aaij)
     PetscCall(PetscOptionsClearValue(nullptr, "-mat_gpumat_dense_products"));
     PetscCall(MatSetFromOptions(A));
   }
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's, and again after new values%s\n", routes ? " (both routes: spmm, loop)" : ""));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)A), "dense: A B, A^T B and B^T A B with a dense B equal AIJ's, and again after new values%s\n", routes ? " (each route: spmm, loop, auto)" : ""));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
