@@ -11,6 +11,11 @@
 // SeqAIJ's host phases then, which read any AIJ matrix). The entry of aijcusparse itself is wrapped
 // too: `-pc_factor_mat_solver_type cusparse` finds a solver by the matrix type's prefix, and our
 // cuSPARSE-named types (seqaijcusparsecsr, ...) would reach aijcusparse's creator directly.
+//
+// aijcusparse's triangular solves take their vectors as CUDA vectors (VecCUDAGetArray*, unchecked
+// in PETSc's optimized builds). Our types also serve host vectors (and Kokkos ones), so a solve
+// whose vectors are not CUDA ones, or are bound to the CPU, goes through two CUDA vectors of the
+// factor's: the right-hand side copied in, the solution copied out (PetscInfo says so once).
 #include "machinery.hpp"
 #include "shadow.hpp"
 
@@ -21,6 +26,7 @@ using Creator      = PetscErrorCode (*)(Mat, MatFactorType, Mat *);
 using LUSymbolic   = PetscErrorCode (*)(Mat, Mat, IS, IS, const MatFactorInfo *);
 using CholSymbolic = PetscErrorCode (*)(Mat, Mat, IS, const MatFactorInfo *);
 using Numeric      = PetscErrorCode (*)(Mat, Mat, const MatFactorInfo *);
+using Solve        = PetscErrorCode (*)(Mat, Vec, Vec);
 
 constexpr MatFactorType kFactorTypes[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
 
@@ -34,6 +40,14 @@ struct Phases {
   LUSymbolic   lu = nullptr, ilu = nullptr;
   CholSymbolic cholesky = nullptr, icc = nullptr;
   Numeric      lu_numeric = nullptr, cholesky_numeric = nullptr;
+  Solve        solve = nullptr, solve_transpose = nullptr;
+  Vec          staged_b = nullptr, staged_x = nullptr; // CUDA vectors for solves with other vectors
+  bool         told = false;                           // PetscInfo said a solve was staged
+  ~Phases()
+  {
+    (void)VecDestroy(&staged_b);
+    (void)VecDestroy(&staged_x);
+  }
 };
 constexpr char kPhases[] = "GpumatFactorPhases";
 
@@ -62,6 +76,55 @@ PetscErrorCode Operand(const Phases *p, Mat A, Mat *S)
 }
 
 void Take(Mat F, Phases *p);
+
+// n values from x to y, read and written where their arrays are current (host, device or Kokkos)
+PetscErrorCode CopyValues(Vec x, Vec y)
+{
+  const PetscScalar *src;
+  PetscScalar       *dst;
+  PetscInt           n, m;
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetLocalSize(y, &m));
+  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "a factor's solve with vectors of %" PetscInt_FMT " and %" PetscInt_FMT " entries", n, m);
+  PetscCall(VecGetArrayRead(x, &src));
+  PetscCall(VecGetArrayWrite(y, &dst));
+  PetscCall(PetscArraycpy(dst, src, n));
+  PetscCall(VecRestoreArrayWrite(y, &dst));
+  PetscCall(VecRestoreArrayRead(x, &src));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+// aijcusparse's solve kept in `slot`, on b and x where both are CUDA vectors, else on two CUDA
+// vectors of F's (b copied in, the solution copied out to x)
+template <Solve Phases::*slot>
+PetscErrorCode Staged(Mat F, Vec b, Vec x)
+{
+  Phases *p;
+  bool    bok, xok;
+  PetscFunctionBegin;
+  PetscCall(PhasesOf(F, &p));
+  PetscCall(CudaVec(b, &bok));
+  PetscCall(CudaVec(x, &xok));
+  if (bok && xok) {
+    PetscCall((p->*slot)(F, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!p->staged_b) {
+    PetscInt n;
+    PetscCall(VecGetLocalSize(b, &n));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &p->staged_b));
+    PetscCall(VecDuplicate(p->staged_b, &p->staged_x));
+  }
+  if (!p->told) {
+    PetscCall(PetscInfo(F, "the factor's triangular solves (cuSPARSE) read CUDA vectors: a solve with %s and %s vectors copies them through two CUDA vectors\n", ((PetscObject)b)->type_name, ((PetscObject)x)->type_name));
+    p->told = true;
+  }
+  PetscCall(CopyValues(b, p->staged_b));
+  PetscCall((p->*slot)(F, p->staged_b, p->staged_x));
+  PetscCall(CopyValues(p->staged_x, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 // The phase of F kept in `slot` (one of aijcusparse's, with its own arguments after the two
 // matrices) called on the matrix it reads in place of A; then the phases it installed taken.
@@ -102,6 +165,9 @@ void Take(Mat F, Phases *p)
   TakeSlot(F->ops->iccfactorsymbolic, p->icc, &OnOperand<&Phases::icc>::Call);
   TakeSlot(F->ops->lufactornumeric, p->lu_numeric, &OnOperand<&Phases::lu_numeric>::Call);
   TakeSlot(F->ops->choleskyfactornumeric, p->cholesky_numeric, &OnOperand<&Phases::cholesky_numeric>::Call);
+  if (!p->shadow) return; // bound to the CPU: SeqAIJ's host solves, which read any vector
+  TakeSlot(F->ops->solve, p->solve, &Staged<&Phases::solve>);
+  TakeSlot(F->ops->solvetranspose, p->solve_transpose, &Staged<&Phases::solve_transpose>);
 }
 
 // aijcusparse's factor matrix for our seq matrix A, its phases reading A's shadow

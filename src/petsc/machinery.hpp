@@ -113,6 +113,7 @@ const OptionRecord *Machinery(const char *name);
 PetscErrorCode SeqSetFromOptionsItems(Mat A, PetscOptionItems PetscOptionsObject);
 PetscErrorCode BlockOptionsCheck(const FormatInfo *f, PetscOptionItems PetscOptionsObject);
 PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev); // CUDA, or Kokkos on CUDA: the device products read it
+PetscErrorCode CudaVec(Vec v, bool *ok);           // CUDA and not bound to the CPU (null counts): aijcusparse's kernels read it
 PetscErrorCode MatConvert_SeqAIJ_Gpu(Mat A, MatType type, MatReuse reuse, Mat *newmat);
 // The public queries of one block (null or not ours: *info says so)
 PetscErrorCode SeqGetInfo(Mat A, MatGpuMatInfo *info);

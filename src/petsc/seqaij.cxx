@@ -235,6 +235,24 @@ PetscErrorCode IsDeviceVec(Vec v, PetscBool *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Whether v is a CUDA vector not bound to the CPU (aijcusparse's kernels read it through
+// VecCUDAGetArray*, which PETSc's optimized builds hand any vector without a check); null counts
+PetscErrorCode CudaVec(Vec v, bool *ok)
+{
+  PetscBool cuda = PETSC_TRUE, bound = PETSC_FALSE;
+  PetscFunctionBegin;
+#if defined(GPUMAT_WITH_CUDA)
+  if (v) {
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    if (cuda) PetscCall(VecBoundToCPU(v, &bound));
+  }
+#else
+  cuda = v ? PETSC_FALSE : PETSC_TRUE;
+#endif
+  *ok = cuda && !bound;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SeqValuesHostAccess(Mat A, bool read, bool write)
 {
   SeqData *d = Ours(A);

@@ -34,20 +34,6 @@ PetscErrorCode SamePattern(Mat Y, Mat X, bool *same)
 // Whether Y's operation runs on its shadow: Y on the device route, its newest values on the device
 bool OnShadow(Mat Y) { return !Y->boundtocpu && !Data(Y)->opt.force_host && DeviceCopy(Y); }
 
-// Whether v is a CUDA vector (aijcusparse's scaling reads it through VecCUDAGetArrayRead) not bound
-// to the CPU; null counts (no scaling on that side)
-PetscErrorCode CudaVec(Vec v, bool *ok)
-{
-  PetscBool cuda = PETSC_TRUE, bound = PETSC_FALSE;
-  PetscFunctionBegin;
-  if (v) {
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
-    if (cuda) PetscCall(VecBoundToCPU(v, &bound));
-  }
-  *ok = cuda && !bound;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 // X's matrix for an operation on Y's shadow: X itself (seqaijcusparse, on the GPU) or its shadow
 // (ours, not held to the host); null: X cannot join Y on the device
 PetscErrorCode DevicePartner(Mat X, Mat *S)

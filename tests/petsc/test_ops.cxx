@@ -202,6 +202,7 @@ PetscErrorCode Factored(Mat M, Mat R, PCType pctype)
       PetscCall(KSPSetType(sub[0], KSPPREONLY));
       PetscCall(KSPGetPC(sub[0], &fpc));
       PetscCall(PCSetType(fpc, pctype));
+      PetscCall(PCSetFromOptions(fpc)); // -ours_sub_pc_factor_mat_solver_type, read for the new type
     }
     PetscCall(KSPSolve(ksp, b, x[0][k]));
     PetscCall(PCFactorGetMatrix(fpc, &F));
