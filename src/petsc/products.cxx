@@ -25,15 +25,28 @@ PetscErrorCode DevicePath(Mat A, Op op, Vec x, Vec z, Vec y, PetscBool *dev)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// A product's vector arrays, taken as their memory types say (z may be y).
+// A product's vector arrays (z may be y): where their memory types say (device products), or
+// on the host (host == true: the host reference, which reads device vectors' arrays there too).
 struct Arrays {
   const PetscScalar *x = nullptr, *z = nullptr;
   PetscScalar       *y = nullptr;
   PetscMemType       mx = PETSC_MEMTYPE_HOST, mz = PETSC_MEMTYPE_DEVICE, my = PETSC_MEMTYPE_HOST;
+  bool               host = false;
 };
 PetscErrorCode GetArrays(Vec x, Vec z, Vec y, Arrays *a)
 {
   PetscFunctionBegin;
+  if (a->host) {
+    PetscCall(VecGetArrayRead(x, &a->x));
+    if (z == y) {
+      PetscCall(VecGetArray(y, &a->y));
+      a->z = a->y;
+    } else {
+      if (z) PetscCall(VecGetArrayRead(z, &a->z));
+      PetscCall(VecGetArrayWrite(y, &a->y));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecGetArrayReadAndMemType(x, &a->x, &a->mx));
   if (z == y) {
     PetscCall(VecGetArrayAndMemType(y, &a->y, &a->my));
@@ -47,6 +60,15 @@ PetscErrorCode GetArrays(Vec x, Vec z, Vec y, Arrays *a)
 PetscErrorCode RestoreArrays(Vec x, Vec z, Vec y, Arrays *a)
 {
   PetscFunctionBegin;
+  if (a->host) {
+    PetscCall(VecRestoreArrayRead(x, &a->x));
+    if (z == y) PetscCall(VecRestoreArray(y, &a->y));
+    else {
+      if (z) PetscCall(VecRestoreArrayRead(z, &a->z));
+      PetscCall(VecRestoreArrayWrite(y, &a->y));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecRestoreArrayReadAndMemType(x, &a->x));
   if (z == y) PetscCall(VecRestoreArrayAndMemType(y, &a->y));
   else {
@@ -144,6 +166,7 @@ PetscErrorCode HostReferenceApply(Mat A, Op op, Vec x, Vec z, Vec y)
   SeqData *d = Data(A);
   Arrays   a;
   PetscFunctionBegin;
+  a.host = true;
   PetscCall(Ensure(A, kHost, nullptr));
   PetscCall(GetArrays(x, z, y, &a));
   const CsrView<Scalar> stored = Stored(d);
