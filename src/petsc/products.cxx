@@ -295,13 +295,13 @@ PetscErrorCode BeginOnSide(Mat A, BlockProduct *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-// kSplit: w = Ac x queued where A is compressed and x a device vector.
+// kSplit: w = Ac x queued where A is compressed and x and y are device vectors.
 PetscErrorCode BeginSplit(Mat A, BlockProduct *p)
 {
   PetscBool dev, split;
   Mat       S = nullptr;
   PetscFunctionBegin;
-  PetscCall(OnDevice(A, {p->x}, &dev));
+  PetscCall(OnDevice(A, {p->x, p->y}, &dev)); // the ghosts are device ones; y may be a host vector
   if (!dev || p->op != Op::NoTrans || p->z != p->y) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(ShadowFirstOf(A, p->x, p->z, p->y, false, &S)); // then in order, through the shadow
   if (S) PetscFunctionReturn(PETSC_SUCCESS);
