@@ -363,6 +363,37 @@ PetscErrorCode Products(Mat B, Mat A, const std::string &where)
     PetscCall(Expect(yt, ryt, where + ": " + name + "Add in place"));
   }
 
+  // Mixed vectors: x of the matrix's own vector type (CUDA on a CUDA build) with y and z of the
+  // reference's (host), and the other way round, as a multigrid level's prolongator meets a KSP's
+  // host vectors (MatInterpolateAdd); the products must run where both sides can be read
+  {
+    Vec own_x, own_y, own_z, host_x, host_y, host_z;
+    PetscCall(MatCreateVecs(B, &own_x, &own_y));
+    PetscCall(VecDuplicate(own_y, &own_z));
+    PetscCall(VecDuplicate(rx, &host_x));
+    PetscCall(VecDuplicate(ry, &host_y));
+    PetscCall(VecDuplicate(rz, &host_z));
+    PetscCall(VecCopy(rx, own_x));
+    PetscCall(VecCopy(rx, host_x));
+    PetscCall(VecCopy(rz, own_z));
+    PetscCall(VecCopy(rz, host_z));
+    PetscCall(MatMult(A, rx, ry));
+    PetscCall(VecSet(host_y, PETSC_MAX_REAL));
+    PetscCall(MatMult(B, own_x, host_y));
+    PetscCall(Expect(host_y, ry, where + ": MatMult, x the matrix's vector type, y a host vector"));
+    PetscCall(VecSet(own_y, PETSC_MAX_REAL));
+    PetscCall(MatMult(B, host_x, own_y));
+    PetscCall(Expect(own_y, ry, where + ": MatMult, x a host vector, y the matrix's vector type"));
+    PetscCall(MatMultAdd(A, rx, rz, ry));
+    PetscCall(VecCopy(host_z, host_y));
+    PetscCall(MatMultAdd(B, own_x, host_y, host_y));
+    PetscCall(Expect(host_y, ry, where + ": MatMultAdd in place, x the matrix's vector type, y a host vector"));
+    PetscCall(VecSet(own_y, PETSC_MAX_REAL));
+    PetscCall(MatMultAdd(B, host_x, own_z, own_y));
+    PetscCall(Expect(own_y, ry, where + ": MatMultAdd, x a host vector, z and y the matrix's vector type"));
+    for (Vec *v : {&own_x, &own_y, &own_z, &host_x, &host_y, &host_z}) PetscCall(VecDestroy(v));
+  }
+
   // the products left their inputs alone
   PetscCall(Expect(x, rx, where + ": x unchanged by the products"));
   PetscCall(Expect(z, rz, where + ": z unchanged by the products"));
