@@ -68,9 +68,10 @@ typedef struct {
   long long distinct, fp32_exact, nnz;  /* distinct values (65,537: more than 65,536); entries exact in fp32 */
   long long slices, slices_w8, slices_w16, slices_w32, slices_dict;
   /* pjds as the model builds it (gpumat::pjds_compressed): bytes as built, with dictionary columns,
-     and with the value table too; its blocks, and those with a dictionary */
-  double    pjds_plain, pjds_dict, pjds_dict_table;
-  long long pjds_blocks, pjds_blocks_dict;
+     and with the value table too; with positional offsets (a layout not stored yet), and with the
+     table too; its blocks, those with a dictionary and those with positional offsets */
+  double    pjds_plain, pjds_dict, pjds_dict_table, pjds_diag, pjds_diag_table;
+  long long pjds_blocks, pjds_blocks_dict, pjds_blocks_diag, pjds_diag_group;
   /* pjds as the type stores it (gpumat::pjds_build with the type's own parameters): the bytes its
      products read (Pjds::read_bytes) by default (columns and values auto) and with fp32 storage
      (-mat_gpumat_values fp32: the table kept where one is built); the layouts chosen */

@@ -86,6 +86,7 @@ extern "C" int BenchFootprintCompute(int nrows, int ncols, long long nnz, const 
       c.slices = m.slices, c.slices_w8 = m.slices_w8, c.slices_w16 = m.slices_w16, c.slices_w32 = m.slices_w32, c.slices_dict = m.slices_dict;
       const gpumat::PjdsCompressed pc = gpumat::pjds_compressed(P, m.distinct);
       c.pjds_plain = pc.plain, c.pjds_dict = pc.dict, c.pjds_dict_table = pc.dict_table, c.pjds_blocks = pc.blocks, c.pjds_blocks_dict = pc.blocks_dict;
+      c.pjds_diag = pc.diag, c.pjds_diag_table = pc.diag_table, c.pjds_blocks_diag = pc.blocks_diag, c.pjds_diag_group = pc.diag_group;
       for (int v = 0; v < 2; ++v) { // the type's own layouts: by default, and with fp32 storage
         gpumat::PjdsParams q;
         q.fp32 = v == 1;

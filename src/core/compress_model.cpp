@@ -94,7 +94,11 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
   PjdsCompressed c;
   c.plain = double(B.bytes());
   c.blocks = B.nblocks();
-  double                    columns = 0; // the padded part's column bytes with the dictionaries
+  const std::int64_t entries = distinct + 1; // the padding's 0 (at most one more entry)
+  const double       vb      = double(sizeof(T));
+  const double       code    = entries <= 256 ? 1.0 : entries <= CompressModel::kDistinctCap ? 2.0 : vb;
+  const double       table   = code < vb ? vb * double(entries) : 0; // the table's own bytes, where codes are used
+  double columns = 0; // the padded part's column bytes with the dictionaries
   std::vector<std::int64_t> offsets;
   for (std::int64_t b = 0; b < B.nblocks(); ++b) {
     const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
@@ -109,10 +113,40 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
     } else columns += 4.0 * double(n);
   }
   c.dict = c.plain - 4.0 * double(B.padded()) + columns;
-  const std::int64_t entries = distinct + 1; // the padding's 0 (at most one more entry)
-  const double       code    = entries <= 256 ? 1.0 : entries <= CompressModel::kDistinctCap ? 2.0 : double(sizeof(T));
-  const double       plain   = double(sizeof(T)) * double(B.padded()); // the padded part's values as stored
-  c.dict_table               = c.dict - plain + std::min(code * double(B.padded()) + double(sizeof(T)) * double(entries), plain);
+  const double plain = vb * double(B.padded()); // the padded part's values as stored
+  c.dict_table       = c.dict - plain + std::min(code * double(B.padded()) + vb * double(entries), plain);
+
+  // positional offsets, relative to each row's first row of its group of g (g = 1: the row)
+  c.diag = c.diag_table = c.plain;
+  for (index_t g : kPositionalGroups) {
+    double       diag = 0, diag_table = 0;
+    std::int64_t blocks_diag = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+      const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
+      if (rows <= 0 || n == 0) continue;
+      offsets.clear();
+      for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t i = b * B.p.block_rows + k % rows; // the entry's position (row of the pJDS part)
+        if (k / rows >= B.rowlen[std::size_t(i)]) continue;   // padding
+        const index_t r = B.row(i);
+        offsets.push_back(std::int64_t(B.column(bs + k, i)) - (r - r % g));
+      }
+      std::sort(offsets.begin(), offsets.end());
+      const std::int64_t u        = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
+      const double       stored   = (4.0 + vb) * double(n), positional = vb * double(u * rows) + 4.0 * double(u) + 4.0;
+      if (positional < stored) ++blocks_diag;
+      diag += std::min(stored, positional);
+      diag_table += std::min((4.0 + code) * double(n), code * double(u * rows) + 4.0 * double(u) + 4.0);
+    }
+    const double total = c.plain - (4.0 + vb) * double(B.padded()) + diag;
+    if (total < c.diag) {
+      c.diag        = total;
+      c.blocks_diag = blocks_diag;
+      c.diag_group  = g;
+      c.diag_table  = c.plain - (4.0 + vb) * double(B.padded()) + diag_table + table;
+    }
+  }
+  c.diag_table = std::min({c.diag_table, c.diag, c.dict_table});
   return c;
 }
 

@@ -57,11 +57,29 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // columns; and with that and the padded part's values as codes into one table of the matrix's
 // distinct values (`distinct`, CompressModel's, plus the padding's 0; 8-bit codes up to 256 entries,
 // 16-bit up to 65,536, sizeof(T) B each) where that reads fewer bytes. The long part stays as it is.
+//
+// And with positional offsets (a layout pjds does not store yet): a block whose rows' entries take
+// d distinct offsets (column - matrix row; its nonzeros only, padding left out) stores every row d
+// wide, entry j of a row at column row + offset[j] (value 0 where the row has no such entry), so
+// no column per entry: d x rows values, d offsets (4 B) and a 4-byte start per block, where that
+// reads fewer bytes than the block as stored (its 32-bit columns and values), else the block as
+// stored (diag); with the values as codes into the table (diag_table), each block the least of
+// positional offsets, dictionary columns and 32-bit columns with codes. A stencil's block holds its
+// few offsets (7 for the 7-point one) whatever the distance between its planes: about its values'
+// bytes a nonzero, the x of a row's entries addressed without a load per entry. The offsets are
+// taken from the first row of each row's group of g consecutive rows (column - (row - row % g)),
+// with the g of kPositionalGroups that reads least (diag_group; 1: from the row itself): with g
+// the dof per node of a vector problem, a node's rows share one set of offsets, where from each
+// row they would differ by the dof.
 template <typename T>
 struct Pjds;
+constexpr index_t kPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8};
 struct PjdsCompressed {
   double       plain = 0, dict = 0, dict_table = 0; // bytes
+  double       diag = 0, diag_table = 0;            // bytes with positional offsets where they pay (plain, dict_table where none)
   std::int64_t blocks = 0, blocks_dict = 0;          // blocks, and those stored with a dictionary
+  std::int64_t blocks_diag = 0;                      // blocks with positional offsets (diag)
+  index_t      diag_group = 0;                       // the g of diag (0: no block pays)
 };
 template <typename T>
 PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct);

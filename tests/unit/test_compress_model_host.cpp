@@ -178,6 +178,39 @@ TEST(CompressModel, PjdsStencilByHand) {
   EXPECT_DOUBLE_EQ(c.plain, double(B.bytes()));
   EXPECT_DOUBLE_EQ(c.dict, c.plain - 3.0 * padded + 56);
   EXPECT_DOUBLE_EQ(c.dict_table, c.dict - 7.0 * padded + 24);
+  // positional offsets: each block's nonzeros take the 7 offsets (the first plane lacks -16, the
+  // second +16, the other block the other way round), so every row 7 wide with no column per entry:
+  // 8 x 7 x 32 B of values, 28 B of offsets and a 4-byte start, against 12 B a padded entry; with
+  // codes into the table of 3, 1 B a position
+  EXPECT_EQ(c.blocks_diag, 2);
+  EXPECT_DOUBLE_EQ(c.diag, c.plain - 12.0 * padded + 2 * (8.0 * 7 * 32 + 32));
+  EXPECT_DOUBLE_EQ(c.diag_table, c.plain - 12.0 * padded + 2 * (7.0 * 32 + 32) + 24);
+}
+
+// A vector problem, 3 dof per node of a 6^3 grid coupled to its 7-point neighbours (every dof of a
+// node to every dof of each neighbour: 21 entries a row, 3 x 3 blocks): from each row the offsets
+// differ by its dof (7 x 5 in a block), from its node's first row they are one set of 21 (7 nodes x
+// 3 dof), so with groups of 3 every block stores its rows 21 wide with no column per entry, fewer
+// bytes than its dictionary columns, also with the value table's codes (2 distinct values).
+TEST(CompressModel, PjdsPositionalNodeGroups) {
+  const matgen::Csr L = lap3d(6);
+  matgen::Csr       M;
+  M.nrows = M.ncols = 3 * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / 3;
+    for (index_t k = L.rowptr[node]; k < L.rowptr[node + 1]; ++k)
+      for (index_t dof = 0; dof < 3; ++dof) M.colidx.push_back(3 * L.colidx[k] + dof), M.val.push_back(L.colidx[k] == node ? 6.0 : -1.0);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  const auto           v = M.values<double>();
+  gpumat::Pjds<double> B;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(gpumat::PjdsParams{32, 1, 0}), B);
+  const gpumat::PjdsCompressed c = gpumat::pjds_compressed(B, 2);
+  EXPECT_EQ(c.diag_group, 3);
+  EXPECT_EQ(c.blocks_diag, c.blocks);
+  EXPECT_LT(c.diag, c.dict);
+  EXPECT_LT(c.diag / double(M.nnz()), 9.0); // about 8 B of values a nonzero, plus the boundary rows' zeros
+  EXPECT_LT(c.diag_table, c.dict_table);
 }
 
 // Random rows, sorted within windows and with long rows: the compressed layouts never read more
@@ -192,13 +225,23 @@ TEST(CompressModel, PjdsNeverMoreBytes) {
     const gpumat::PjdsCompressed c = gpumat::pjds_compressed(B, m.distinct);
     EXPECT_LE(c.dict, c.plain) << seed;
     EXPECT_LE(c.dict_table, c.dict) << seed;
-    std::int64_t small = 0;
+    EXPECT_LE(c.diag, c.plain) << seed;
+    EXPECT_LE(c.diag_table, std::min(c.diag, c.dict_table)) << seed;
+    std::int64_t small = 0, positional = 0;
     for (std::int64_t b = 0; b < B.nblocks(); ++b) {
       const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)], n = B.block_start[std::size_t(b) + 1] - bs;
       std::set<std::int64_t> off;
       for (std::int64_t k = 0; k < n; ++k) off.insert(std::int64_t(B.col[std::size_t(bs + k)]) - B.row(b * 32 + k % rows));
       small += n > 0 && off.size() <= 256 && double(n) + 4.0 * double(off.size()) < 4.0 * double(n);
+      std::set<std::int64_t> nz; // the offsets of the block's nonzeros (entry j of position i is one where j < rowlen[i]) from their group's first row
+      const index_t          g = std::max<index_t>(c.diag_group, 1);
+      for (std::int64_t k = 0; k < n; ++k) {
+        const index_t r = B.row(b * 32 + k % rows);
+        if (k / rows < B.rowlen[std::size_t(b * 32 + k % rows)]) nz.insert(std::int64_t(B.col[std::size_t(bs + k)]) - (r - r % g));
+      }
+      positional += c.diag_group > 0 && n > 0 && 8.0 * double(nz.size() * rows) + 4.0 * double(nz.size()) + 4 < 12.0 * double(n);
     }
     EXPECT_EQ(c.blocks_dict, small) << seed;
+    EXPECT_EQ(c.blocks_diag, positional) << seed;
   }
 }
