@@ -7,7 +7,9 @@
 #   GPUMAT_CONFIG=cuda BUILD=$PWD/build-cuda bash conf/setup.sh      # the project against it
 # then run this with the device tool, carrying .carry and build-cuda:
 #   bash conf/device.sh [tests] [sanitize] [main] [bench] [floors] [ablation] [profile] [ranks] [mpi] [snes] [multigpu]
-#   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, SANITIZE_FILTER
+#   (default: tests sanitize main bench; CTEST_ARGS, e.g. "-L gpu", narrows the tests, CTEST_JOBS their
+#   parallel runs (4), CTEST_SHARD=k/n runs every n-th test from the k-th (ctest -I k,,n): the whole
+#   suite of the CUDA build takes more than one call's 600 s, three shards fit; SANITIZE_FILTER
 #   the gtest filter of test_cuda under the sanitizers, SANITIZE_NP2_TOOLS the tools on test_mpi at 2 ranks,
 #   SANITIZE_TYPE its type (csrspec), also of test_coo's device COO assembly under memcheck at 1 and 2
 #   ranks and of test_products under memcheck; BENCH_MATRICES a list of matrix specs for the bench step instead
@@ -45,6 +47,16 @@ for s in $steps; do
     *) echo "conf/device.sh: unknown step '$s' (steps: tests sanitize main bench floors ablation profile ranks mpi snes multigpu)" >&2; exit 2 ;;
   esac
 done
+shard=()
+if [ -n "${CTEST_SHARD:-}" ]; then
+  if [[ "$CTEST_SHARD" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ]; then
+    shard=(-I "${BASH_REMATCH[1]},,${BASH_REMATCH[2]}")
+  else
+    echo "conf/device.sh: CTEST_SHARD must be k/n with 1 <= k <= n (every n-th test from the k-th), not '$CTEST_SHARD'" >&2
+    exit 2
+  fi
+fi
+[[ "${CTEST_JOBS:-4}" =~ ^[1-9][0-9]*$ ]] || { echo "conf/device.sh: CTEST_JOBS must be a positive integer, not '$CTEST_JOBS'" >&2; exit 2; }
 source "$top/conf/gpu-env.sh" # exits in seconds without a GPU, a CUDA PETSc or build-cuda
 mkdir -p "$OUT"
 log=$OUT/device.log
@@ -55,8 +67,8 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,clocks.max.sm,driv
 status=0
 
 if [[ " $steps " == *" tests "* ]]; then
-  echo "== ctest (CPU and GPU tests${CTEST_ARGS:+, $CTEST_ARGS}) ($(date -u +%T))"
-  ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 300 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" || status=1
+  echo "== ctest (CPU and GPU tests${CTEST_ARGS:+, $CTEST_ARGS}${CTEST_SHARD:+, shard $CTEST_SHARD}) ($(date -u +%T))"
+  ctest --test-dir "$BUILD" --output-on-failure -j "${CTEST_JOBS:-4}" --timeout 300 "${shard[@]}" ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" || status=1
 fi
 
 if [[ " $steps " == *" sanitize "* ]]; then

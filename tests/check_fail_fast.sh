@@ -29,6 +29,8 @@ expect 2 "configuration must be 'cpu', 'cuda', 'cudakk' or 'cudampich'" bash con
 expect 2 "--pack needs an archive file name" bash conf/petsc.sh cpu --pack
 expect 2 "unknown argument '--bogus'" bash conf/petsc.sh cpu --bogus
 expect 2 "unknown step 'test'" env OUT=/tmp/gpumat-fail-fast bash conf/device.sh test
+expect 2 "CTEST_SHARD must be k/n with 1 <= k <= n" env OUT=/tmp/gpumat-fail-fast CTEST_SHARD=4/3 bash conf/device.sh tests
+expect 2 "CTEST_JOBS must be a positive integer" env OUT=/tmp/gpumat-fail-fast CTEST_JOBS=0 bash conf/device.sh tests
 expect 2 "GPUMAT_CONFIG must be cpu, cuda or cudakk, not .gpu." env GPUMAT_CONFIG=gpu bash conf/solvers.sh
 expect 2 "VECS must be standard, cuda and/or kokkos, not .opencl." env GPUMAT_CONFIG=cpu VECS=opencl bash conf/solvers.sh
 expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu N=0 bash conf/solvers.sh
