@@ -305,6 +305,25 @@ PetscErrorCode Fill(Vec v, PetscInt seed) { return vec_check::Fill(v, seed); }
 
 PetscErrorCode Expect(Vec got, Vec ref, const std::string &what) { return vec_check::Expect(got, ref, tol, what, "MPIAIJ", &checks); }
 
+// y = A x, y = z + A x and, in place, y = y + A x with B's vectors x, z, y against the reference
+// A's with rx, rz (x and z hold their values; ry is overwritten)
+PetscErrorCode Forward(Mat B, Mat A, Vec x, Vec z, Vec y, Vec rx, Vec rz, Vec ry, const std::string &where)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMult(A, rx, ry));
+  PetscCall(VecSet(y, PETSC_MAX_REAL));
+  PetscCall(MatMult(B, x, y));
+  PetscCall(Expect(y, ry, where + ": MatMult"));
+  PetscCall(MatMultAdd(A, rx, rz, ry));
+  PetscCall(VecSet(y, PETSC_MAX_REAL));
+  PetscCall(MatMultAdd(B, x, z, y));
+  PetscCall(Expect(y, ry, where + ": MatMultAdd"));
+  PetscCall(VecCopy(rz, y));
+  PetscCall(MatMultAdd(B, x, y, y));
+  PetscCall(Expect(y, ry, where + ": MatMultAdd in place"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 // The six products of B against those of the reference A (same global matrix and layout).
 PetscErrorCode Products(Mat B, Mat A, const std::string &where)
 {
@@ -329,19 +348,7 @@ PetscErrorCode Products(Mat B, Mat A, const std::string &where)
   PetscCall(VecCopy(rxt, xt));
   PetscCall(VecCopy(rzt, zt));
 
-  // y = A x
-  PetscCall(MatMult(A, rx, ry));
-  PetscCall(VecSet(y, PETSC_MAX_REAL));
-  PetscCall(MatMult(B, x, y));
-  PetscCall(Expect(y, ry, where + ": MatMult"));
-  // y = z + A x, then in place y = y + A x
-  PetscCall(MatMultAdd(A, rx, rz, ry));
-  PetscCall(VecSet(y, PETSC_MAX_REAL));
-  PetscCall(MatMultAdd(B, x, z, y));
-  PetscCall(Expect(y, ry, where + ": MatMultAdd"));
-  PetscCall(VecCopy(rz, y));
-  PetscCall(MatMultAdd(B, x, y, y));
-  PetscCall(Expect(y, ry, where + ": MatMultAdd in place"));
+  PetscCall(Forward(B, A, x, z, y, rx, rz, ry, where));
   // y = A^T x and y = A^H x; y = z + A^T x and y = z + A^H x, then in place
   const struct {
     PetscErrorCode (*mult)(Mat, Vec, Vec);
@@ -377,20 +384,8 @@ PetscErrorCode Products(Mat B, Mat A, const std::string &where)
     PetscCall(VecCopy(rx, host_x));
     PetscCall(VecCopy(rz, own_z));
     PetscCall(VecCopy(rz, host_z));
-    PetscCall(MatMult(A, rx, ry));
-    PetscCall(VecSet(host_y, PETSC_MAX_REAL));
-    PetscCall(MatMult(B, own_x, host_y));
-    PetscCall(Expect(host_y, ry, where + ": MatMult, x the matrix's vector type, y a host vector"));
-    PetscCall(VecSet(own_y, PETSC_MAX_REAL));
-    PetscCall(MatMult(B, host_x, own_y));
-    PetscCall(Expect(own_y, ry, where + ": MatMult, x a host vector, y the matrix's vector type"));
-    PetscCall(MatMultAdd(A, rx, rz, ry));
-    PetscCall(VecCopy(host_z, host_y));
-    PetscCall(MatMultAdd(B, own_x, host_y, host_y));
-    PetscCall(Expect(host_y, ry, where + ": MatMultAdd in place, x the matrix's vector type, y a host vector"));
-    PetscCall(VecSet(own_y, PETSC_MAX_REAL));
-    PetscCall(MatMultAdd(B, host_x, own_z, own_y));
-    PetscCall(Expect(own_y, ry, where + ": MatMultAdd, x a host vector, z and y the matrix's vector type"));
+    PetscCall(Forward(B, A, own_x, host_z, host_y, rx, rz, ry, where + " (x the matrix's vector type, z and y host vectors)"));
+    PetscCall(Forward(B, A, host_x, own_z, own_y, rx, rz, ry, where + " (x a host vector, z and y the matrix's vector type)"));
     for (Vec *v : {&own_x, &own_y, &own_z, &host_x, &host_y, &host_z}) PetscCall(VecDestroy(v));
   }
 
