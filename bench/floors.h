@@ -71,9 +71,12 @@ typedef struct {
   double    fp32_bytes;       /* and for fp32 storage (-mat_gpumat_values fp32): floor:pjds-fp32-stream */
   /* positional offsets (a layout pjds does not store yet), where every block reads fewer bytes so:
      offsets from groups of pos_group rows (0: not timed); the bytes of floor:pjds-pos-* and, where
-     the values fit a table of 256, of floor:pjds-pos-table-* (0: none), x and y included */
+     the values fit a table of 65,536, of floor:pjds-pos-table(16)-* (0: none), x and y included */
   int       pos_group;
   double    pos_bytes, pos_table_bytes;
+  /* the plain layout with its values as 16-bit codes into a table, where they number 257 to 65,536:
+     the bytes of floor:pjds-table16-* (0: not timed) */
+  double    table16_bytes;
 } BenchPjdsInfo;
 
 /* Builds the default pjds of the host CSR on the host (32-bit columns and fp64 values), copies the
