@@ -69,12 +69,22 @@ typedef struct {
   double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
   double    auto_bytes;       /* the same for the default layout (auto columns and values): floor:pjds-auto-stream */
   double    fp32_bytes;       /* and for fp32 storage (-mat_gpumat_values fp32): floor:pjds-fp32-stream */
+  /* positional offsets (a layout pjds does not store yet), where every block reads fewer bytes so:
+     offsets from groups of pos_group rows (0: not timed); the bytes of floor:pjds-pos-* and, where
+     the values fit a table of 65,536, of floor:pjds-pos-table(16)-* (0: none), x and y included */
+  int       pos_group;
+  double    pos_bytes, pos_table_bytes;
+  /* the plain layout with its values as 16-bit codes into a table, where they number 257 to 65,536:
+     the bytes of floor:pjds-table16-* (0: not timed) */
+  double    table16_bytes;
 } BenchPjdsInfo;
 
 /* Builds the default pjds of the host CSR on the host (32-bit columns and fp64 values), copies the
    arrays its product reads to the device and times floor:pjds-stream and floor:pjds-gather as
    BenchFloors does; then the stream floors of the type's default layout (its compressed columns and
-   values where it codes them: floor:pjds-auto-stream) and of fp32 storage (floor:pjds-fp32-stream).
+   values where it codes them: floor:pjds-auto-stream) and of fp32 storage (floor:pjds-fp32-stream);
+   then, where positional offsets pay in every block, their stream and gather floors
+   (floor:pjds-pos-*, with a value table floor:pjds-pos-table-*; bench/floors_rowgrouped.cu).
    Returns 0, or nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
 int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchPjdsInfo *info, char *err, int errlen);
 

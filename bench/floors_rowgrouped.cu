@@ -32,6 +32,7 @@
 #include "floors.h"
 #include "timing.cuh"
 #include "core/bce.hpp"
+#include "core/compress_model.hpp"
 #include "core/pjds.hpp"
 #include "cuda/pjds_index.cuh"
 
@@ -41,6 +42,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -177,6 +179,101 @@ __global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, 
   y[Permuted ? q.row : q.out] = s0 + s1;
 }
 
+// pjds with positional offsets (a layout pjds does not store yet; src/core/compress_model.hpp,
+// pjds_compressed): block b's rows are all u_b = off_start[b + 1] - off_start[b] wide, entry j of a
+// row at column base + offs[off_start[b] + j] (base: the row less its remainder modulo g), its value
+// at val_start[b] + j rows_b + lane (0 where the row has no such entry): fp64 values (kVal64), 8-bit
+// codes into a table of at most 256 values in shared memory (kCode8), or 16-bit codes into a table
+// of at most 65,536 read through L1 (kCode16). No column per entry: the block's offsets are the
+// same for its 32 rows (one load a warp). The column is clamped into the matrix, so a zero of a row
+// at its edge reads a valid x.
+struct PosLayout {
+  const double       *val;   // !Table
+  const std::uint8_t  *code;   // kCode8: 8-bit codes, the table in shared memory
+  const std::uint16_t *code16; // kCode16: 16-bit codes, the table read through L1
+  const double        *table;  // its ntable values
+  const int          *offs, *perm;
+  const std::int64_t *off_start, *val_start;
+  int                 npj, br, g, ncols, ntable;
+  long long           threads() const { return npj; }
+};
+
+enum ValMode { kVal64, kCode8, kCode16 };
+
+template <int Mode>
+__global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+  __shared__ double tab[Mode == kCode8 ? 256 : 1];
+  if (Mode == kCode8) {
+    for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
+    __syncthreads();
+  }
+  if (blockIdx.x < lblocks) {
+    const long long stride = lblocks * kThreads;
+    double          acc    = 0;
+    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+    if (acc == 1.2345e-300) *sink = acc;
+    return;
+  }
+  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
+  if (i >= unsigned(a.npj)) return;
+  const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
+  const long long             os   = a.off_start[b.b], vs = a.val_start[b.b];
+  const int                   u    = int(a.off_start[b.b + 1] - os);
+  const int                   r    = a.perm ? a.perm[i] : int(i);
+  const int                   base = r - r % a.g;
+  double                      s0 = 0, s1 = 0;
+  for (int j = 0; j < u; j += kUnroll) {
+    double v[kUnroll];
+    int    c[kUnroll];
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q) {
+      const bool      ok  = j + q < u;
+      const long long pos = vs + (long long)(j + q) * b.rows + b.lane;
+      if (Mode == kCode8) v[q] = ok ? tab[__ldcs(a.code + pos)] : 0.0;
+      else if (Mode == kCode16) v[q] = ok ? __ldg(a.table + __ldcs(a.code16 + pos)) : 0.0;
+      else v[q] = ok ? __ldcs(a.val + pos) : 0.0;
+      c[q] = ok ? min(max(base + __ldg(a.offs + os + j + q), 0), a.ncols - 1) : 0;
+    }
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q)
+      if (j + q < u) (q & 1 ? s1 : s0) += v[q] * __ldg(x + c[q]);
+  }
+  y[i] = s0 + s1;
+}
+
+// pjds's plain layout (32-bit columns) with its values as 16-bit codes into a table of at most
+// 65,536 values read through L1: floor:pjds-table16-*, the layout of a value table wider than the
+// type's 8-bit one.
+template <class L>
+__global__ void __launch_bounds__(kThreads, 6) t16_gather_floor(L a, const std::uint16_t *__restrict__ code16, const double *__restrict__ table, LongDev lg, long long lblocks, const double *__restrict__ x,
+                                                                double *__restrict__ y, double *sink) {
+  if (blockIdx.x < lblocks) {
+    const long long stride = lblocks * kThreads;
+    double          acc    = 0;
+    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+    if (acc == 1.2345e-300) *sink = acc;
+    return;
+  }
+  Pos q;
+  if (!a.at(unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x, q)) return;
+  double   s0 = 0, s1 = 0;
+  unsigned p  = q.p;
+  for (int j = 0; j < q.n; j += kUnroll, p += kUnroll * q.stride) {
+    int    c[kUnroll];
+    double v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < q.n;
+      c[u]          = ok ? __ldcs(a.col + p + u * q.stride) : 0;
+      v[u]          = ok ? __ldg(table + __ldcs(code16 + p + u * q.stride)) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+  }
+  y[q.out] = s0 + s1;
+}
+
 // The device side of one format's floors: the uploads (freed at the end), the two timings, the
 // check of the gather floor's sums.
 class Floors {
@@ -286,6 +383,39 @@ public:
     }
     return true;
   }
+  // floor:<name>-stream and floor:<name>-gather of a layout whose gather kernel gather(grid,
+  // lblocks) launches on the stream given; y checked as run() checks it
+  template <class Gather, class Check>
+  bool run_custom(const char *name, long long threads, LongDev lg, Gather gather_on, Check ref, BenchFloor *res, int maxres, int *nres) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
+        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return false;
+    const int       sgrid   = std::max(1, per_sm) * sms;
+    const long long lblocks = lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0;
+    const long long grid    = lblocks + (threads + kThreads - 1) / kThreads;
+    auto            gather  = [&] {
+      if (grid > 0) gather_on((unsigned)grid, lblocks, s_, x_, y_, sink_);
+      return cudaSuccess;
+    };
+    std::vector<double> hy((size_t)std::max(nrows_, 1));
+    if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(), name) || !ok(cudaGetLastError(), name) ||
+        !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
+      return false;
+    std::string why = ref(hy);
+    if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
+    for (int what = 0; what < 2 && *nres < maxres; ++what) {
+      snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, what ? "gather" : "stream");
+      auto launch = [&] {
+        if (what == 0) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
+        else gather();
+        return cudaSuccess;
+      };
+      if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
+      ++*nres;
+    }
+    return true;
+  }
   bool fail(const char *what) {
     snprintf(err_, (size_t)errlen_, "%s", what);
     rc_ = -1;
@@ -335,6 +465,60 @@ bool nnz_ok(int nrows, long long nnz, const int *rowptr, const char *name, char 
 }
 
 } // namespace
+
+// A table of the distinct values of vals (bit patterns, ascending) and each value's code, where they
+// are at most `max`; false otherwise.
+bool value_table(const std::vector<double> &vals, std::size_t max, std::vector<double> &table, std::vector<std::uint32_t> &codes) {
+  std::vector<std::uint64_t> bits(vals.size());
+  for (std::size_t k = 0; k < bits.size(); ++k) std::memcpy(&bits[k], &vals[k], sizeof(double));
+  std::vector<std::uint64_t> keys(bits);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.empty() || keys.size() > max) return false;
+  table.resize(keys.size());
+  for (std::size_t t = 0; t < keys.size(); ++t) std::memcpy(&table[t], &keys[t], sizeof(double));
+  codes.resize(bits.size());
+  for (std::size_t k = 0; k < bits.size(); ++k) codes[k] = std::uint32_t(std::lower_bound(keys.begin(), keys.end(), bits[k]) - keys.begin());
+  return true;
+}
+
+// The positional layout (PosLayout) of a pjds with plain columns and values, offsets from groups of
+// g rows; its values' table (zeros included) where they are at most 65,536.
+struct PositionalHost {
+  std::vector<int>           offs;
+  std::vector<std::int64_t>  off_start{0}, val_start{0};
+  std::vector<double>        val, table;
+  std::vector<std::uint32_t> codes; // into table (empty: no table)
+};
+void positional_build(const gpumat::Pjds<double> &B, int g, PositionalHost &P) {
+  std::vector<int> u;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[(size_t)b];
+    u.clear();
+    for (std::int64_t lane = 0; lane < rows; ++lane) {
+      const std::int64_t i = b * B.p.block_rows + lane;
+      const int          r = B.row(i), base = r - r % g;
+      for (std::int64_t j = 0; j < B.rowlen[(size_t)i]; ++j) u.push_back(B.col[(size_t)(bs + j * rows + lane)] - base);
+    }
+    std::sort(u.begin(), u.end());
+    u.erase(std::unique(u.begin(), u.end()), u.end());
+    P.offs.insert(P.offs.end(), u.begin(), u.end());
+    P.off_start.push_back((std::int64_t)P.offs.size());
+    const size_t v0 = P.val.size();
+    P.val.resize(v0 + (size_t)rows * u.size(), 0.0);
+    for (std::int64_t lane = 0; lane < rows; ++lane) {
+      const std::int64_t i = b * B.p.block_rows + lane;
+      const int          r = B.row(i), base = r - r % g;
+      for (std::int64_t j = 0; j < B.rowlen[(size_t)i]; ++j) {
+        const size_t pos = (size_t)(bs + j * rows + lane);
+        const size_t k   = size_t(std::lower_bound(u.begin(), u.end(), B.col[pos] - base) - u.begin());
+        P.val[v0 + k * (size_t)rows + (size_t)lane] = B.val[pos];
+      }
+    }
+    P.val_start.push_back((std::int64_t)P.val.size());
+  }
+  if (!value_table(P.val, 65536, P.table, P.codes)) P.table.clear(), P.codes.clear();
+}
 
 extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres,
                                BenchPjdsInfo *info, char *err, int errlen) {
@@ -393,6 +577,78 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
     okay        = okay && (C.coded() ? G.up(C.code) && G.up(C.dict) && G.up(C.dict_start) : G.up(C.col));
     okay        = okay && (C.tabled() ? G.up(C.vcode) && G.up(C.table) : C.single() ? G.up(C.val32) : G.up(C.val));
     if (!okay || !G.vectors(nrows, ncols) || !G.stream_only(v ? "pjds-fp32" : "pjds-auto", res, maxres, nres)) return G.rc();
+  }
+  auto positions_ref = [&](const Floors &G) { // the gather floor's y at the positions, against the CSR product of their rows
+    const Floors *g = &G;
+    return [&, g](const std::vector<double> &y) { return check_rows(rowptr, colidx, val, g->x(), y, B.nrows_pj, [&](long long i) { return B.perm.empty() ? int(i) : B.perm[(size_t)i]; }); };
+  };
+  // 16-bit value codes on the plain layout, where its padded values number 257 to 65,536 (the type's
+  // own table holds 256): floor:pjds-table16-stream and -gather
+  info->table16_bytes = 0;
+  {
+    std::vector<double>        table;
+    std::vector<std::uint32_t> codes;
+    if (value_table(B.val, 65536, table, codes) && table.size() > 256) {
+      const std::vector<std::uint16_t> c16(codes.begin(), codes.end());
+      info->table16_bytes = (double)B.read_bytes() - 8.0 * (double)B.val.size() + 2.0 * (double)c16.size() + 8.0 * (double)table.size() + 8.0 * ncols + 8.0 * nrows;
+      Floors               G(reps, warmup, err, errlen);
+      PjdsLayout           L2{};
+      LongDev              lg2{};
+      const std::uint16_t *dc = nullptr;
+      const double        *dt = nullptr;
+      const int           *lr = nullptr, *lp = nullptr, *pm = nullptr;
+      if (!G.up(B.col, &L2.col) || !G.up(c16, &dc) || !G.up(table, &dt) || !G.up(B.rowlen, &L2.rowlen, read_rowlen) || !G.up(B.block_start, &L2.block_start) || !G.up(B.long_val, &lg2.val) ||
+          !G.up(B.long_col, &lg2.col) || !G.up(B.long_rows, &lr) || !G.up(B.long_ptr, &lp) || (!B.perm.empty() && !G.up(B.perm, &pm)) || !G.vectors(nrows, ncols))
+        return G.rc();
+      L2.npj = B.nrows_pj, L2.br = B.p.block_rows, L2.read_rowlen = read_rowlen, L2.perm = pm;
+      lg2.nnz      = (long long)B.long_val.size();
+      auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { t16_gather_floor<PjdsLayout><<<grid, kThreads, 0, st>>>(L2, dc, dt, lg2, lb, x, y, sink); };
+      if (!G.run_custom("pjds-table16", L2.threads(), lg2, gather2, positions_ref(G), res, maxres, nres)) return G.rc();
+    }
+  }
+  // positional offsets (src/core/compress_model.hpp), where every block of the plain layout reads
+  // fewer bytes so: floor:pjds-pos-stream and -gather (fp64 values), and with the table of its values
+  // (zeros included) floor:pjds-pos-table-* (8-bit codes, at most 256 values) or
+  // floor:pjds-pos-table16-* (16-bit codes, at most 65,536)
+  info->pos_bytes = info->pos_table_bytes = 0;
+  info->pos_group                         = 0;
+  const gpumat::PjdsCompressed pc         = gpumat::pjds_compressed(B, 0);
+  if (pc.diag_group > 0 && pc.blocks_diag == pc.blocks && pc.blocks > 0) {
+    PositionalHost P;
+    try {
+      positional_build(B, int(pc.diag_group), P);
+    } catch (const std::exception &e) {
+      snprintf(err, (size_t)errlen, "pjds floors: %s", e.what());
+      return -1;
+    }
+    const int    mode   = P.table.empty() ? kVal64 : P.table.size() <= 256 ? kCode8 : kCode16;
+    info->pos_group     = int(pc.diag_group);
+    const double shared = 4.0 * P.offs.size() + 8.0 * (P.off_start.size() + P.val_start.size()) + 4.0 * B.perm.size() + (double)B.long_bytes() + 8.0 * ncols + 8.0 * nrows;
+    info->pos_bytes     = shared + 8.0 * P.val.size();
+    info->pos_table_bytes = mode == kVal64 ? 0 : shared + (mode == kCode8 ? 1.0 : 2.0) * P.codes.size() + 8.0 * P.table.size();
+    const std::vector<std::uint8_t>  c8 = mode == kCode8 ? std::vector<std::uint8_t>(P.codes.begin(), P.codes.end()) : std::vector<std::uint8_t>();
+    const std::vector<std::uint16_t> c16 = mode == kCode16 ? std::vector<std::uint16_t>(P.codes.begin(), P.codes.end()) : std::vector<std::uint16_t>();
+    for (int t = 0; t < (mode == kVal64 ? 1 : 2); ++t) {
+      Floors    G(reps, warmup, err, errlen);
+      PosLayout Lp{};
+      LongDev   lgp{};
+      const int *lr = nullptr, *lp = nullptr;
+      bool okay = G.up(P.offs, &Lp.offs) && G.up(P.off_start, &Lp.off_start) && G.up(P.val_start, &Lp.val_start) && G.up(B.long_val, &lgp.val) && G.up(B.long_col, &lgp.col) && G.up(B.long_rows, &lr) &&
+                  G.up(B.long_ptr, &lp) && (B.perm.empty() || G.up(B.perm, &Lp.perm));
+      if (t == 0) okay = okay && G.up(P.val, &Lp.val);
+      else okay = okay && G.up(P.table, &Lp.table) && (mode == kCode8 ? G.up(c8, &Lp.code) : G.up(c16, &Lp.code16));
+      if (!okay || !G.vectors(nrows, ncols)) return G.rc();
+      Lp.npj = B.nrows_pj, Lp.br = B.p.block_rows, Lp.g = int(pc.diag_group), Lp.ncols = ncols, Lp.ntable = int(P.table.size());
+      lgp.nnz    = (long long)B.long_val.size();
+      const int m = t == 0 ? int(kVal64) : mode;
+      auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) {
+        if (m == kVal64) pos_gather_floor<kVal64><<<grid, kThreads, 0, st>>>(Lp, lgp, lb, x, y, sink);
+        else if (m == kCode8) pos_gather_floor<kCode8><<<grid, kThreads, 0, st>>>(Lp, lgp, lb, x, y, sink);
+        else pos_gather_floor<kCode16><<<grid, kThreads, 0, st>>>(Lp, lgp, lb, x, y, sink);
+      };
+      const char *name = m == kVal64 ? "pjds-pos" : m == kCode8 ? "pjds-pos-table" : "pjds-pos-table16";
+      if (!G.run_custom(name, Lp.threads(), lgp, gather, positions_ref(G), res, maxres, nres)) return G.rc();
+    }
   }
   return 0;
 }

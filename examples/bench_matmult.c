@@ -369,7 +369,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2], fp[5], fe[3];
+  BenchFloor         fl[8], fb[2], fp[12], fe[3];
   BenchBccooInfo     info;
   BenchPjdsInfo      pinfo;
   BenchBceInfo       einfo;
@@ -414,9 +414,11 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
     else snprintf(desc, sizeof(desc), "pjds b_r %d, sigma %lld, long rows > %lld: %lld rows, %lld entries; padding %lld (%.2f %% of nnz)", pinfo.block_rows, pinfo.sigma, pinfo.long_row, pinfo.long_rows, pinfo.long_entries, pinfo.padding, nnz_all > 0 ? 100.0 * (double)pinfo.padding / nnz_all : 0.0);
   }
   for (int i = 0; i < nfp; i++) {
-    const double fb  = strstr(fp[i].name, "-auto-") ? pinfo.auto_bytes : strstr(fp[i].name, "-fp32-") ? pinfo.fp32_bytes : pinfo.bytes; /* each layout's own bytes */
+    const double fb  = strstr(fp[i].name, "-auto-") ? pinfo.auto_bytes : strstr(fp[i].name, "-fp32-") ? pinfo.fp32_bytes : strstr(fp[i].name, "-pos-table") ? pinfo.pos_table_bytes : strstr(fp[i].name, "-pos-") ? pinfo.pos_bytes : strstr(fp[i].name, "-table16-") ? pinfo.table16_bytes : pinfo.bytes; /* each layout's own bytes */
     double       gbs = csr_bytes / (fp[i].median_ms * 1e-3) / 1e9, fmt_gbs = fb / (fp[i].median_ms * 1e-3) / 1e9;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s)\n", fp[i].name, fp[i].median_ms, fp[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * (fb - (pinfo.bytes - pinfo.format_bytes)), desc));
+    char         pdesc[96] = "";
+    if (strstr(fp[i].name, "-pos-")) snprintf(pdesc, sizeof(pdesc), "; positional offsets (not stored by the type yet) from groups of %d rows", pinfo.pos_group);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-22s %9.4f %9.4f %9s %8.0f %6.1f %9.0f %8.1f   (no row sums: a lower bound; %s%s)\n", fp[i].name, fp[i].median_ms, fp[i].min_ms, "-", gbs, copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 0.0, fmt_gbs, 1e-6 * (fb - (pinfo.bytes - pinfo.format_bytes)), desc, pdesc));
     if (!strcmp(fp[i].name, "floor:pjds-stream")) pjds_ms[0] = fp[i].median_ms;
     if (!strcmp(fp[i].name, "floor:pjds-gather")) pjds_ms[1] = fp[i].median_ms;
   }
