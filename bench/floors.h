@@ -8,7 +8,7 @@ extern "C" {
 #endif
 
 typedef struct {
-  char   name[32];
+  char   name[48];
   double median_ms, min_ms;
 } BenchFloor;
 

@@ -195,7 +195,8 @@ struct PosLayout {
   const int          *offs, *perm;
   const std::int64_t *off_start, *val_start;
   int                 npj, br, g, ncols, ntable;
-  long long           threads() const { return npj; }
+  int                 tile; // consecutive 256-position slices a CUDA block walks (x's lines reused in its L1)
+  long long           threads() const { return (npj + tile - 1) / tile; }
 };
 
 enum ValMode { kVal64, kCode8, kCode16 };
@@ -214,7 +215,8 @@ __global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, Lon
     if (acc == 1.2345e-300) *sink = acc;
     return;
   }
-  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
+  for (int t = 0; t < a.tile; ++t) {
+  const unsigned i = (unsigned(blockIdx.x - lblocks) * unsigned(a.tile) + unsigned(t)) * kThreads + threadIdx.x;
   if (i >= unsigned(a.npj)) return;
   const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
   const long long             os   = a.off_start[b.b], vs = a.val_start[b.b];
@@ -239,6 +241,7 @@ __global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, Lon
       if (j + q < u) (q & 1 ? s1 : s0) += v[q] * __ldg(x + c[q]);
   }
   y[i] = s0 + s1;
+  }
 }
 
 // pjds's plain layout (32-bit columns) with its values as 16-bit codes into a table of at most
@@ -628,7 +631,11 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
     info->pos_table_bytes = mode == kVal64 ? 0 : shared + (mode == kCode8 ? 1.0 : 2.0) * P.codes.size() + 8.0 * P.table.size();
     const std::vector<std::uint8_t>  c8 = mode == kCode8 ? std::vector<std::uint8_t>(P.codes.begin(), P.codes.end()) : std::vector<std::uint8_t>();
     const std::vector<std::uint16_t> c16 = mode == kCode16 ? std::vector<std::uint16_t>(P.codes.begin(), P.codes.end()) : std::vector<std::uint16_t>();
-    for (int t = 0; t < (mode == kVal64 ? 1 : 2); ++t) {
+    // each variant also with CUDA blocks of 4 and 16 consecutive 256-position slices
+    // (floor:pjds-pos-tile4-*, ...): a stencil's x lines one grid line apart then come from L1
+    for (int tv = 0; tv < 6; ++tv) {
+      const int t = tv % 2, tile = tv < 2 ? 1 : tv < 4 ? 4 : 16;
+      if (mode == kVal64 && t == 1) continue;
       Floors    G(reps, warmup, err, errlen);
       PosLayout Lp{};
       LongDev   lgp{};
@@ -638,7 +645,7 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
       if (t == 0) okay = okay && G.up(P.val, &Lp.val);
       else okay = okay && G.up(P.table, &Lp.table) && (mode == kCode8 ? G.up(c8, &Lp.code) : G.up(c16, &Lp.code16));
       if (!okay || !G.vectors(nrows, ncols)) return G.rc();
-      Lp.npj = B.nrows_pj, Lp.br = B.p.block_rows, Lp.g = int(pc.diag_group), Lp.ncols = ncols, Lp.ntable = int(P.table.size());
+      Lp.npj = B.nrows_pj, Lp.br = B.p.block_rows, Lp.g = int(pc.diag_group), Lp.ncols = ncols, Lp.ntable = int(P.table.size()), Lp.tile = tile;
       lgp.nnz    = (long long)B.long_val.size();
       const int m = t == 0 ? int(kVal64) : mode;
       auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) {
@@ -646,7 +653,8 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
         else if (m == kCode8) pos_gather_floor<kCode8><<<grid, kThreads, 0, st>>>(Lp, lgp, lb, x, y, sink);
         else pos_gather_floor<kCode16><<<grid, kThreads, 0, st>>>(Lp, lgp, lb, x, y, sink);
       };
-      const char *name = m == kVal64 ? "pjds-pos" : m == kCode8 ? "pjds-pos-table" : "pjds-pos-table16";
+      char name[48];
+      snprintf(name, sizeof(name), "%s%s", m == kVal64 ? "pjds-pos" : m == kCode8 ? "pjds-pos-table" : "pjds-pos-table16", tile == 1 ? "" : tile == 4 ? "-tile4" : "-tile16");
       if (!G.run_custom(name, Lp.threads(), lgp, gather, positions_ref(G), res, maxres, nres)) return G.rc();
     }
   }
