@@ -118,7 +118,7 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
 
   // positional offsets, relative to each row's first row of its group of g (g = 1: the row)
   c.diag = c.diag_table = c.plain;
-  for (index_t g : kPositionalGroups) {
+  for (index_t g : kPjdsPositionalGroups) {
     double       diag = 0, diag_table = 0;
     std::int64_t blocks_diag = 0;
     for (std::int64_t b = 0; b < B.nblocks(); ++b) {

@@ -25,6 +25,7 @@
 // PETSc-free; host memory.
 #pragma once
 #include "csr.hpp"
+#include "pjds.hpp"
 
 #include <cstdint>
 
@@ -68,12 +69,9 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // few offsets (7 for the 7-point one) whatever the distance between its planes: about its values'
 // bytes a nonzero, the x of a row's entries addressed without a load per entry. The offsets are
 // taken from the first row of each row's group of g consecutive rows (column - (row - row % g)),
-// with the g of kPositionalGroups that reads least (diag_group; 1: from the row itself): with g
+// with the g of kPjdsPositionalGroups (pjds.hpp) that reads least (diag_group; 1: from the row itself): with g
 // the dof per node of a vector problem, a node's rows share one set of offsets, where from each
 // row they would differ by the dof.
-template <typename T>
-struct Pjds;
-constexpr index_t kPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8};
 struct PjdsCompressed {
   double       plain = 0, dict = 0, dict_table = 0; // bytes
   double       diag = 0, diag_table = 0;            // bytes with positional offsets where they pay (plain, dict_table where none)

@@ -55,7 +55,9 @@ std::size_t Pjds<T>::read_bytes() const {
 
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
-  const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
+  const std::size_t columns = positional() ? poff.size() * sizeof(index_t) + poff_start.size() * sizeof(std::int64_t)
+                              : coded()    ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t)
+                                           : col.size() * sizeof(index_t);
   const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
   return values + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
@@ -66,7 +68,7 @@ namespace {
 // offsets fit (auto: and that reads fewer bytes); else B keeps its 32-bit columns.
 template <typename T>
 void code_columns(Pjds<T> &B, PjdsColumns mode) {
-  if (mode == PjdsColumns::Plain || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
+  if (mode == PjdsColumns::Plain || mode == PjdsColumns::Positional || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
   const std::int64_t   nb = B.nblocks();
   std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
   std::vector<index_t> offs;
@@ -92,6 +94,70 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
   std::vector<index_t>().swap(B.col);
 }
 
+// Block b's distinct offsets of its nonzeros from their group's first row (groups of g rows),
+// ascending, into u; B's 32-bit columns as built.
+template <typename T>
+void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<index_t> &u) {
+  const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)];
+  u.clear();
+  for (std::int64_t lane = 0; lane < rows; ++lane) {
+    const std::int64_t i = b * B.p.block_rows + lane;
+    const index_t      r = B.row(i), base = r - r % g;
+    for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) u.push_back(B.col[std::size_t(bs + j * rows + lane)] - base);
+  }
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+}
+
+// Positional columns (pjds.hpp) from the layout with 32-bit columns as built (before the long part:
+// the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
+// of kPjdsPositionalGroups that stores the fewest entries, the first of equals.
+template <typename T>
+void position_columns(Pjds<T> &B) {
+  const std::int64_t nb = B.nblocks(), padded = B.padded();
+  if (padded == 0) return;
+  std::vector<index_t> u;
+  index_t              g = 1;
+  std::int64_t         least = -1;
+  for (index_t cand : kPjdsPositionalGroups) {
+    std::int64_t stored = 0;
+    for (std::int64_t b = 0; b < nb; ++b) {
+      block_offsets(B, b, cand, u);
+      stored += B.block_rows(b) * std::int64_t(u.size());
+    }
+    if (least < 0 || stored < least) least = stored, g = cand;
+  }
+  check(least <= INT_MAX, "positional columns would store " + std::to_string(least) + " entries, beyond the 32-bit positions of the index; use plain columns");
+  std::vector<std::int64_t> entry(std::size_t(padded), -1); // the CSR entry at each position as built
+  for (std::size_t q = 0; q < B.slot.size(); ++q)
+    if (B.slot[q] >= 0 && B.slot[q] < padded) entry[std::size_t(B.slot[q])] = std::int64_t(q);
+  std::vector<std::int64_t> start(std::size_t(nb) + 1, 0), pstart(std::size_t(nb) + 1, 0);
+  std::vector<index_t>      poff;
+  std::vector<T>            val(std::size_t(least), T(0));
+  for (std::int64_t b = 0; b < nb; ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)];
+    block_offsets(B, b, g, u);
+    poff.insert(poff.end(), u.begin(), u.end());
+    pstart[std::size_t(b) + 1] = std::int64_t(poff.size());
+    start[std::size_t(b) + 1]  = start[std::size_t(b)] + rows * std::int64_t(u.size());
+    for (std::int64_t lane = 0; lane < rows; ++lane) {
+      const std::int64_t i = b * B.p.block_rows + lane;
+      const index_t      r = B.row(i), base = r - r % g;
+      for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
+        const std::int64_t old = bs + j * rows + lane, k = std::lower_bound(u.begin(), u.end(), B.col[std::size_t(old)] - base) - u.begin();
+        const std::int64_t pos = start[std::size_t(b)] + k * rows + lane;
+        val[std::size_t(pos)]  = B.val[std::size_t(old)];
+        if (entry[std::size_t(old)] >= 0) B.slot[std::size_t(entry[std::size_t(old)])] = pos;
+      }
+    }
+  }
+  B.block_start.swap(start);
+  B.val.swap(val);
+  B.poff.swap(poff);
+  B.poff_start.swap(pstart);
+  B.pgroup = g;
+  std::vector<index_t>().swap(B.col);
+}
 
 // The codes of B's padded values into its table (tabled()); false where a value is not in it.
 template <typename T>
@@ -190,10 +256,11 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
     }
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
+  if (p.columns == PjdsColumns::Positional) position_columns(B);
   code_columns(B, p.columns);
   code_values(B, p.values);
   round_values(B);
-  B.build_long(A, p.long_row, padded, B.slot, "pjds");
+  B.build_long(A, p.long_row, B.padded(), B.slot, "pjds");
 }
 
 template <typename T>
@@ -219,10 +286,13 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   if (op == Op::NoTrans) { // every row is written once, by its part
     for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
       const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
+      const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)]; // positional: the zeros too
       T                  s    = T(0);
-      for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
-        const std::int64_t pos = base + std::int64_t(j) * rows;
-        s += B.value(pos) * x[B.column(pos, i)];
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t pos = base + j * rows;
+        const T            a   = B.value(pos);
+        if (B.positional() && a == T(0)) continue; // a position the row has no entry at (pjds.hpp)
+        s += a * x[B.column(pos, i)];
       }
       const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
@@ -234,9 +304,12 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
     const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
     const T            xr   = x[B.row(i)];
-    for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
-      const std::int64_t pos = base + std::int64_t(j) * rows;
-      y[B.column(pos, i)] += B.value(pos) * xr;
+    const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)];
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t pos = base + j * rows;
+      const T            a   = B.value(pos);
+      if (B.positional() && a == T(0)) continue;
+      y[B.column(pos, i)] += a * xr;
     }
   }
   B.apply_long(op, x, z, y);

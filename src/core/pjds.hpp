@@ -22,6 +22,16 @@
 // (dict[dict_start[b] .. dict_start[b + 1]), the block's distinct offsets ascending) instead of
 // 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
 // the same entries summed in the same order.
+// Positional columns (PjdsColumns::Positional, only when asked: its GPU product does not exist yet):
+// no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
+// their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
+// poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or a 0
+// where the row has none (its column clamped into the matrix). pgroup, of kPjdsPositionalGroups,
+// stores the fewest entries: the dof per node of a vector problem, whose node's rows then share
+// their offsets. rowlen keeps the rows' nonzero counts; block_start the blocks' widths. The products
+// skip a position whose value is 0 (a position the row has no entry at, or a stored zero), so a
+// non-finite x at a column the row does not hold never reaches its sum. Lossless: the same entries
+// summed in the same (column) order.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
 // 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
@@ -45,7 +55,8 @@ namespace gpumat {
 // 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
 // 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
 // the code's dependent read of the dictionary.
-enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2 };
+enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2, Positional = 3 };
+constexpr index_t kPjdsPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8}; // the groups positional columns try
 constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary holds (8-bit codes)
 constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 
@@ -144,6 +155,10 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<std::uint8_t> code;
   std::vector<index_t>      dict;
   std::vector<index_t>      dict_start; // nblocks + 1 offsets into dict; empty: plain columns
+  // positional columns (positional(); col then empty): each block's offsets, ascending
+  std::vector<index_t>      poff;
+  std::vector<std::int64_t> poff_start; // nblocks + 1 offsets into poff; empty: not positional
+  index_t                   pgroup = 0; // rows per group the offsets start from
   // value table (tabled()): the padded part's distinct values ascending by bit pattern, a code
   // per padded entry; val kept (refreshes write it)
   std::vector<T>            table;
@@ -156,14 +171,23 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
 
   index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
   bool         coded() const { return !dict_start.empty(); }
+  bool         positional() const { return !poff_start.empty(); }
   bool         tabled() const { return !table.empty(); }
   bool         single() const { return !val32.empty(); }
   // padded entry pos's value as the products read it
   T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
+    if (positional()) {
+      const std::int64_t b = i / p.block_rows, j = (pos - block_start[std::size_t(b)]) / block_rows(b);
+      const index_t      r = row(i), c = r - r % pgroup + poff[std::size_t(poff_start[std::size_t(b)] + j)];
+      return std::min(std::max(c, index_t(0)), ncols - 1);
+    }
     return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];
   }
+  // the entries block b stores per row: its longest row's count, or with positional columns its
+  // offsets'
+  std::int64_t block_width(std::int64_t b) const { return (block_start[std::size_t(b) + 1] - block_start[std::size_t(b)]) / std::max<std::int64_t>(block_rows(b), 1); }
   // the offset (column - matrix row) of stored entry k of block b, padding included: what a
   // block's dictionary holds
   index_t      block_offset(std::int64_t b, std::int64_t k) const {

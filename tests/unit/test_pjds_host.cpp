@@ -54,7 +54,7 @@ TEST(PjdsResolve, DefaultsAndRanges) {
   EXPECT_THROW(gpumat::pjds_resolve(pp(-1, 0, 0)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, -2, 0)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, -1)), std::invalid_argument);
-  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns(3))), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns(4))), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues(3))), std::invalid_argument);
 }
 
@@ -418,6 +418,123 @@ TEST(PjdsModel, CodeBalance) {
   EXPECT_NEAR(gpumat::pjds_code_balance(1e12, 1.0), 10.0, 1e-9);
   EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0 / 8.0), 6.0 + 0.5 + 1.0, 1e-12);
   EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0, 1.5), (18.0 + 8.0 + 2.0) / 2.0, 1e-12);
+}
+
+// Positional columns (pjds.hpp), the products against the CSR reference (every op and z mode)
+template <typename T>
+void check_positional(const matgen::Csr &M, const std::vector<T> &vals, const Pjds<T> &B, const std::string &where) {
+  ASSERT_TRUE(B.positional()) << where;
+  EXPECT_TRUE(B.col.empty()) << where << ": no column per entry";
+  EXPECT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) EXPECT_EQ(B.block_width(b), B.poff_start[std::size_t(b) + 1] - B.poff_start[std::size_t(b)]) << where << ": block " << b;
+  for (Op op : {Op::NoTrans, Op::Trans})
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
+      ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 83, 84, [&](const T *x, const T *z, T *y) { gpumat::pjds_apply(B, op, x, z, y); }), "")
+          << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+}
+
+// The 5-point stencil in the matrix's order: every block holds at most the stencil's 5 offsets from
+// the row (groups of 1), so it stores 5 values a row and 20 B of offsets a block against 12 B an
+// entry; the products equal the 32-bit layout's bit for bit (the same entries, in column order).
+// A refresh within the value table keeps it; the products follow.
+TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
+  const matgen::Csr M = matgen::stencil_2d(200, 150);
+  const auto        v = M.values<double>();
+  Pjds<double>      Q, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  check_positional(M, v, Q, "stencil_2d positional");
+  EXPECT_EQ(Q.pgroup, 1);
+  for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 5) << "block " << b;
+  EXPECT_LT(Q.bytes(), P.bytes());
+  std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
+    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
+    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
+  }
+  // an infinite x where a block's zeros point: rows without that column keep finite sums, as the
+  // 32-bit layout's (its padding repeats the row's own last column)
+  const index_t c = index_t(M.ncols / 2);
+  x[std::size_t(c)] = std::numeric_limits<double>::infinity();
+  gpumat::pjds_apply(Q, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yq.data());
+  gpumat::pjds_apply(P, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yp.data());
+  for (index_t r = 0; r < M.nrows; ++r) {
+    bool holds = false;
+    for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) holds = holds || M.colidx[std::size_t(k)] == c;
+    if (!holds) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+  }
+  x[std::size_t(c)] = 1.0;
+  // with the value table (-1, 4 and the zeros): refreshed within it, then outside it
+  Pjds<double> T;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), T);
+  ASSERT_TRUE(T.tabled());
+  EXPECT_EQ(T.table.size(), 3u);
+  std::vector<double> w(v);
+  for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0;
+  gpumat::pjds_refresh(M.view(w), T);
+  EXPECT_TRUE(T.tabled());
+  check_positional(M, w, T, "stencil_2d positional, table refreshed within");
+  w[7] = 2.5;
+  gpumat::pjds_refresh(M.view(w), T);
+  EXPECT_FALSE(T.tabled());
+  check_positional(M, w, T, "stencil_2d positional, table dropped");
+}
+
+// A 3-dof problem (each node coupled to its 5-point neighbours, every dof to every dof): from each
+// row the offsets differ by its dof, from its node's first row they are one set, so the group is 3
+// and every block stores at most 15 a row, the rows' own count inside.
+TEST(PjdsPositional, NodeGroups) {
+  const matgen::Csr L = matgen::stencil_2d(14, 12);
+  matgen::Csr       M;
+  M.name  = "3 dof";
+  M.nrows = M.ncols = 3 * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / 3;
+    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
+      for (index_t d = 0; d < 3; ++d) M.colidx.push_back(3 * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  const auto   v = M.values<double>();
+  Pjds<double> Q;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
+  check_positional(M, v, Q, "3 dof positional");
+  EXPECT_EQ(Q.pgroup, 3);
+  for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 15) << "block " << b;
+}
+
+// Random patterns across b_r, sigma and long_row, fp64 and fp32 storage: whatever the offsets
+// (blocks as wide as they take), the products equal the CSR reference, and again after a refresh.
+TEST(PjdsPositional, RandomPatterns) {
+  std::mt19937_64 g(93);
+  for (int m = 0; m < 30; ++m) {
+    const index_t        nrows = index_t(1 + g() % 500), ncols = index_t(1 + g() % 2000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 30) + 1);
+    const matgen::Csr  M     = matgen::from_lengths("positional" + std::to_string(m), ncols, len, 300 + std::uint64_t(m));
+    const int          brs[] = {1, 8, 32, 64};
+    const std::int64_t sig[] = {1, 32, 4096, gpumat::pjds_all_rows};
+    const std::int64_t lrs[] = {0, 16, 1000000};
+    PjdsParams         p     = pp(brs[g() % 4], sig[g() % 4], lrs[g() % 3], gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    p.fp32                   = m % 3 == 0;
+    const auto   v           = M.values<double>();
+    Pjds<double> Q;
+    gpumat::pjds_build(M.view(v), p, Q);
+    const std::string where = M.name + " " + describe(Q.p);
+    if (Q.padded() == 0) continue; // no short rows: nothing positional
+    if (!p.fp32) check_positional(M, v, Q, where);
+    else { // the rounded values: against the same matrix rounded to float beforehand
+      std::vector<double> r(v);
+      for (std::size_t q = 0; q < r.size(); ++q)
+        if (Q.slot[q] < Q.padded()) r[q] = double(float(r[q]));
+      check_positional(M, r, Q, where + " fp32");
+    }
+    std::vector<double> w(v);
+    for (auto &a : w) a = 2.0 * a + 1.0;
+    gpumat::pjds_refresh(M.view(w), Q);
+    if (!p.fp32) check_positional(M, w, Q, where + " refreshed");
+  }
 }
 
 // Fuzz: random patterns (random lengths with empty rows and a few long rows, random columns,
