@@ -45,7 +45,7 @@ std::int64_t Pjds<T>::padding() const {
 
 template <typename T>
 bool Pjds<T>::reads_rowlen() const {
-  return pjds_reads_rowlen(padded(), padding(), nrows_pj, single() ? std::int64_t(sizeof(float)) : std::int64_t(sizeof(T)));
+  return !positional() && pjds_reads_rowlen(padded(), padding(), nrows_pj, single() ? std::int64_t(sizeof(float)) : std::int64_t(sizeof(T)));
 }
 
 template <typename T>

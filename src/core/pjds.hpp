@@ -22,8 +22,8 @@
 // (dict[dict_start[b] .. dict_start[b + 1]), the block's distinct offsets ascending) instead of
 // 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
 // the same entries summed in the same order.
-// Positional columns (PjdsColumns::Positional, only when asked: its GPU product does not exist yet):
-// no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
+// Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional; only when asked, never
+// by auto): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
 // their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
 // poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or a 0
 // where the row has none (its column clamped into the matrix). pgroup, of kPjdsPositionalGroups,
@@ -31,7 +31,8 @@
 // their offsets. rowlen keeps the rows' nonzero counts; block_start the blocks' widths. The products
 // skip a position whose value is 0 (a position the row has no entry at, or a stored zero), so a
 // non-finite x at a column the row does not hold never reaches its sum. Lossless: the same entries
-// summed in the same (column) order.
+// summed in the same (column) order. The GPU product walks each block's width (never rowlen) and
+// reads 4 B per offset per block and 8 B per block start instead of 4 B per stored entry.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
 // 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
@@ -50,7 +51,8 @@ namespace gpumat {
 // How the padded part stores its columns: auto (the default: dictionary columns where every
 // block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
 // kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays), plain (32-bit columns), or
-// dictionary (wherever every block's offsets fit, whatever the bytes). The width: on an H200 the
+// dictionary (wherever every block's offsets fit, whatever the bytes), or positional (no column per
+// entry, see the layout above; only when asked). The width: on an H200 the
 // coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
 // 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
 // 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
@@ -200,8 +202,9 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::int64_t padding() const; // padded entries beyond the pJDS part's nonzeros
   std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
   // Whether the GPU product reads rowlen (pjds_reads_rowlen with the stored values' bytes: fp32's
-  // where single()), and the bytes it then reads: bytes() less rowlen where it walks the widths
-  // (PjdsDevice::format_bytes of the same layout)
+  // where single(); never with positional columns, whose product walks the widths), and the bytes
+  // it then reads: bytes() less rowlen where it walks the widths (PjdsDevice::format_bytes of the
+  // same layout)
   bool         reads_rowlen() const;
   std::size_t  read_bytes() const;
 };

@@ -13,8 +13,17 @@
 // With dictionary columns each entry's column is its row plus an offset from its block's
 // dictionary: copied by the warp to shared memory where a warp's rows are in one block (b_r a
 // multiple of 32), else read through the non-coherent path.
+// With positional columns (pjds.hpp) a thread walks its block's width: each entry's value streamed
+// as the others, its offset read from the block's offsets through the non-coherent path (the same
+// address for a warp's 32 lanes where b_r is a multiple of 32: one broadcast load), loaded together
+// with the values kUnroll at a time; a zero value is skipped (no x read), the others add
+// value x x[row - row % group + offset] alternately into the two sums in the order of the row's
+// nonzeros, as the 32-bit layout's product adds its entries: the same sums, bit for bit (a stored
+// zero aside: that layout adds it and this one does not, which moves the row's later entries to the
+// other sum).
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
-// with dictionary columns, plus 4 B per dictionary entry and per block), 4 B
+// with dictionary columns, plus 4 B per dictionary entry and per block; 8 B with positional
+// columns, their zeros included, plus 4 B per offset and 8 B per block), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
 // width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
 // 8 B per block, the long part 12 B per entry, x gathered, y written once.
@@ -42,6 +51,9 @@ struct PjArgs {
   const index_t      *perm, *rowlen, *col;
   const std::uint8_t *code;              // dictionary columns (col null): codes,
   const index_t      *dict, *dict_start; // each block's offsets and their starts
+  const index_t      *poff;              // positional columns (col null): each block's offsets,
+  const std::int64_t *poff_start;        // their starts (null: not positional),
+  index_t             pgroup;            // the rows per group the offsets start from
   const std::int64_t *block_start;
   const T            *val;
   const float        *val32;    // fp32 storage (else null): the padded values the products read
@@ -195,11 +207,58 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
   y[r]      = z ? z[r] + s : s;
 }
 
+// Positional columns (pjds.hpp): a thread per position walks its block's width (the offsets'
+// count), kUnroll entries at a time, each entry's value and its block's offset loaded together
+// (predicated, as pjds_row's), then a nonzero value times x at the row's group base plus the
+// offset added into s0, the two sums swapping after each: the k-th nonzero of the row goes to the
+// sum pjds_row adds its k-th entry to (even k: the first), and s0 + s1 is that sum in either order
+// (an addition of two numbers is commutative, bit for bit). A zero (a position the row has no
+// entry at) reads no x and takes no rank. (A parity flag choosing the sum makes the compiler keep
+// more in flight: 76-108 B spilled at 40 registers in fp64, against at most 32 B with the swap.)
+template <typename T, int Vals>
+__device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
+  if (i >= a.npj) return;
+  const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
+  const unsigned  rows = q.rows;
+  const index_t   r    = a.perm ? a.perm[i] : index_t(i);
+  const index_t   base = a.pgroup == 1 ? r : r - r % a.pgroup;
+  const long long ps   = a.poff_start[q.b];
+  const index_t  *off  = a.poff + ps;
+  const index_t   n    = index_t(a.poff_start[q.b + 1] - ps);
+  unsigned        p    = unsigned(a.block_start[q.b]) + q.lane;
+  T               s0 = T(0), s1 = T(0);
+  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
+    index_t            c[kUnroll];
+    RowValues<T, Vals> v;
+    v.clear();
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < n;
+      c[u]          = ok ? base + __ldg(off + j + u) : 0;
+      v.load(u, ok, a, p + u * rows);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < n) {
+        const T av = v.get(u, tab);
+        if (av != T(0)) {
+          s0 += av * __ldg(x + c[u]);
+          const T t = s0;
+          s0        = s1;
+          s1        = t;
+        }
+      }
+  }
+  const T s = s0 + s1;
+  y[r]      = z ? z[r] + s : s;
+}
+
 // MinBlocks: product blocks resident per SM the compiler must allow: 4 (up to 64 registers a
 // thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
 // How the product kernel reads columns: stored (32-bit), dictionary codes with the dictionary read
 // through the non-coherent path (any b_r), or copied to shared memory (b_r a multiple of 32).
-enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2 };
+// Positional: the block's offsets (kColPositional).
+enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2, kColPositional = 3 };
 
 // Vals: kValTable, the padded values through the value table (copied to shared memory by each CUDA
 // block) while it is in use (a.table_ok), else as stored in T; kValPlain and kValSingle: as stored
@@ -222,9 +281,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, cons
   }
   const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
   if (Vals == kValTable && tab) {
-    if (Cols == kColDictShared) pjds_row_shared<T, kValTable>(a, tab, i, x, z, y);
+    if (Cols == kColPositional) pjds_row_positional<T, kValTable>(a, tab, i, x, z, y);
+    else if (Cols == kColDictShared) pjds_row_shared<T, kValTable>(a, tab, i, x, z, y);
     else pjds_row<T, Cols == kColDictGlobal, kValTable>(a, tab, i, x, z, y);
-  } else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
+  } else if (Cols == kColPositional) pjds_row_positional<T, Stored>(a, tab, i, x, z, y);
+  else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
   else pjds_row<T, Cols == kColDictGlobal, Stored>(a, tab, i, x, z, y);
 }
 
@@ -241,8 +302,19 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
   long long       p    = a.block_start[q.b] + q.lane;
-  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i);
+  const index_t   r = a.perm ? a.perm[i] : index_t(i);
   const T         xr = x[r];
+  if (a.poff_start) { // positional columns: the block's width, the zeros skipped
+    const index_t  *off  = a.poff + a.poff_start[q.b];
+    const index_t   base = r - r % a.pgroup;
+    const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
+    for (long long j = 0; j < n; ++j, p += rows) {
+      const T v = pj_val(a, p);
+      if (v != T(0)) atomicAdd(y + base + off[j], v * xr);
+    }
+    return;
+  }
+  const index_t n = a.rowlen[i];
   for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + pj_col(a, q.b, p, r), pj_val(a, p) * xr);
 }
 
@@ -259,10 +331,19 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
   long long       p    = a.block_start[q.b] + q.lane;
-  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
+  const index_t   r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
-  for (index_t j = 0; j < n; ++j, p += rows)
-    if (pj_col(a, q.b, p, r) == cr) v = pj_val(a, p);
+  if (a.poff_start) { // positional columns: the block's width (a position the row has no entry at holds 0)
+    const index_t  *off  = a.poff + a.poff_start[q.b];
+    const index_t   base = r - r % a.pgroup;
+    const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
+    for (long long j = 0; j < n; ++j, p += rows)
+      if (base + off[j] == cr) v = pj_val(a, p);
+  } else {
+    const index_t n = a.rowlen[i];
+    for (index_t j = 0; j < n; ++j, p += rows)
+      if (pj_col(a, q.b, p, r) == cr) v = pj_val(a, p);
+  }
   d[cr] = v;
 }
 
@@ -271,7 +352,9 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
 template <typename T>
 std::size_t PjdsDevice<T>::format_bytes() const {
   if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
-  const std::size_t columns = coded() ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t) : std::size_t(padded_) * sizeof(index_t);
+  const std::size_t columns = positional() ? std::size_t(npoff_) * sizeof(index_t) + std::size_t(nblocks_ + 1) * sizeof(std::int64_t)
+                              : coded()    ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t)
+                                           : std::size_t(padded_) * sizeof(index_t);
   const std::size_t values  = table_   ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
                               : val32_ ? std::size_t(padded_) * sizeof(float)
                                        : std::size_t(padded_) * sizeof(T);
@@ -299,7 +382,8 @@ void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, 
 }
 template <typename T, int Occ>
 void launch_columns(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
-  if (a.dict_start && a.br % 32 == 0) launch_values<T, Occ, kColDictShared>(a, blocks, x, z, y, s);
+  if (a.poff_start) launch_values<T, Occ, kColPositional>(a, blocks, x, z, y, s);
+  else if (a.dict_start && a.br % 32 == 0) launch_values<T, Occ, kColDictShared>(a, blocks, x, z, y, s);
   else if (a.dict_start) launch_values<T, Occ, kColDictGlobal>(a, blocks, x, z, y, s);
   else launch_values<T, Occ, kColPlain>(a, blocks, x, z, y, s);
 }
@@ -321,8 +405,9 @@ bool PjdsDevice<T>::table_in_use() const {
 template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
-  return Args{perm_,  rowlen_,   col_,         code_, dict_,         dict_start_,    block_start_, val_, val32_, table_,
-              vcode_, table_ok_, int(ntable_), npj_,  p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{perm_,   rowlen_,      col_,      code_,         dict_, dict_start_,   poff_,          poff_start_,
+              pgroup_, block_start_, val_,      val32_,        table_, vcode_,       table_ok_,      int(ntable_),
+              npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
@@ -372,7 +457,11 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   if (perm_) GPUMAT_CUDA_TRY(get(B.perm, perm_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.rowlen, rowlen_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.block_start, block_start_, std::size_t(nblocks_) + 1));
-  if (coded()) {
+  if (positional()) {
+    GPUMAT_CUDA_TRY(get(B.poff, poff_, std::size_t(npoff_)));
+    GPUMAT_CUDA_TRY(get(B.poff_start, poff_start_, std::size_t(nblocks_) + 1));
+    B.pgroup = pgroup_;
+  } else if (coded()) {
     GPUMAT_CUDA_TRY(get(B.code, code_, std::size_t(padded_)));
     GPUMAT_CUDA_TRY(get(B.dict, dict_, std::size_t(dict_entries_)));
     GPUMAT_CUDA_TRY(get(B.dict_start, dict_start_, std::size_t(nblocks_) + 1));

@@ -34,6 +34,10 @@ cudaError_t reduce_max(const index_t *in, std::int64_t n, index_t *out, cudaStre
 cudaError_t sort_segments(const index_t *keys_in, index_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, std::int64_t nseg,
                           const index_t *off, cudaStream_t s);
 
+// Sorts each segment [off[k], off[k+1]) of keys_in (k < nseg) ascending into keys_out, keys only
+// (CUB's DeviceSegmentedSort; segmented_sort.cu's module). Asynchronous.
+cudaError_t sort_segment_keys(const index_t *keys_in, index_t *keys_out, std::int64_t n, std::int64_t nseg, const index_t *off, cudaStream_t s);
+
 // Temporaries of a builder: stream-ordered allocations (cudaMallocAsync on s) freed stream-ordered
 // (after the work queued on s) when the object goes out of scope. After the first failure get()
 // returns null and err holds the error (cleared from CUDA's state), so a builder checks err once

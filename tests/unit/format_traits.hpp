@@ -179,9 +179,61 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
 }
 
+// pjds's positional columns (pjds.hpp): no column per entry; the group the one of
+// kPjdsPositionalGroups storing the fewest entries (the first of equals); each block's offsets its
+// nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
+// they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
+// its column decodes to its own); every other stored value 0.
+template <typename T>
+void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const std::string &where) {
+  using gpumat::index_t;
+  ASSERT_TRUE(B.col.empty() && B.code.empty() && B.dict_start.empty()) << where << ": no column per entry";
+  ASSERT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
+  ASSERT_EQ(std::size_t(B.poff_start.back()), B.poff.size()) << where;
+  auto offsets = [&](std::int64_t b, index_t g) { // block b's distinct offsets from groups of g rows
+    std::set<index_t> u;
+    for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) {
+      const index_t r = B.row(i);
+      for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) u.insert(M.colidx[std::size_t(q)] - (r - r % g));
+    }
+    return u;
+  };
+  std::int64_t least = -1;
+  index_t      g     = 0;
+  for (index_t cand : gpumat::kPjdsPositionalGroups) {
+    std::int64_t stored = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); ++b) stored += B.block_rows(b) * std::int64_t(offsets(b, cand).size());
+    if (least < 0 || stored < least) least = stored, g = cand;
+  }
+  ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries, the first of equals";
+  ASSERT_EQ(B.padded(), least) << where;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    const std::set<index_t> u = offsets(b, g);
+    ASSERT_TRUE(std::vector<index_t>(u.begin(), u.end()) == std::vector<index_t>(B.poff.begin() + B.poff_start[std::size_t(b)], B.poff.begin() + B.poff_start[std::size_t(b) + 1]))
+        << where << ": block " << b << "'s offsets, ascending";
+    ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], B.block_rows(b) * std::int64_t(u.size())) << where << ": block " << b;
+  }
+  std::vector<char> held(std::size_t(B.padded()), 0);
+  for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+    const std::int64_t b = i / B.p.block_rows, bs = B.block_start[std::size_t(b)], rows = B.block_rows(b);
+    const index_t      r = B.row(i);
+    for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) {
+      const std::int64_t pos = B.slot[std::size_t(q)];
+      ASSERT_TRUE(pos >= bs && pos < B.block_start[std::size_t(b) + 1] && (pos - bs) % rows == i % B.p.block_rows) << where << ": position " << i << " entry " << q;
+      ASSERT_EQ(B.column(pos, i), M.colidx[std::size_t(q)]) << where << ": position " << i << " entry " << q;
+      held[std::size_t(pos)] = 1;
+    }
+  }
+  for (std::int64_t k = 0; k < B.padded(); ++k)
+    if (!held[std::size_t(k)]) {
+      ASSERT_EQ(B.val[std::size_t(k)], T(0)) << where << ": stored entry " << k << " holds no nonzero";
+    }
+}
+
 // pjds: perm and the long rows together are every row once; each window is sorted by length,
-// descending, stably; blocks are padded to their longest row; padding has value 0 and a column of
-// its row; every CSR entry has one slot holding its value; pjds_padding agrees with the build.
+// descending, stably; blocks are padded to their longest row (with positional columns:
+// check_pjds_positional); padding has value 0 and a column of its row; every CSR entry has one slot
+// holding its value; pjds_padding agrees with the build.
 template <typename T>
 void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpumat::Pjds<T> &B, const std::string &where) {
   using gpumat::index_t;
@@ -213,12 +265,15 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_LT(B.row(i - 1), r) << where << ": sigma 1 keeps the order";
     }
   }
-  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+  ASSERT_EQ(B.positional(), B.p.columns == gpumat::PjdsColumns::Positional && B.nrows_pj > 0 && std::int64_t(M.nnz()) > std::int64_t(B.long_val.size()))
+      << where << ": positional columns where asked (and the pJDS part holds entries)";
+  if (B.positional()) check_pjds_positional(M, B, where);
+  for (std::int64_t b = 0; b < B.nblocks() && !B.positional(); ++b) {
     index_t mx = 0;
     for (std::int64_t i = b * br; i < std::min<std::int64_t>(n, (b + 1) * br); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
     ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], std::int64_t(mx) * B.block_rows(b)) << where << ": block " << b;
   }
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t i = 0; i < n && !B.positional(); ++i) {
     const std::int64_t rows = B.block_rows(i / br), base = B.block_start[std::size_t(i / br)] + i % br,
                        bl = (B.block_start[std::size_t(i / br) + 1] - B.block_start[std::size_t(i / br)]) / rows;
     const index_t r = B.row(i);
@@ -233,7 +288,7 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_EQ(B.column(base + j * rows, i), M.colidx[std::size_t(M.rowptr[std::size_t(r)] + j)]) << where << ": position " << i << " entry " << j;
     }
   }
-  check_pjds_columns(B, where);
+  if (!B.positional()) check_pjds_columns(B, where);
   check_pjds_values(B, where);
   ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
@@ -242,7 +297,9 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
     const T got = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
     ASSERT_EQ(got, v[q]) << where << ": entry " << q;
   }
-  ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
+  if (!B.positional()) {
+    ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
+  }
 }
 
 // bce: every row at one position; groups in increasing width, consecutive positions; each row in

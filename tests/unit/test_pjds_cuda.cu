@@ -4,8 +4,10 @@
 // staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's
 // reason; every instance of the product (4, 6 resident blocks) gives the same bits, and occupancy
 // 0 keeps the faster of the first products (InstanceTrial); dictionary columns and a value table
-// bitwise equal to the plain layout (a table kept or turned off by refreshes); a fuzz test against
-// the reference. The
+// bitwise equal to the plain layout (a table kept or turned off by refreshes); positional columns
+// built as the host builds them and bitwise equal to the plain layout (stencils, a 3-dof problem,
+// random patterns; a value table, fp32 storage, refreshes; an infinite x off the rows); a fuzz test
+// against the reference. The
 // device builder's layout (order, lengths, block starts, columns and values with their padding,
 // the long part, the slot map) against the host builder's and the products for b_r, sigma and
 // long-row thresholds on the standard set, the refresh, the diagonal, refusals and release are the
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -442,6 +445,258 @@ TEST(InstanceTrial, AlternatesThenDecides) {
   EXPECT_EQ(t.begin(s), 6);
   t.clear();
   EXPECT_FALSE(t.decided());
+}
+
+// Positional columns (pjds.hpp) on the device: the layout the host builder's (check_pjds_device_layout:
+// offsets, their starts, the group, values and slots), the product (y = A x, y = A x + z, z aliased)
+// and the diagonal bitwise equal to the 32-bit layout's, the transpose to rounding (atomics).
+template <typename T>
+void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &v, PjdsParams p, cudaStream_t s, const std::string &where, bool bitwise = true) {
+  PjdsParams pl = p;
+  pl.columns    = gpumat::PjdsColumns::Plain;
+  PjdsDevice<T> Q, P;
+  ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << where << ": " << Q.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << where << ": " << P.why();
+  gpumat_test::check_pjds_device_layout(M, v, p, Q, where);
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 17), xt = matgen::random_vector<T>(std::size_t(M.nrows), 18);
+  const auto           z = matgen::random_vector<T>(std::size_t(M.nrows), 19), zt = matgen::random_vector<T>(std::size_t(M.ncols), 20);
+  for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, zm, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, zm, s);
+    if (bitwise) EXPECT_TRUE(yq == yp) << where << ": z mode " << int(zm) << ", not the 32-bit layout's bits";
+    const auto tq = gpumat_test::device_apply(Q, Op::Trans, xt, zt, zm, s), tp = gpumat_test::device_apply(P, Op::Trans, xt, zt, zm, s);
+    ASSERT_EQ(tq.size(), tp.size());
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
+    for (std::size_t k = 0; k < tq.size(); ++k) ASSERT_NEAR(double(tq[k]), double(tp[k]), tol * (1.0 + std::fabs(double(tp[k])))) << where << ": transpose, z mode " << int(zm) << ", entry " << k;
+  }
+  check_device_products(M, v, Q, s, where);
+  DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+  ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
+  ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal";
+}
+
+// A dof-per-node problem: each node of an nx x ny 5-point stencil coupled to its neighbours, every
+// dof to every dof (the host test's NodeGroups, test_pjds_host.cpp).
+matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
+  const matgen::Csr L = matgen::stencil_2d(nx, ny);
+  matgen::Csr       M;
+  M.name  = std::to_string(dof) + " dof";
+  M.nrows = M.ncols = dof * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / dof;
+    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
+      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
+// The 5-point stencil (group 1, at most 5 offsets a block) with 32, 128 and 8 rows a block, in the
+// matrix's order and sorted: built as the host builds it, bitwise equal to the 32-bit layout, fewer
+// bytes read; the product kernel's instances (4, 6 blocks per SM) the same bits.
+TEST(PjdsDevice, PositionalStencilBitwiseEqualToPlain) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(700, 500);
+  const auto        v = M.values<double>();
+  for (int br : {32, 128, 8})
+    for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
+      const PjdsParams p = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+      check_positional_against_plain<double>(M, v, p, s, describe(p));
+      PjdsDevice<double> Q, P;
+      ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+      ASSERT_EQ(cudaSuccess, P.build(M.view(v), pp(br, sigma, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain), s)) << P.why();
+      ASSERT_TRUE(Q.positional());
+      EXPECT_FALSE(Q.reads_rowlen());
+      EXPECT_EQ(Q.group(), 1);
+      EXPECT_LT(Q.format_bytes(), P.format_bytes()) << describe(p);
+      const auto x = matgen::random_vector<double>(std::size_t(M.ncols), 23);
+      const std::vector<double> z(std::size_t(M.nrows), 0.0);
+      std::vector<double>       first;
+      for (int occ : {4, 6}) {
+        ASSERT_TRUE(Q.set_occupancy(occ));
+        const auto y = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s);
+        if (first.empty()) first = y;
+        else EXPECT_TRUE(y == first) << describe(p) << ": occupancy " << occ;
+      }
+    }
+  for (int br : {32, 8}) { // fp32 vectors and values
+    const PjdsParams p = pp(br, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    check_positional_against_plain<float>(M, M.values<float>(), p, s, describe(p) + " float");
+  }
+}
+
+// An infinite x at a column: the rows that do not hold it keep finite sums, the 32-bit layout's (a
+// zero of a block's positional rows never reads its x).
+TEST(PjdsDevice, PositionalInfiniteXOffTheRows) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(300, 200);
+  const auto        v = M.values<double>();
+  for (int br : {32, 8}) {
+    PjdsDevice<double> Q, P;
+    ASSERT_EQ(cudaSuccess, Q.build(M.view(v), pp(br, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s)) << Q.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pp(br, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain), s)) << P.why();
+    auto                      x = matgen::random_vector<double>(std::size_t(M.ncols), 29);
+    const std::vector<double> z(std::size_t(M.nrows), 0.0);
+    for (index_t c : {index_t(M.ncols / 2), index_t(M.ncols / 2 + 7), index_t(1)}) {
+      const double keep  = x[std::size_t(c)];
+      x[std::size_t(c)]  = std::numeric_limits<double>::infinity();
+      const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s);
+      for (index_t r = 0; r < M.nrows; ++r) {
+        bool holds = false;
+        for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) holds = holds || M.colidx[std::size_t(k)] == c;
+        if (!holds) {
+          ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "b_r " << br << ", row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+        } else {
+          ASSERT_TRUE(std::isinf(yq[std::size_t(r)])) << "b_r " << br << ", row " << r << " with column " << c;
+        }
+      }
+      x[std::size_t(c)] = keep;
+    }
+  }
+}
+
+// A 3-dof problem: from its node's first row every row of a node has the same offsets, so the group
+// is 3 and a block stores at most 15 a row (2 dofs: group 2, 10); as the host builds it, bitwise
+// equal to the 32-bit layout.
+TEST(PjdsDevice, PositionalNodeGroups) {
+  const Stream s;
+  for (index_t dof : {3, 2}) {
+    const matgen::Csr M = dof_problem(90, 70, dof);
+    const auto        v = M.values<double>();
+    for (int br : {32, 64})
+      for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
+        const PjdsParams p = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+        check_positional_against_plain<double>(M, v, p, s, M.name + " " + describe(p));
+        PjdsDevice<double> Q;
+        ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+        if (sigma == 1) EXPECT_EQ(Q.group(), dof) << M.name << " " << describe(p);
+        EXPECT_EQ(Q.padding(), Q.padded() - std::int64_t(M.nnz())); // no long part
+        EXPECT_LE(Q.padded(), std::int64_t(5 * dof) * M.nrows) << M.name << " " << describe(p) << ": at most 5 x dof a row";
+      }
+  }
+}
+
+// A value table with positional columns: the stencil's values (-1, 4 and the zeros) coded as the
+// host codes them, the product bitwise the 32-bit layout's as built, after a refresh within the
+// table (kept) and after one outside it (turned off: the values read); the refreshed values those
+// of a build from them.
+TEST(PjdsDevice, PositionalValueTableAndRefresh) {
+  const Stream              s;
+  const matgen::Csr         M = matgen::stencil_2d(600, 400);
+  const auto                v = M.values<double>();
+  const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  const PjdsParams          pt = pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain);
+  PjdsDevice<double>        C, P;
+  ASSERT_EQ(cudaSuccess, C.build(M.view(v), pt, s)) << C.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+  ASSERT_TRUE(C.positional());
+  ASSERT_TRUE(C.table_in_use());
+  EXPECT_EQ(C.table_entries(), 3);
+  gpumat_test::check_pjds_device_layout(M, v, pt, C, "positional, table");
+  auto same = [&](const char *what) {
+    EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << what;
+  };
+  same("as built");
+  std::vector<double> w(v);
+  for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0; // the same values: in the table
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_TRUE(C.table_in_use());
+  same("refreshed within the table");
+  gpumat_test::check_pjds_device_layout(M, w, pt, C, "positional, table, refreshed within");
+  w[7] = 2.5;
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_FALSE(C.table_in_use());
+  same("refreshed outside the table");
+  check_device_products(M, w, C, s, "positional, table turned off");
+  PjdsDevice<double> E;
+  ASSERT_EQ(cudaSuccess, E.build(M.view(w), pt, s)) << E.why();
+  Pjds<double> a, b;
+  ASSERT_EQ(cudaSuccess, C.download(a));
+  ASSERT_EQ(cudaSuccess, E.download(b));
+  EXPECT_TRUE(a.val == b.val) << "refreshed values: a build's from them";
+  // refreshes without a table, from host and device memory, in several staging chunks
+  check_refresh<double>(M, pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
+  const matgen::Csr L = matgen::stencil_2d(1000, 1000);
+  ASSERT_GT(L.colidx.size(), std::size_t(gpumat::cuda::kRefreshChunk));
+  check_refresh<double>(L, pp(32, 4096, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
+}
+
+// fp32 storage with positional columns: the host builder's rounded values; the product bitwise the
+// 32-bit layout's on the matrix rounded beforehand (the long rows' kept: long_row 32), as built and
+// after a refresh; the diagonal the rounded one.
+TEST(PjdsDevice, PositionalFp32) {
+  const Stream s;
+  for (const matgen::Csr &M : {dof_problem(60, 50, 3), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
+    std::vector<double> v = M.values<double>();
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table, never 0
+    auto rounded = [&](const std::vector<double> &w) {
+      std::vector<double> r(w);
+      for (index_t row = 0; row < M.nrows; ++row)
+        if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
+          for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
+      return r;
+    };
+    PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    p.fp32       = true;
+    PjdsParams q = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain);
+    const std::string   where = M.name + " positional fp32";
+    PjdsDevice<double>  D, E;
+    std::vector<double> vr = rounded(v);
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
+    ASSERT_TRUE(D.single() && D.positional()) << where;
+    gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+    const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
+    const std::vector<double> zr(std::size_t(M.nrows), 0.0);
+    auto same = [&](const std::vector<double> &w, const char *what) {
+      EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, x, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, x, zr, ZMode::None, s)) << where << " " << what;
+      gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
+    };
+    same(v, "as built");
+    std::vector<double> w(v);
+    for (auto &a : w) a = a * 1.5 + 0.01;
+    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+    vr = rounded(w);
+    ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
+    gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
+    same(w, "refreshed");
+  }
+}
+
+// Random patterns (empty rows, ragged rows, offsets of every kind) across b_r, sigma, long_row,
+// the values' reading and fp32: the layout the host builder's, the products the reference's and
+// (fp64 values) bitwise the 32-bit layout's, a refresh a build's.
+TEST(PjdsDeviceFuzz, PositionalRandomPatterns) {
+  const Stream    s;
+  std::mt19937_64 g(97);
+  for (int m = 0; m < 40; ++m) {
+    const index_t        nrows = index_t(1 + g() % 3000), ncols = index_t(1 + g() % 5000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 30) + 1);
+    const matgen::Csr    M     = matgen::from_lengths("positional_fuzz" + std::to_string(m), ncols, len, 400 + std::uint64_t(m));
+    const int            brs[] = {1, 8, 32, 64};
+    const std::int64_t   sig[] = {1, 32, 4096, gpumat::pjds_all_rows};
+    const std::int64_t   lrs[] = {0, 16, 1000000};
+    const gpumat::PjdsValues vals[] = {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Auto, gpumat::PjdsValues::Table};
+    PjdsParams           p     = pp(brs[g() % 4], sig[g() % 4], lrs[g() % 3], gpumat::PjdsColumns::Positional, vals[g() % 3]);
+    p.fp32                     = m % 4 == 3;
+    std::vector<double> v      = M.values<double>();
+    if (m % 3 == 1)
+      for (auto &a : v) a = a > 0 ? 1.0 : -2.0; // a table's values
+    const std::string where = M.name + " " + describe(p) + (p.fp32 ? " fp32" : "");
+    if (!p.fp32) {
+      check_positional_against_plain<double>(M, v, p, s, where);
+    } else {
+      PjdsDevice<double> D;
+      ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << where << ": " << D.why();
+      gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+    }
+    if (!p.fp32) check_refresh<double>(M, p, s); // (fp32: its products are the rounded matrix's, PositionalFp32)
+  }
 }
 
 // Fuzz: random patterns (empty rows, a full row, ragged sizes) across b_r, sigma and long_row.

@@ -463,7 +463,9 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
   for (index_t r = 0; r < M.nrows; ++r) {
     bool holds = false;
     for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) holds = holds || M.colidx[std::size_t(k)] == c;
-    if (!holds) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+    if (!holds) {
+      ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+    }
   }
   x[std::size_t(c)] = 1.0;
   // with the value table (-1, 4 and the zeros): refreshed within it, then outside it
