@@ -407,9 +407,9 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, zeros where a row has none; only when asked)",
                               "auto");
-      o.choices = {"auto", "plain", "dictionary"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
+      o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "values",
