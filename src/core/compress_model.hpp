@@ -59,7 +59,8 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // distinct values (`distinct`, CompressModel's, plus the padding's 0; 8-bit codes up to 256 entries,
 // 16-bit up to 65,536, sizeof(T) B each) where that reads fewer bytes. The long part stays as it is.
 //
-// And with positional offsets (a layout pjds does not store yet): a block whose rows' entries take
+// And with positional offsets (pjds's positional columns, -mat_pjds_columns positional, store every
+// block so; this model takes them per block, where they pay): a block whose rows' entries take
 // d distinct offsets (column - matrix row; its nonzeros only, padding left out) stores every row d
 // wide, entry j of a row at column row + offset[j] (value 0 where the row has no such entry), so
 // no column per entry: d x rows values, d offsets (4 B) and a 4-byte start per block, where that
