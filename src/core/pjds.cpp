@@ -111,7 +111,8 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 
 // Positional columns (pjds.hpp) from the layout with 32-bit columns as built (before the long part:
 // the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
-// of kPjdsPositionalGroups that stores the fewest entries, the first of equals.
+// of kPjdsPositionalGroups that stores the fewest entries, the first of equals; the padding the
+// sentinel, a value with its bits the canonical NaN (pjds_unpad).
 template <typename T>
 void position_columns(Pjds<T> &B) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
@@ -133,7 +134,7 @@ void position_columns(Pjds<T> &B) {
     if (B.slot[q] >= 0 && B.slot[q] < padded) entry[std::size_t(B.slot[q])] = std::int64_t(q);
   std::vector<std::int64_t> start(std::size_t(nb) + 1, 0), pstart(std::size_t(nb) + 1, 0);
   std::vector<index_t>      poff;
-  std::vector<T>            val(std::size_t(least), T(0));
+  std::vector<T>            val(std::size_t(least), pjds_pad<T>()); // the padding: the sentinel
   for (std::int64_t b = 0; b < nb; ++b) {
     const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)];
     block_offsets(B, b, g, u);
@@ -146,7 +147,7 @@ void position_columns(Pjds<T> &B) {
       for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
         const std::int64_t old = bs + j * rows + lane, k = std::lower_bound(u.begin(), u.end(), B.col[std::size_t(old)] - base) - u.begin();
         const std::int64_t pos = start[std::size_t(b)] + k * rows + lane;
-        val[std::size_t(pos)]  = B.val[std::size_t(old)];
+        val[std::size_t(pos)]  = pjds_unpad(B.val[std::size_t(old)]);
         if (entry[std::size_t(old)] >= 0) B.slot[std::size_t(entry[std::size_t(old)])] = pos;
       }
     }
@@ -191,13 +192,14 @@ void code_values(Pjds<T> &B, PjdsValues mode) {
   code_values_in_table(B); // every value is in its own table
 }
 
-// fp32 storage (pjds.hpp): the padded values rounded to float where p.fp32 asks, T is wider and no
-// value table is built; called after every build and refresh.
+// fp32 storage (pjds.hpp): the padded values rounded to float (pjds_round: the sentinel to fp32's,
+// NaNs to the canonical one) where p.fp32 asks, T is wider and no value table is built; called
+// after every build and refresh.
 template <typename T>
 void round_values(Pjds<T> &B) {
   if (!B.p.fp32 || sizeof(T) <= sizeof(float) || B.tabled() || B.padded() == 0) return;
   B.val32.resize(B.val.size());
-  for (std::size_t k = 0; k < B.val.size(); ++k) B.val32[k] = float(B.val[k]);
+  for (std::size_t k = 0; k < B.val.size(); ++k) B.val32[k] = pjds_round(B.val[k]);
 }
 } // namespace
 
@@ -267,9 +269,10 @@ template <typename T>
 void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
   check(std::int64_t(B.slot.size()) == std::int64_t(A.nnz()), "refresh with another pattern (" + std::to_string(A.nnz()) + " nonzeros, built with " + std::to_string(B.slot.size()) + ")");
   const std::int64_t padded = B.padded();
+  const bool         unpad  = B.positional(); // a value with the sentinel's bits: the canonical NaN
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];
-    if (s < padded) B.val[std::size_t(s)] = A.val[q];
+    if (s < padded) B.val[std::size_t(s)] = unpad ? pjds_unpad(A.val[q]) : A.val[q];
     else B.long_val[std::size_t(s - padded)] = A.val[q];
   }
   if (B.tabled() && !code_values_in_table(B)) { // a value outside the table: the values are read
@@ -286,13 +289,12 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   if (op == Op::NoTrans) { // every row is written once, by its part
     for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
       const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
-      const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)]; // positional: the zeros too
+      const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)]; // positional: the padding too
       T                  s    = T(0);
       for (std::int64_t j = 0; j < n; ++j) {
         const std::int64_t pos = base + j * rows;
-        const T            a   = B.value(pos);
-        if (B.positional() && a == T(0)) continue; // a position the row has no entry at (pjds.hpp)
-        s += a * x[B.column(pos, i)];
+        if (B.positional() && B.pad(pos)) continue; // a position the row has no entry at (pjds.hpp)
+        s += B.value(pos) * x[B.column(pos, i)];
       }
       const index_t r = B.row(i);
       y[r]            = z ? z[r] + s : s;
@@ -307,9 +309,8 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
     const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)];
     for (std::int64_t j = 0; j < n; ++j) {
       const std::int64_t pos = base + j * rows;
-      const T            a   = B.value(pos);
-      if (B.positional() && a == T(0)) continue;
-      y[B.column(pos, i)] += a * xr;
+      if (B.positional() && B.pad(pos)) continue;
+      y[B.column(pos, i)] += B.value(pos) * xr;
     }
   }
   B.apply_long(op, x, z, y);
@@ -407,7 +408,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, zeros where a row has none; only when asked)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value the products skip where a row has none; only when asked)",
                               "auto");
       o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }

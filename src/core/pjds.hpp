@@ -25,14 +25,17 @@
 // Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional; only when asked, never
 // by auto): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
 // their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
-// poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or a 0
-// where the row has none (its column clamped into the matrix). pgroup, of kPjdsPositionalGroups,
-// stores the fewest entries: the dof per node of a vector problem, whose node's rows then share
-// their offsets. rowlen keeps the rows' nonzero counts; block_start the blocks' widths. The products
-// skip a position whose value is 0 (a position the row has no entry at, or a stored zero), so a
-// non-finite x at a column the row does not hold never reaches its sum. Lossless: the same entries
-// summed in the same (column) order. The GPU product walks each block's width (never rowlen) and
-// reads 4 B per offset per block and 8 B per block start instead of 4 B per stored entry.
+// poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or the
+// padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
+// clamped into the matrix). pgroup, of kPjdsPositionalGroups, stores the fewest entries: the dof per
+// node of a vector problem, whose node's rows then share their offsets. rowlen keeps the rows'
+// nonzero counts; block_start the blocks' widths. The products skip exactly the sentinel (no x read),
+// so a non-finite x at a column the row does not hold never reaches its sum, and take every other
+// value, a stored zero included (0 x Inf = NaN, as AIJ's product), as the 32-bit layout does. A
+// stored value with the sentinel's bits is stored as the canonical quiet NaN (pjds_unpad; in fp32
+// storage, pjds_round), so no value is taken for padding. Lossless: the same entries summed in the
+// same (column) order. The GPU product walks each block's width (never rowlen) and reads 4 B per
+// offset per block and 8 B per block start instead of 4 B per stored entry.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
 // 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
@@ -44,6 +47,7 @@
 #include "long_rows.hpp"
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace gpumat {
@@ -63,7 +67,8 @@ constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary 
 constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 
 // How the product reads the padded part's values: auto (the default: 8-bit codes into one table of
-// the padded part's distinct values, the padding's 0 included, where they are at most
+// the padded part's distinct values, the padding's 0 (positional columns: its sentinel) included,
+// where they are at most
 // kPjdsTableMax and that reads fewer bytes: pjds_table_pays), plain (as stored), or table (wherever
 // they fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a
 // new value outside the table turns the table off until the next build (the product then reads
@@ -77,6 +82,84 @@ constexpr int kPjdsTableMax = 256;
 // so x, y and the sums stay T. The long part keeps its T values. val is kept: a refresh writes it and
 // rounds val32 again. The host reference reads the same rounded values, so host and device products
 // are the same sums. A value table is lossless and reads fewer bytes: where one is built, it wins.
+
+// The positional layout's padding sentinel (above), for host and device code: quiet NaNs whose
+// payloads spell "padded" (fp64) and "pd" (fp32), compared by bits; the canonical quiet NaNs that
+// stand for a stored value with a sentinel's bits.
+constexpr std::uint64_t kPjdsPadBits64 = 0x7FF8706164646564ull;
+constexpr std::uint32_t kPjdsPadBits32 = 0x7FC07064u;
+constexpr std::uint64_t kPjdsNaNBits64 = 0x7FF8000000000000ull;
+constexpr std::uint32_t kPjdsNaNBits32 = 0x7FC00000u;
+#if defined(__CUDACC__)
+#define GPUMAT_PJDS_HD __host__ __device__ __forceinline__
+#else
+#define GPUMAT_PJDS_HD inline
+#endif
+GPUMAT_PJDS_HD std::uint64_t pjds_bits(double v) {
+#if defined(__CUDA_ARCH__)
+  return std::uint64_t(__double_as_longlong(v));
+#else
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return b;
+#endif
+}
+GPUMAT_PJDS_HD std::uint32_t pjds_bits(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(v);
+#else
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+#endif
+}
+GPUMAT_PJDS_HD double pjds_double(std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double((long long)b);
+#else
+  double v;
+  std::memcpy(&v, &b, 8);
+  return v;
+#endif
+}
+GPUMAT_PJDS_HD float pjds_float(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  float v;
+  std::memcpy(&v, &b, 4);
+  return v;
+#endif
+}
+// The sentinel and the canonical NaN of T (double or float).
+template <typename T>
+GPUMAT_PJDS_HD T pjds_pad() {
+  if constexpr (sizeof(T) == 8) return pjds_double(kPjdsPadBits64);
+  else return pjds_float(kPjdsPadBits32);
+}
+template <typename T>
+GPUMAT_PJDS_HD T pjds_nan() {
+  if constexpr (sizeof(T) == 8) return pjds_double(kPjdsNaNBits64);
+  else return pjds_float(kPjdsNaNBits32);
+}
+// Whether v is the sentinel (its bits; any other NaN is not).
+template <typename T>
+GPUMAT_PJDS_HD bool is_pjds_pad(T v) {
+  if constexpr (sizeof(T) == 8) return pjds_bits(v) == kPjdsPadBits64;
+  else return pjds_bits(v) == kPjdsPadBits32;
+}
+// A stored value as the positional layout holds it: the canonical NaN for the sentinel's bits.
+template <typename T>
+GPUMAT_PJDS_HD T pjds_unpad(T v) {
+  return is_pjds_pad(v) ? pjds_nan<T>() : v;
+}
+// fp32 storage's rounding of a padded entry: the sentinel to fp32's, any NaN to the canonical fp32
+// NaN (so no stored value rounds to the sentinel, and host and device round NaNs alike), the rest
+// rounded to nearest.
+template <typename T>
+GPUMAT_PJDS_HD float pjds_round(T v) {
+  return is_pjds_pad(v) ? pjds_pad<float>() : v != v ? pjds_nan<float>() : float(v);
+}
 
 struct PjdsParams {
   int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
@@ -178,6 +261,11 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   bool         single() const { return !val32.empty(); }
   // padded entry pos's value as the products read it
   T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
+  // whether padded entry pos is the positional layout's padding: the sentinel as the products read
+  // it (a table's entry, the fp32 or the stored value), which the products skip
+  bool         pad(std::int64_t pos) const {
+    return tabled() ? is_pjds_pad(table[vcode[std::size_t(pos)]]) : single() ? is_pjds_pad(val32[std::size_t(pos)]) : is_pjds_pad(val[std::size_t(pos)]);
+  }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
     if (positional()) {

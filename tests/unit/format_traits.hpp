@@ -183,7 +183,8 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
 // kPjdsPositionalGroups storing the fewest entries (the first of equals); each block's offsets its
 // nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
 // they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
-// its column decodes to its own); every other stored value 0.
+// its column decodes to its own); every other stored value the padding sentinel (pjds_pad), no
+// stored value the sentinel (a value with its bits: the canonical NaN).
 template <typename T>
 void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const std::string &where) {
   using gpumat::index_t;
@@ -226,14 +227,20 @@ void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const
   }
   for (std::int64_t k = 0; k < B.padded(); ++k)
     if (!held[std::size_t(k)]) {
-      ASSERT_EQ(B.val[std::size_t(k)], T(0)) << where << ": stored entry " << k << " holds no nonzero";
+      ASSERT_TRUE(gpumat::is_pjds_pad(B.val[std::size_t(k)])) << where << ": stored entry " << k << " holds no entry: the sentinel, not " << B.val[std::size_t(k)];
+    } else {
+      ASSERT_FALSE(gpumat::is_pjds_pad(B.val[std::size_t(k)])) << where << ": stored entry " << k << " holds an entry, not the sentinel";
     }
+  if (B.single()) {
+    for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(gpumat::is_pjds_pad(B.val32[std::size_t(k)]), !held[std::size_t(k)]) << where << ": fp32 entry " << k;
+  }
 }
 
 // pjds: perm and the long rows together are every row once; each window is sorted by length,
 // descending, stably; blocks are padded to their longest row (with positional columns:
 // check_pjds_positional); padding has value 0 and a column of its row; every CSR entry has one slot
-// holding its value; pjds_padding agrees with the build.
+// holding its value (positional columns: a value with the sentinel's bits as the canonical NaN);
+// pjds_padding agrees with the build.
 template <typename T>
 void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpumat::Pjds<T> &B, const std::string &where) {
   using gpumat::index_t;
@@ -294,8 +301,9 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];
     ASSERT_GE(s, 0) << where;
-    const T got = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
-    ASSERT_EQ(got, v[q]) << where << ": entry " << q;
+    const T got  = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
+    const T want = s < B.padded() && B.positional() ? gpumat::pjds_unpad(v[q]) : v[q];
+    ASSERT_TRUE(got == want || gpumat::value_bits(got) == gpumat::value_bits(want)) << where << ": entry " << q << ": " << got << ", not " << want;
   }
   if (!B.positional()) {
     ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
@@ -516,10 +524,11 @@ template <> struct FormatTraits<fmt::pjds> {
   template <typename T> static std::vector<Variant> variants() { return pjds_param_sets(); }
   template <typename T> static std::vector<Variant> default_variants() { return {Variant{}}; }
   static const std::vector<matgen::Csr> &matrices(const Variant &) { return matgen::standard_set_cached(512); }
-  // A power law with long rows (long_row 64): both parts refreshed.
+  // A power law with long rows (long_row 64): both parts refreshed; and positional columns (their
+  // padding the sentinel).
   static std::vector<MatrixCase<Variant>> refresh_cases() {
     const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
-    return {{M, pp(32, 512, 64)}, {M, pp(32, gpumat::pjds_all_rows, 64)}};
+    return {{M, pp(32, 512, 64)}, {M, pp(32, gpumat::pjds_all_rows, 64)}, {M, pp(32, 1, 64, gpumat::PjdsColumns::Positional)}};
   }
   template <typename T> class Host {
   public:

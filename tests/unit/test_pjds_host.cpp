@@ -454,7 +454,7 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
     gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
     EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
   }
-  // an infinite x where a block's zeros point: rows without that column keep finite sums, as the
+  // an infinite x where a block's padding points: rows without that column keep finite sums, as the
   // 32-bit layout's (its padding repeats the row's own last column)
   const index_t c = index_t(M.ncols / 2);
   x[std::size_t(c)] = std::numeric_limits<double>::infinity();
@@ -468,7 +468,7 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
     }
   }
   x[std::size_t(c)] = 1.0;
-  // with the value table (-1, 4 and the zeros): refreshed within it, then outside it
+  // with the value table (-1, 4 and the padding's sentinel): refreshed within it, then outside it
   Pjds<double> T;
   gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), T);
   ASSERT_TRUE(T.tabled());
@@ -484,26 +484,222 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
   check_positional(M, w, T, "stencil_2d positional, table dropped");
 }
 
-// A 3-dof problem (each node coupled to its 5-point neighbours, every dof to every dof): from each
-// row the offsets differ by its dof, from its node's first row they are one set, so the group is 3
-// and every block stores at most 15 a row, the rows' own count inside.
-TEST(PjdsPositional, NodeGroups) {
-  const matgen::Csr L = matgen::stencil_2d(14, 12);
+// A problem of `dof` unknowns per node (each node coupled to its 5-point neighbours of an nx x ny
+// grid, every dof to every dof), values L.val * (1 + 0.1 d) + 0.01 r: exactly 0 where 0.01 r cancels
+// a -1 coupling's -(1 + 0.1 d) (rows 100, 110 and 120, the couplings to dof 0, 1 and 2), stored
+// zeros as PETSc's preallocated patterns hold them.
+matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
+  const matgen::Csr L = matgen::stencil_2d(nx, ny);
   matgen::Csr       M;
-  M.name  = "3 dof";
-  M.nrows = M.ncols = 3 * L.nrows;
+  M.name  = std::to_string(dof) + " dof";
+  M.nrows = M.ncols = dof * L.nrows;
   for (index_t r = 0; r < M.nrows; ++r) {
-    const index_t node = r / 3;
+    const index_t node = r / dof;
     for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
-      for (index_t d = 0; d < 3; ++d) M.colidx.push_back(3 * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
     M.rowptr.push_back(index_t(M.colidx.size()));
   }
+  return M;
+}
+
+// A 3-dof problem: from each row the offsets differ by its dof, from its node's first row they are
+// one set, so the group is 3 and every block stores at most 15 a row, the rows' own count inside.
+TEST(PjdsPositional, NodeGroups) {
+  const matgen::Csr M = dof_problem(14, 12, 3);
   const auto   v = M.values<double>();
   Pjds<double> Q;
   gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
   check_positional(M, v, Q, "3 dof positional");
   EXPECT_EQ(Q.pgroup, 3);
   for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 15) << "block " << b;
+}
+
+// y = op(B) x into a new vector (no z).
+template <typename T>
+std::vector<T> product(const Pjds<T> &B, Op op, const std::vector<T> &x) {
+  std::vector<T> y(std::size_t(op == Op::NoTrans ? B.nrows : B.ncols));
+  gpumat::pjds_apply(B, op, x.data(), static_cast<const T *>(nullptr), y.data());
+  return y;
+}
+
+// The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
+// stored: the positional layout holds them as values, not padding.
+matgen::Csr stencil_with_zeros() {
+  matgen::Csr M = matgen::stencil_2d(60, 50);
+  M.name        = "stencil_2d with stored zeros";
+  for (std::size_t k = 0; k < M.val.size(); k += 5) M.val[k] = 0.0;
+  for (index_t k = M.rowptr[77]; k < M.rowptr[78]; ++k) M.val[std::size_t(k)] = 0.0;
+  return M;
+}
+
+// Stored zeros (the stencil's and the 2- and 3-dof problems'): the positional products equal the
+// 32-bit layout's bit for bit (both host products add a row's entries in its order: a stored zero
+// is an entry, not padding), across b_r, sigma, the value table and fp32 storage, every op; an
+// infinite x at a stored zero's column gives NaN in that row (0 x Inf, as AIJ's product); an
+// infinite x at a column only padding points at (a column no row stores) leaves every row finite.
+template <typename T>
+void stored_zeros_case(const matgen::Csr &M) {
+  const std::vector<T> v = M.values<T>();
+  std::int64_t         zeros = 0;
+  for (T a : v) zeros += a == T(0);
+  ASSERT_GT(zeros, 0) << M.name << ": no stored zero";
+  std::vector<T> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::sin(double(k)) + 0.1);
+  for (int br : {32, 8, 128})
+    for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows})
+      for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+        for (bool fp32 : {false, true}) {
+          PjdsParams q = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, vals), p = pp(br, sigma, 0, gpumat::PjdsColumns::Plain, vals);
+          q.fp32 = p.fp32 = fp32;
+          Pjds<T> Q, P;
+          gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(q), Q);
+          gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), P);
+          const std::string where = M.name + " " + describe(Q.p) + (fp32 ? " fp32" : "");
+          gpumat_test::check_pjds_layout(M, v, Q, where);
+          ASSERT_TRUE(Q.positional()) << where;
+          for (Op op : {Op::NoTrans, Op::Trans}) {
+            ASSERT_TRUE(gpumat_test::same_values(product(Q, op, x), product(P, op, x))) << where << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise the 32-bit layout's";
+          }
+          // an infinite x at a stored zero's column, in the first 3 rows holding one
+          int tried = 0;
+          for (index_t r = 0; r < M.nrows && tried < 3; ++r)
+            for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) {
+              if (v[std::size_t(k)] != T(0)) continue;
+              const index_t c = M.colidx[std::size_t(k)];
+              std::vector<T> xi(x);
+              xi[std::size_t(c)] = std::numeric_limits<T>::infinity();
+              const std::vector<T> yq = product(Q, Op::NoTrans, xi), yp = product(P, Op::NoTrans, xi);
+              ASSERT_TRUE(std::isnan(yq[std::size_t(r)])) << where << ": row " << r << ", x(" << c << ") = Inf at its stored zero: " << yq[std::size_t(r)];
+              ASSERT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": x(" << c << ") = Inf, bitwise the 32-bit layout's";
+              ++tried;
+              break;
+            }
+          ASSERT_GE(tried, 2) << where;
+        }
+}
+
+TEST(PjdsPositional, StoredZerosBitwiseAndInfinities) {
+  stored_zeros_case<double>(stencil_with_zeros());
+  stored_zeros_case<float>(stencil_with_zeros());
+  for (index_t dof : {2, 3}) {
+    stored_zeros_case<double>(dof_problem(14, 12, dof));
+    if (HasFatalFailure()) return;
+  }
+  stored_zeros_case<float>(dof_problem(14, 12, 3));
+}
+
+// A column no row stores (the stencil's column 1234 taken out) that the padding of its neighbours'
+// rows points at (their blocks hold the offsets that reach it): an infinite x there leaves every
+// row finite, the products as the 32-bit layout's.
+TEST(PjdsPositional, InfiniteXAtAPaddingOnlyColumn) {
+  const matgen::Csr S = stencil_with_zeros();
+  const index_t     c = 1234;
+  matgen::Csr       M;
+  M.name  = "stencil without column 1234";
+  M.nrows = S.nrows, M.ncols = S.ncols;
+  for (index_t r = 0; r < S.nrows; ++r) {
+    for (index_t k = S.rowptr[std::size_t(r)]; k < S.rowptr[std::size_t(r) + 1]; ++k)
+      if (S.colidx[std::size_t(k)] != c) M.colidx.push_back(S.colidx[std::size_t(k)]), M.val.push_back(S.val[std::size_t(k)]);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  const auto   v = M.values<double>();
+  std::vector<double> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k));
+  x[std::size_t(c)] = std::numeric_limits<double>::infinity();
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+    for (bool fp32 : {false, true}) {
+      PjdsParams q = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), p = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+      q.fp32 = p.fp32 = fp32;
+      Pjds<double> Q, P;
+      gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(q), Q);
+      gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), P);
+      const std::string where = describe(Q.p) + (fp32 ? " fp32" : "");
+      std::int64_t      pads = 0; // padding positions at column c
+      for (std::int64_t i = 0; i < Q.nrows_pj; ++i) {
+        const std::int64_t b = i / Q.p.block_rows, base = Q.block_start[std::size_t(b)] + i % Q.p.block_rows;
+        for (std::int64_t j = 0; j < Q.block_width(b); ++j) pads += Q.pad(base + j * Q.block_rows(b)) && Q.column(base + j * Q.block_rows(b), i) == c;
+      }
+      ASSERT_GE(pads, 4) << where << ": the padding of column " << c << "'s neighbours points at it";
+      const std::vector<double> yq = product(Q, Op::NoTrans, x);
+      for (index_t r = 0; r < M.nrows; ++r) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)])) << where << ": row " << r;
+      ASSERT_TRUE(yq == product(P, Op::NoTrans, x)) << where;
+    }
+}
+
+// A stored value with the sentinel's bits (fp64's, or a float's, or in fp32 storage a double NaN
+// that rounds to fp32's sentinel) is stored as the canonical NaN, by the build and by a refresh, and
+// its row's product is NaN, every other row's the 32-bit layout's.
+template <typename T>
+void sentinel_value_case(T bad, bool fp32, const std::string &what) {
+  const matgen::Csr    M = matgen::stencil_2d(40, 30);
+  const std::vector<T> v = M.values<T>();
+  std::vector<T>       w(v);
+  const index_t        r = 555;
+  const std::size_t    q = std::size_t(M.rowptr[std::size_t(r)] + 1);
+  w[q]                   = bad;
+  std::vector<T> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::sin(double(k)) + 0.5);
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+    for (bool refreshed : {false, true}) {
+      PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+      p.fp32 = pl.fp32 = fp32;
+      Pjds<T> Q, P;
+      gpumat::pjds_build(M.view(refreshed ? v : w), gpumat::pjds_resolve(p), Q);
+      if (refreshed) gpumat::pjds_refresh(M.view(w), Q);
+      gpumat::pjds_build(M.view(w), gpumat::pjds_resolve(pl), P);
+      const std::string where = what + " " + describe(Q.p) + (refreshed ? " refreshed" : " built");
+      const std::int64_t s = Q.slot[q];
+      ASSERT_LT(s, Q.padded()) << where;
+      EXPECT_FALSE(Q.pad(s)) << where << ": taken for padding";
+      EXPECT_FALSE(gpumat::is_pjds_pad(Q.val[std::size_t(s)])) << where;
+      if (gpumat::is_pjds_pad(bad)) {
+        EXPECT_EQ(gpumat::value_bits(Q.val[std::size_t(s)]), gpumat::value_bits(gpumat::pjds_nan<T>())) << where << ": the canonical NaN";
+      }
+      if (Q.single()) {
+        EXPECT_EQ(gpumat::value_bits(Q.val32[std::size_t(s)]), gpumat::value_bits(gpumat::pjds_nan<float>())) << where << ": fp32's canonical NaN";
+      }
+      gpumat_test::check_pjds_layout(M, w, Q, where);
+      const std::vector<T> yq = product(Q, Op::NoTrans, x), yp = product(P, Op::NoTrans, x);
+      for (index_t i = 0; i < M.nrows; ++i) {
+        if (i == r) {
+          ASSERT_TRUE(std::isnan(yq[std::size_t(i)])) << where << ": the NaN's row";
+        } else {
+          ASSERT_EQ(yq[std::size_t(i)], yp[std::size_t(i)]) << where << ": row " << i;
+        }
+      }
+      EXPECT_TRUE(std::isnan(product(Q, Op::Trans, x)[std::size_t(M.colidx[q])])) << where << ": the transpose";
+    }
+}
+
+TEST(PjdsPositional, SentinelValueStoredAsNaN) {
+  sentinel_value_case<double>(gpumat::pjds_pad<double>(), false, "fp64 sentinel");
+  sentinel_value_case<double>(gpumat::pjds_pad<double>(), true, "fp64 sentinel, fp32 storage");
+  sentinel_value_case<float>(gpumat::pjds_pad<float>(), false, "fp32 sentinel");
+  // a double NaN whose payload's top bits are fp32's sentinel's: float() keeps them on x86
+  const double d = gpumat::value_from_bits<double>(0x7FF0000000000000ull | (std::uint64_t(gpumat::kPjdsPadBits32 & 0x7FFFFFu) << 29));
+  ASSERT_TRUE(std::isnan(d) && !gpumat::is_pjds_pad(d));
+  sentinel_value_case<double>(d, true, "a double NaN rounding to fp32's sentinel");
+  EXPECT_EQ(gpumat::value_bits(gpumat::pjds_round(d)), gpumat::value_bits(gpumat::pjds_nan<float>()));
+  EXPECT_TRUE(gpumat::is_pjds_pad(gpumat::pjds_round(gpumat::pjds_pad<double>())));
+}
+
+// The value table's 256 entries include the padding's sentinel: 255 distinct stored values and
+// padding make a table, 256 and padding do not.
+TEST(PjdsPositional, TableCountsTheSentinel) {
+  const matgen::Csr M = matgen::stencil_2d(40, 40);
+  for (int distinct : {255, 256}) {
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    Pjds<double> B;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), B);
+    ASSERT_GT(B.padding(), 0);
+    EXPECT_EQ(B.tabled(), distinct == 255) << distinct << " values";
+    if (B.tabled()) {
+      EXPECT_EQ(B.table.size(), 256u);
+      EXPECT_TRUE(gpumat::is_pjds_pad(B.table.back())) << "the sentinel, a NaN, has the largest bits";
+    }
+    gpumat_test::check_pjds_layout(M, v, B, "positional, distinct values " + std::to_string(distinct));
+  }
 }
 
 // Random patterns across b_r, sigma and long_row, fp64 and fp32 storage: whatever the offsets
