@@ -16,14 +16,13 @@
 // With positional columns (pjds.hpp) a thread walks its block's width: each entry's value streamed
 // as the others, its offset read from the block's offsets through the non-coherent path (the same
 // address for a warp's 32 lanes where b_r is a multiple of 32: one broadcast load), loaded together
-// with the values kUnroll at a time; a zero value is skipped (no x read), the others add
-// value x x[row - row % group + offset] alternately into the two sums in the order of the row's
-// nonzeros, as the 32-bit layout's product adds its entries: the same sums, bit for bit (a stored
-// zero aside: that layout adds it and this one does not, which moves the row's later entries to the
-// other sum).
+// with the values kUnroll at a time; the padding sentinel (pjds_pad) is skipped (no x read), every
+// other value, a stored zero included, adds value x x[row - row % group + offset] alternately into
+// the two sums in the order of the row's entries, as the 32-bit layout's product adds its entries:
+// the same sums, bit for bit (0 x Inf = NaN at a stored zero, as there).
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
 // with dictionary columns, plus 4 B per dictionary entry and per block; 8 B with positional
-// columns, their zeros included, plus 4 B per offset and 8 B per block), 4 B
+// columns, their padding included, plus 4 B per offset and 8 B per block), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
 // width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
 // 8 B per block, the long part 12 B per entry, x gathered, y written once.
@@ -91,6 +90,11 @@ template <typename T>
 __device__ __forceinline__ T pj_val(const PjArgs<T> &a, long long p) {
   return a.val32 ? T(a.val32[p]) : a.val[p];
 }
+// Whether padded entry p is positional padding (the sentinel, pjds.hpp), in the form pj_val reads.
+template <typename T>
+__device__ __forceinline__ bool pj_pad(const PjArgs<T> &a, long long p) {
+  return a.val32 ? is_pjds_pad(a.val32[p]) : is_pjds_pad(a.val[p]);
+}
 
 // A thread's kUnroll values in flight: as stored (kValPlain, kValSingle), or their codes into the
 // value table, four to a register, looked up (in shared memory) when they are multiplied.
@@ -102,6 +106,7 @@ struct RowValues<T, kValPlain> {
   __device__ __forceinline__ void    clear() {}
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val + pos) : T(0); }
   __device__ __forceinline__ T       get(int u, const T *) const { return v[u]; }
+  __device__ __forceinline__ bool    pad(int u, const T *) const { return is_pjds_pad(v[u]); } // positional padding (pjds.hpp)
 };
 template <typename T>
 struct RowValues<T, kValSingle> {
@@ -109,6 +114,7 @@ struct RowValues<T, kValSingle> {
   __device__ __forceinline__ void    clear() {}
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val32 + pos) : 0.0f; }
   __device__ __forceinline__ T       get(int u, const T *) const { return T(v[u]); }
+  __device__ __forceinline__ bool    pad(int u, const T *) const { return is_pjds_pad(v[u]); } // fp32's sentinel
 };
 template <typename T>
 struct RowValues<T, kValTable> {
@@ -119,6 +125,7 @@ struct RowValues<T, kValTable> {
   }
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 4] |= (ok ? unsigned(__ldcs(a.vcode + pos)) : 0u) << (8 * (u % 4)); }
   __device__ __forceinline__ T       get(int u, const T *tab) const { return tab[(w[u / 4] >> (8 * (u % 4))) & 0xffu]; }
+  __device__ __forceinline__ bool    pad(int u, const T *tab) const { return is_pjds_pad(get(u, tab)); } // the table holds the sentinel
 };
 
 // Dictionary columns with b_r a multiple of 32 (a warp's positions in one block): the warp copies
@@ -209,11 +216,11 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
 
 // Positional columns (pjds.hpp): a thread per position walks its block's width (the offsets'
 // count), kUnroll entries at a time, each entry's value and its block's offset loaded together
-// (predicated, as pjds_row's), then a nonzero value times x at the row's group base plus the
-// offset added into s0, the two sums swapping after each: the k-th nonzero of the row goes to the
-// sum pjds_row adds its k-th entry to (even k: the first), and s0 + s1 is that sum in either order
-// (an addition of two numbers is commutative, bit for bit). A zero (a position the row has no
-// entry at) reads no x and takes no rank. (A parity flag choosing the sum makes the compiler keep
+// (predicated, as pjds_row's), then a stored value (zeros included) times x at the row's group base
+// plus the offset added into s0, the two sums swapping after each: the k-th entry of the row goes to
+// the sum pjds_row adds its k-th entry to (even k: the first), and s0 + s1 is that sum in either
+// order (an addition of two numbers is commutative, bit for bit). The sentinel (a position the row
+// has no entry at) reads no x and takes no rank. (A parity flag choosing the sum makes the compiler keep
 // more in flight: 76-108 B spilled at 40 registers in fp64, against at most 32 B with the swap.)
 template <typename T, int Vals>
 __device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
@@ -240,9 +247,8 @@ __device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T 
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       if (j + u < n) {
-        const T av = v.get(u, tab);
-        if (av != T(0)) {
-          s0 += av * __ldg(x + c[u]);
+        if (!v.pad(u, tab)) {
+          s0 += v.get(u, tab) * __ldg(x + c[u]);
           const T t = s0;
           s0        = s1;
           s1        = t;
@@ -304,14 +310,12 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   long long       p    = a.block_start[q.b] + q.lane;
   const index_t   r = a.perm ? a.perm[i] : index_t(i);
   const T         xr = x[r];
-  if (a.poff_start) { // positional columns: the block's width, the zeros skipped
+  if (a.poff_start) { // positional columns: the block's width, the padding skipped
     const index_t  *off  = a.poff + a.poff_start[q.b];
     const index_t   base = r - r % a.pgroup;
     const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
-    for (long long j = 0; j < n; ++j, p += rows) {
-      const T v = pj_val(a, p);
-      if (v != T(0)) atomicAdd(y + base + off[j], v * xr);
-    }
+    for (long long j = 0; j < n; ++j, p += rows)
+      if (!pj_pad(a, p)) atomicAdd(y + base + off[j], pj_val(a, p) * xr);
     return;
   }
   const index_t n = a.rowlen[i];
@@ -333,12 +337,12 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   long long       p    = a.block_start[q.b] + q.lane;
   const index_t   r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
-  if (a.poff_start) { // positional columns: the block's width (a position the row has no entry at holds 0)
+  if (a.poff_start) { // positional columns: the block's width (the sentinel where the row has no entry: 0)
     const index_t  *off  = a.poff + a.poff_start[q.b];
     const index_t   base = r - r % a.pgroup;
     const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
     for (long long j = 0; j < n; ++j, p += rows)
-      if (base + off[j] == cr) v = pj_val(a, p);
+      if (base + off[j] == cr && !pj_pad(a, p)) v = pj_val(a, p);
   } else {
     const index_t n = a.rowlen[i];
     for (index_t j = 0; j < n; ++j, p += rows)

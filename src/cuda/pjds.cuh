@@ -44,7 +44,8 @@ public:
   // The same from a CSR already on the device (read only until the stream reaches the build's end).
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // New values, same pattern: host values copied in chunks through a staging buffer, device values
-  // (where = Mem::Device) read in place; scattered by the slot map; with a value table its codes
+  // (where = Mem::Device) read in place; scattered by the slot map (positional columns: a value with
+  // the padding sentinel's bits then rewritten as the canonical NaN, pjds.hpp); with a value table its codes
   // re-derived on the device (a value outside it turns it off; no synchronization), with fp32
   // storage the values rounded again.
   cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
@@ -53,7 +54,8 @@ public:
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
   // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries untouched.
   cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
-  // The layout in the host builder's form (perm empty for the identity; slot as host positions).
+  // The layout in the host builder's form (perm empty for the identity; slot as host positions;
+  // positional padding as the sentinel).
   cudaError_t download(Pjds<T> &B) const;
 
   // The product kernel's instance: compiled for `blocks` resident blocks of 256 threads per SM,

@@ -22,10 +22,12 @@
 //           counting its distinct offsets, the stored entries (rows x distinct, summed) read back;
 //           the group storing the fewest (the first of equals, as the host builder) kept; a warp
 //           per block writes its sorted distinct offsets, a thread per position moves its values
-//           (and their slots) to the positions of their offsets (a binary search), and the 32-bit
-//           columns are freed.
-// A refresh scatters new values through the slot map, then re-derives the value codes or the fp32
-// copy with the same kernels.
+//           (and their slots) to the positions of their offsets (a binary search) over values
+//           preset to the padding sentinel (pjds_pad; a value with its bits written as the
+//           canonical NaN, pjds_unpad), and the 32-bit columns are freed.
+// A refresh scatters new values through the slot map (positional columns: then a thread per CSR
+// entry rewrites a value with the sentinel's bits as the canonical NaN), then re-derives the value
+// codes or the fp32 copy with the same kernels.
 #include "pjds.cuh"
 #include "common.cuh"
 
@@ -224,7 +226,8 @@ __global__ void __launch_bounds__(kDictWarps * 32) pj_pos_distinct(const index_t
 
 // A thread per position: its row's values (and their slots) from the 32-bit layout to the
 // positional one: entry j (CSR entry rowptr[row] + j) to row k of its block's new start, k its
-// offset's rank among the block's (a binary search of poff). nval is zero beforehand.
+// offset's rank among the block's (a binary search of poff), a value with the sentinel's bits as
+// the canonical NaN. nval holds the sentinel beforehand (pj_fill_pad).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_pos_fill(const index_t *__restrict__ rowptr, const index_t *__restrict__ col, const T *__restrict__ val,
                                                         const index_t *__restrict__ perm, const index_t *__restrict__ rowlen, const std::int64_t *__restrict__ block_start,
@@ -245,8 +248,24 @@ __global__ void __launch_bounds__(kThreads) pj_pos_fill(const index_t *__restric
       else hi = mid;
     }
     const long long pos = ns + lo * rows;
-    nval[pos]           = val[old];
+    nval[pos]           = pjds_unpad(val[old]);
     slot[q0 + j]        = unsigned(pos);
+  }
+}
+
+// v[k] = the padding sentinel, k < n (grid-stride).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_fill_pad(T *__restrict__ v, long long n) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) v[k] = pjds_pad<T>();
+}
+
+// After a refresh of positional columns: a padded value of a CSR entry (slot[q] < padded) with the
+// sentinel's bits becomes the canonical NaN; a thread per entry (grid-stride).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_unpad_slots(const unsigned *__restrict__ slot, long long nnz, long long padded, T *__restrict__ val) {
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
+    const unsigned s = slot[q];
+    if (s < padded && is_pjds_pad(val[s])) val[s] = pjds_nan<T>();
   }
 }
 
@@ -324,10 +343,11 @@ __global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__
   }
 }
 
-// fp32 storage: val32[k] = val[k] rounded to float (round to nearest, as the host's conversion).
+// fp32 storage: val32[k] = val[k] rounded to float (pjds_round, as the host's: the sentinel to
+// fp32's, NaNs to the canonical fp32 NaN, the rest to nearest).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_round(const T *__restrict__ val, long long n, float *__restrict__ val32) {
-  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val32[k] = float(val[k]);
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val32[k] = pjds_round(val[k]);
 }
 
 } // namespace
@@ -559,7 +579,8 @@ cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTem
   // the values (the long part's after them, filled later) and slots at their offsets' positions
   T *nval = nullptr;
   GPUMAT_CUDA_TRY(device_alloc(nval, std::size_t(least + lr_.entries())));
-  cudaError_t e = cudaMemsetAsync(nval, 0, std::size_t(least) * sizeof(T), s);
+  pj_fill_pad<T><<<unsigned(std::min<long long>(grid_for(least, nt), 1024)), nt, 0, s>>>(nval, least);
+  cudaError_t e = launched();
   if (e == cudaSuccess) {
     pj_pos_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(A.rowptr, col_, val_, perm_, rowlen_, block_start_, start[best], poff_start_, poff_, npj_, br, g, nval, slot_);
     e = launched();
@@ -636,6 +657,10 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
 template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
+  if (positional() && nnz_ > 0) { // no stored value taken for padding (pjds.hpp)
+    pj_unpad_slots<T><<<unsigned(std::min<long long>(grid_for(nnz_, kThreads), 1024)), kThreads, 0, s>>>(slot_, nnz_, padded_, val_);
+    GPUMAT_CUDA_TRY(launched());
+  }
   if (val32_) {
     pj_round<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, val32_);
     return launched();

@@ -169,7 +169,7 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   Pjds<T> a, b;
   ASSERT_EQ(cudaSuccess, D.download(a));
   ASSERT_EQ(cudaSuccess, E.download(b));
-  EXPECT_TRUE(a.val == b.val) << M.name;
+  EXPECT_TRUE(gpumat_test::same_values(a.val, b.val)) << M.name; // positional padding: the sentinel, a NaN
   EXPECT_TRUE(a.long_val == b.long_val) << M.name;
   check_device_products(M, w, D, s, M.name + " refreshed");
   // the same values from device memory (a device COO assembly's)
@@ -179,7 +179,7 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
   Pjds<T> c;
   ASSERT_EQ(cudaSuccess, F.download(c));
-  EXPECT_TRUE(c.val == b.val) << M.name;
+  EXPECT_TRUE(gpumat_test::same_values(c.val, b.val)) << M.name;
   EXPECT_TRUE(c.long_val == b.long_val) << M.name;
 }
 
@@ -462,7 +462,7 @@ void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &
   const auto           z = matgen::random_vector<T>(std::size_t(M.nrows), 19), zt = matgen::random_vector<T>(std::size_t(M.ncols), 20);
   for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
     const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, zm, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, zm, s);
-    if (bitwise) EXPECT_TRUE(yq == yp) << where << ": z mode " << int(zm) << ", not the 32-bit layout's bits";
+    if (bitwise) EXPECT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": z mode " << int(zm) << ", not the 32-bit layout's bits";
     const auto tq = gpumat_test::device_apply(Q, Op::Trans, xt, zt, zm, s), tp = gpumat_test::device_apply(P, Op::Trans, xt, zt, zm, s);
     ASSERT_EQ(tq.size(), tp.size());
     const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
@@ -473,11 +473,12 @@ void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &
   ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
   ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
   ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal";
+  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal (0 where a row stores none, not the sentinel)";
 }
 
 // A dof-per-node problem: each node of an nx x ny 5-point stencil coupled to its neighbours, every
-// dof to every dof (the host test's NodeGroups, test_pjds_host.cpp).
+// dof to every dof (the host test's, test_pjds_host.cpp), values L.val * (1 + 0.1 d) + 0.01 r:
+// stored zeros where 0.01 r cancels a -1 coupling's -(1 + 0.1 d) (rows 100, 110, 120).
 matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
   const matgen::Csr L = matgen::stencil_2d(nx, ny);
   matgen::Csr       M;
@@ -558,7 +559,8 @@ TEST(PjdsDevice, PositionalInfiniteXOffTheRows) {
 
 // A 3-dof problem: from its node's first row every row of a node has the same offsets, so the group
 // is 3 and a block stores at most 15 a row (2 dofs: group 2, 10); as the host builds it, bitwise
-// equal to the 32-bit layout.
+// equal to the 32-bit layout, its stored zeros summed as that layout sums them (as entries, each in
+// its rank's partial sum; a 0 taken for padding would move the row's later entries to the other).
 TEST(PjdsDevice, PositionalNodeGroups) {
   const Stream s;
   for (index_t dof : {3, 2}) {
@@ -577,7 +579,7 @@ TEST(PjdsDevice, PositionalNodeGroups) {
   }
 }
 
-// A value table with positional columns: the stencil's values (-1, 4 and the zeros) coded as the
+// A value table with positional columns: the stencil's values (-1, 4 and the padding's sentinel) coded as the
 // host codes them, the product bitwise the 32-bit layout's as built, after a refresh within the
 // table (kept) and after one outside it (turned off: the values read); the refreshed values those
 // of a build from them.
@@ -617,12 +619,170 @@ TEST(PjdsDevice, PositionalValueTableAndRefresh) {
   Pjds<double> a, b;
   ASSERT_EQ(cudaSuccess, C.download(a));
   ASSERT_EQ(cudaSuccess, E.download(b));
-  EXPECT_TRUE(a.val == b.val) << "refreshed values: a build's from them";
+  EXPECT_TRUE(gpumat_test::same_values(a.val, b.val)) << "refreshed values: a build's from them";
   // refreshes without a table, from host and device memory, in several staging chunks
   check_refresh<double>(M, pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
   const matgen::Csr L = matgen::stencil_2d(1000, 1000);
   ASSERT_GT(L.colidx.size(), std::size_t(gpumat::cuda::kRefreshChunk));
   check_refresh<double>(L, pp(32, 4096, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
+}
+
+// Equal entry by entry: the same bits, or both NaN (a NaN's payload is the hardware's).
+template <typename T>
+bool same_or_nan(const std::vector<T> &a, const std::vector<T> &b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (gpumat::value_bits(a[k]) != gpumat::value_bits(b[k]) && !(std::isnan(a[k]) && std::isnan(b[k]))) return false;
+  return true;
+}
+
+// The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 stored as 0,
+// and column 1234 taken out (no row stores it, the padding of its neighbours' rows points at it;
+// row 1234 has no diagonal).
+matgen::Csr stencil_with_zeros() {
+  const matgen::Csr S = matgen::stencil_2d(300, 200);
+  matgen::Csr       M;
+  M.name  = "stencil_2d with stored zeros, no column 1234";
+  M.nrows = S.nrows, M.ncols = S.ncols;
+  for (index_t r = 0; r < S.nrows; ++r) {
+    for (index_t k = S.rowptr[std::size_t(r)]; k < S.rowptr[std::size_t(r) + 1]; ++k)
+      if (S.colidx[std::size_t(k)] != 1234) M.colidx.push_back(S.colidx[std::size_t(k)]), M.val.push_back(k % 5 == 0 || r == 77 ? 0.0 : S.val[std::size_t(k)]);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
+// Stored zeros (the stencil's above, the 3-dof problem's): the products, transpose and diagonal as
+// the 32-bit layout's (check_positional_against_plain: bitwise), across b_r, the value table and
+// fp32 storage; an infinite x at a stored zero's column gives NaN in its row (0 x Inf, as AIJ's
+// product) and the 32-bit layout's every other row bit for bit; an infinite x at column 1234, which
+// only padding points at, leaves every row finite.
+TEST(PjdsDevice, PositionalStoredZerosAndInfiniteX) {
+  const Stream s;
+  for (const matgen::Csr &M : {stencil_with_zeros(), dof_problem(60, 50, 3)}) {
+    const auto v = M.values<double>();
+    for (int br : {32, 8})
+      for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+        for (bool fp32 : {false, true}) {
+          PjdsParams p = pp(br, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(br, 1, 0, gpumat::PjdsColumns::Plain, vals);
+          p.fp32 = pl.fp32        = fp32;
+          const std::string where = M.name + " " + describe(p) + (fp32 ? " fp32" : "");
+          check_positional_against_plain<double>(M, v, p, s, where);
+          PjdsDevice<double> Q, P;
+          ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+          ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+          const std::vector<double> z(std::size_t(M.nrows), 0.0);
+          const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 31);
+          int                       tried = 0;
+          for (index_t r = 0; r < M.nrows && tried < 3; ++r)
+            for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) {
+              if (v[std::size_t(k)] != 0.0) continue;
+              const index_t c  = M.colidx[std::size_t(k)];
+              auto          xi = x;
+              xi[std::size_t(c)] = std::numeric_limits<double>::infinity();
+              const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, xi, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, xi, z, ZMode::None, s);
+              ASSERT_TRUE(std::isnan(yq[std::size_t(r)])) << where << ": row " << r << ", x(" << c << ") = Inf at its stored zero: " << yq[std::size_t(r)];
+              ASSERT_TRUE(same_or_nan(yq, yp)) << where << ": x(" << c << ") = Inf, not the 32-bit layout's";
+              ++tried;
+              break;
+            }
+          ASSERT_EQ(tried, 3) << where;
+          if (M.ncols > 1234 && M.name.find("1234") != std::string::npos) {
+            auto xi    = x;
+            xi[1234]   = std::numeric_limits<double>::infinity();
+            const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, xi, z, ZMode::None, s);
+            for (index_t r = 0; r < M.nrows; ++r) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)])) << where << ": x(1234) = Inf only padding points at, row " << r;
+            EXPECT_TRUE(yq == gpumat_test::device_apply(P, Op::NoTrans, xi, z, ZMode::None, s)) << where;
+          }
+        }
+  }
+}
+
+// A refresh that brings stored zeros (every third value) and a value with the padding sentinel's
+// bits (fp64's; an fp32 case: fp32's), from host and device memory: the layout a build's from those
+// values (the sentinel's bits stored as the canonical NaN, check_pjds_device_layout), the product's
+// row of that value NaN and every other the 32-bit layout's (refreshed alike) bit for bit, the
+// diagonal the 32-bit layout's; a value table built from the stencil's values (4, -1 and the
+// sentinel) holds neither 0 nor the NaN: the refresh turns it off, and the values are read.
+template <typename T>
+void refresh_zeros_and_sentinel(const matgen::Csr &M, gpumat::PjdsValues vals, bool fp32, cudaStream_t s) {
+  const std::vector<T> v = M.values<T>();
+  std::vector<T>       w(v);
+  for (std::size_t k = 0; k < w.size(); k += 3) w[k] = T(0);
+  const index_t     r = 4321;
+  const std::size_t q = std::size_t(M.rowptr[std::size_t(r)] + 1);
+  w[q]                = gpumat::pjds_pad<T>();
+  PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+  p.fp32 = pl.fp32 = fp32;
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 37);
+  const std::vector<T> z(std::size_t(M.nrows), T(0));
+  for (gpumat::Mem where : {gpumat::Mem::Host, gpumat::Mem::Device}) {
+    const std::string what = M.name + " " + describe(p) + (fp32 ? " fp32" : "") + (sizeof(T) == 4 ? " float" : "") + (where == gpumat::Mem::Host ? " host values" : " device values");
+    PjdsDevice<T>     Q, P;
+    ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+    const DeviceArray<T> dw(w);
+    ASSERT_EQ(cudaSuccess, Q.refresh(where == gpumat::Mem::Host ? w.data() : dw.p, s, where)) << what;
+    ASSERT_EQ(cudaSuccess, P.refresh(where == gpumat::Mem::Host ? w.data() : dw.p, s, where)) << what;
+    Pjds<T> G;
+    ASSERT_EQ(cudaSuccess, Q.download(G));
+    ASSERT_LT(G.slot[q], G.padded());
+    EXPECT_EQ(gpumat::value_bits(G.val[std::size_t(G.slot[q])]), gpumat::value_bits(gpumat::pjds_nan<T>())) << what << ": the sentinel's bits stored as the canonical NaN";
+    if (Q.single()) {
+      EXPECT_EQ(gpumat::value_bits(G.val32[std::size_t(G.slot[q])]), gpumat::value_bits(gpumat::pjds_nan<float>())) << what;
+    }
+    if (vals == gpumat::PjdsValues::Table) {
+      EXPECT_FALSE(Q.table_in_use()) << what << ": 0 and NaN are not among the table's values";
+    }
+    // the layout: a build's from w, on the host (the table as built from v aside)
+    PjdsParams ph = p;
+    ph.values     = gpumat::PjdsValues::Plain;
+    Pjds<T> H;
+    gpumat::pjds_build(M.view(w), ph, H);
+    EXPECT_TRUE(gpumat_test::same_values(G.val, H.val)) << what << ": the values a build's from them";
+    if (Q.single()) {
+      EXPECT_TRUE(gpumat_test::same_values(G.val32, H.val32)) << what << ": fp32 values";
+    }
+    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s);
+    for (index_t i = 0; i < M.nrows; ++i) {
+      if (i == r) {
+        ASSERT_TRUE(std::isnan(yq[std::size_t(i)])) << what << ": the NaN's row";
+      } else {
+        ASSERT_EQ(gpumat::value_bits(yq[std::size_t(i)]), gpumat::value_bits(yp[std::size_t(i)])) << what << ": row " << i;
+      }
+    }
+    DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+    ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
+    ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_TRUE(same_or_nan(dq.download(), dp.download())) << what << ": diagonal";
+  }
+}
+
+TEST(PjdsDevice, PositionalRefreshZerosAndSentinel) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(120, 90);
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table}) {
+    refresh_zeros_and_sentinel<double>(M, vals, false, s);
+    refresh_zeros_and_sentinel<float>(M, vals, false, s);
+  }
+  refresh_zeros_and_sentinel<double>(M, gpumat::PjdsValues::Plain, true, s);
+}
+
+// The value table's 256 entries include the padding's sentinel, on the device as on the host: 255
+// distinct stored values and padding make a table, 256 and padding do not.
+TEST(PjdsDevice, PositionalTableCountsTheSentinel) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(40, 40);
+  for (int distinct : {255, 256}) {
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    const PjdsParams   p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table);
+    PjdsDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    EXPECT_EQ(D.table_in_use(), distinct == 255) << distinct << " values";
+    gpumat_test::check_pjds_device_layout(M, v, p, D, "positional, distinct values " + std::to_string(distinct));
+  }
 }
 
 // fp32 storage with positional columns: the host builder's rounded values; the product bitwise the
