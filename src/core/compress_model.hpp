@@ -62,7 +62,7 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // And with positional offsets (pjds's positional columns, -mat_pjds_columns positional, store every
 // block so; this model takes them per block, where they pay): a block whose rows' entries take
 // d distinct offsets (column - matrix row; its nonzeros only, padding left out) stores every row d
-// wide, entry j of a row at column row + offset[j] (value 0 where the row has no such entry), so
+// wide, entry j of a row at column row + offset[j] (the padding sentinel where the row has no such entry), so
 // no column per entry: d x rows values, d offsets (4 B) and a 4-byte start per block, where that
 // reads fewer bytes than the block as stored (its 32-bit columns and values), else the block as
 // stored (diag); with the values as codes into the table (diag_table), each block the least of
