@@ -18,7 +18,8 @@
 //   value streams
 //   - val64: fp64 (8 B);
 //   - table: one table of the matrix's distinct values (8 B each) and an 8-bit code per entry where
-//     they are at most 256, a 16-bit code where at most 65,536; otherwise fp64. Lossless: the
+//     they are at most 256 (kPjdsTableMax), a 16-bit code where at most 65,536 (kPjdsTable16Max):
+//     pjds's value table; otherwise fp64. Lossless: the
 //     product sums the same values in the same order;
 //   - val32: fp32 (4 B), lossy unless every value converts to float and back unchanged
 //     (fp32_exact == nnz).
@@ -36,7 +37,7 @@ struct CompressModel {
   std::int64_t rows = 0, nnz = 0, slices = 0;
   // distinct values (bit patterns; -0.0 and 0.0 differ), exact up to kDistinctCap; more reads
   // kDistinctCap + 1
-  static constexpr std::int64_t kDistinctCap = 65536;
+  static constexpr std::int64_t kDistinctCap = kPjdsTable16Max; // the most a value table holds (pjds.hpp)
   std::int64_t distinct = 0;
   std::int64_t fp32_exact = 0; // entries whose value converts to float and back unchanged
   // slices by the width their column differences need (8, 16, 32 bits), and those whose offsets

@@ -58,7 +58,7 @@ std::size_t Pjds<T>::bytes() const {
   const std::size_t columns = positional() ? poff.size() * sizeof(index_t) + poff_start.size() * sizeof(std::int64_t)
                               : coded()    ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t)
                                            : col.size() * sizeof(index_t);
-  const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
+  const std::size_t values  = tabled() ? val.size() * std::size_t(code_bytes()) + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
   return values + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
@@ -160,30 +160,34 @@ void position_columns(Pjds<T> &B) {
   std::vector<index_t>().swap(B.col);
 }
 
-// The codes of B's padded values into its table (tabled()); false where a value is not in it.
+// The codes of B's padded values into its table (tabled(); 8-bit codes up to kPjdsTableMax
+// entries, else 16-bit); false where a value is not in it.
 template <typename T>
 bool code_values_in_table(Pjds<T> &B) {
   std::vector<std::uint64_t> keys(B.table.size());
   for (std::size_t t = 0; t < keys.size(); ++t) keys[t] = value_bits(B.table[t]);
-  B.vcode.assign(B.val.size(), 0);
+  const bool wide = B.table.size() > std::size_t(kPjdsTableMax);
+  B.vcode.assign(wide ? 0 : B.val.size(), 0);
+  B.vcode16.assign(wide ? B.val.size() : 0, 0);
   for (std::size_t k = 0; k < B.val.size(); ++k) {
     const std::uint64_t b  = value_bits(B.val[k]);
     const auto          it = std::lower_bound(keys.begin(), keys.end(), b);
     if (it == keys.end() || *it != b) return false;
-    B.vcode[k] = std::uint8_t(it - keys.begin());
+    if (wide) B.vcode16[k] = std::uint16_t(it - keys.begin());
+    else B.vcode[k] = std::uint8_t(it - keys.begin());
   }
   return true;
 }
 
 // The padded part's values as codes into a table of their distinct values (pjds.hpp) where `mode`
 // asks and they fit (auto: and that reads fewer bytes). The distinct bit patterns are gathered in a
-// set that stops at kPjdsTableMax + 1: a matrix of many values costs a few hundred insertions.
+// set that stops at kPjdsTable16Max + 1: a matrix of many values costs at most that many insertions.
 template <typename T>
 void code_values(Pjds<T> &B, PjdsValues mode) {
   if (mode == PjdsValues::Plain || B.padded() == 0) return;
   std::unordered_set<std::uint64_t> seen;
-  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTableMax); ++k) seen.insert(value_bits(B.val[k]));
-  if (seen.size() > std::size_t(kPjdsTableMax)) return;
+  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTable16Max); ++k) seen.insert(value_bits(B.val[k]));
+  if (seen.size() > std::size_t(kPjdsTable16Max)) return;
   if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(seen.size()), std::int64_t(sizeof(T)))) return;
   std::vector<std::uint64_t> keys(seen.begin(), seen.end());
   std::sort(keys.begin(), keys.end());
@@ -278,6 +282,7 @@ void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
   if (B.tabled() && !code_values_in_table(B)) { // a value outside the table: the values are read
     B.table.clear();
     B.vcode.clear();
+    B.vcode16.clear();
     ++B.table_drops;
   }
   if (B.single()) round_values(B);
@@ -349,31 +354,38 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   // the compressed layouts the build's auto chooses (pjds.hpp), judged on the sample: a value table
   // where the sampled whole rows hold few distinct values (at most the table, the padding's 0 among
   // them, where the sample is the matrix; at most a quarter of it otherwise, as a sample sees fewer
-  // values than the matrix holds), dictionary columns where the rows are wide and every sampled
+  // values than the matrix holds), with 8-bit codes where they fit kPjdsTableMax, else 16-bit ones
+  // (and, the sample not the matrix, where its values repeat: at most half as many distinct values
+  // as sampled entries, as a matrix of values that seldom repeat shows about one per entry), dictionary columns where the rows are wide and every sampled
   // block's offsets fit (blocks in matrix order: where the rows are sorted by length, the sort is
   // stable, so a block's rows of one length keep their order; the build checks every block)
   const double stored  = z * (1 - s.long_share) + pad, nblocks = std::ceil(n / 32), blong = 12 * z * s.long_share;
   const int    entries = s.distinct_values + 1;
-  const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax) &&
-                     pjds_table_pays(std::int64_t(stored), entries, 8);
+  const bool   fits8   = s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax;
+  const bool   fits16  = s.exact ? entries <= kPjdsTable16Max : 4 * entries <= kPjdsTable16Max && 2 * std::int64_t(s.distinct_values) <= s.values_sampled;
+  const double code    = fits8 ? 1 : 2; // a code's bytes
+  const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (fits8 || fits16) && code * stored + 8.0 * entries < 8 * stored;
+  const bool   wide    = table && !fits8; // 16-bit codes
   const double dict_entries = s.block_offsets * nblocks;
   const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
                     pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
   // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
   // pjds's until measured (no such line: the format's)
   const bool   single = h.fp32 && !table && s.value_bytes > 4;
-  const double vbytes = table ? stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  const double vbytes = table ? code * stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
   sh.bytes      = vbytes + cbytes + blong + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = dict && table ? "pjds:dict+table" : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? "pjds:table" : single ? "pjds:fp32" : "pjds";
+  sh.key        = dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table") : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? (wide ? "pjds:table16" : "pjds:table") : single ? "pjds:fp32" : "pjds";
   std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%%s%s", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share,
-                dict ? ", dictionary columns" : "", table ? ", value table" : single ? ", fp32 values" : "");
+                dict ? ", dictionary columns" : "", table ? (wide ? ", value table (16-bit codes)" : ", value table") : single ? ", fp32 values" : "");
   sh.detail = buf;
   return true;
 }
 
 } // namespace
+
+static_assert(kAutoDistinctMax == kPjdsTable16Max, "gpuauto counts the sampled values up to the largest value table");
 
 const FormatRecord &pjds_record() {
   static const FormatRecord r = [] {
@@ -414,7 +426,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "values",
-                              "The padded part's values as the product reads them: auto (8-bit codes into one table of the distinct values where they are at most 256 and that reads fewer bytes), plain (as stored), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
+                              "The padded part's values as the product reads them: auto (codes into one table of the distinct values, 8-bit where they are at most 256, 16-bit where at most 65,536, where that reads fewer bytes), plain (as stored), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
                               "auto");
       o.choices = {"auto", "plain", "table"}, o.enum_type = "PjdsValues", o.enum_prefix = "PJDS_VALUES_";
     }
@@ -426,8 +438,11 @@ const FormatRecord &pjds_record() {
     // median time against the plain layout's on the regular matrices, over their byte models' ratio,
     // times the plain layout's factors; not measured on an H100): their products run well below
     // their bytes' rate (the table's shared-memory lookups, the dictionary's dependent loads)
+    // pjds:table16 and pjds:dict+table16 (16-bit codes, the table read through L1) carry the 8-bit
+    // table's constants, pjds:table's and pjds:dict+table's: not measured yet, to be measured
     r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}},        {"pjds:long", {1.06, 0.0, 0.985}}, {"pjds:table", {1.49, 0.0, 1.31}},
-                           {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}}};
+                           {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}},
+                           {"pjds:table16", {1.49, 0.0, 1.31}}, {"pjds:dict+table16", {2.73, 0.0, 2.40}}};
     // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
     r.gpuauto.build = {1.54, 2.75, 1740};
     return r;

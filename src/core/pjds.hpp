@@ -38,8 +38,8 @@
 // offset per block and 8 B per block start instead of 4 B per stored entry.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
-// 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
-// the table; with fp32 storage 4 B instead of 8) + 4 B (rowlen) + 4 B (perm, unless the
+// 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B (2 B beyond 256
+// entries) instead of 8, plus the table; with fp32 storage 4 B instead of 8) + 4 B (rowlen) + 4 B (perm, unless the
 // identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
@@ -66,15 +66,19 @@ constexpr index_t kPjdsPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8}; // the groups
 constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary holds (8-bit codes)
 constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 
-// How the product reads the padded part's values: auto (the default: 8-bit codes into one table of
-// the padded part's distinct values, the padding's 0 (positional columns: its sentinel) included,
-// where they are at most
-// kPjdsTableMax and that reads fewer bytes: pjds_table_pays), plain (as stored), or table (wherever
-// they fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a
-// new value outside the table turns the table off until the next build (the product then reads
-// the values; table_drops counts it). Lossless: the same values summed in the same order.
+// How the product reads the padded part's values: auto (the default: codes into one table of the
+// padded part's distinct values, the padding's 0 (positional columns: its sentinel) included, where
+// they are at most kPjdsTable16Max and that reads fewer bytes: pjds_table_pays), plain (as stored),
+// or table (wherever they fit). The codes are 8-bit (vcode) where the table has at most
+// kPjdsTableMax entries, else 16-bit (vcode16; the GPU reads that table through L1 rather than
+// shared memory). The values themselves are kept: a refresh writes them and re-derives the codes,
+// and a new value outside the table turns the table off until the next build (the product then
+// reads the values; table_drops counts it). Lossless: the same values summed in the same order.
 enum class PjdsValues : int { Auto = 0, Plain = 1, Table = 2 };
-constexpr int kPjdsTableMax = 256;
+constexpr int kPjdsTableMax   = 256;   // entries of a table of 8-bit codes
+constexpr int kPjdsTable16Max = 65536; // entries of a table of 16-bit codes, the most a table holds
+// The bytes of a code into a table of `entries`.
+constexpr std::int64_t pjds_code_bytes(std::int64_t entries) { return entries <= kPjdsTableMax ? 1 : 2; }
 
 // fp32 storage (PjdsParams::fp32, -mat_gpumat_values fp32; lossy, only when asked): where no value
 // table is built and T is wider than float, the products read the padded part's values rounded to
@@ -245,9 +249,11 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<std::int64_t> poff_start; // nblocks + 1 offsets into poff; empty: not positional
   index_t                   pgroup = 0; // rows per group the offsets start from
   // value table (tabled()): the padded part's distinct values ascending by bit pattern, a code
-  // per padded entry; val kept (refreshes write it)
-  std::vector<T>            table;
-  std::vector<std::uint8_t> vcode;
+  // per padded entry: 8-bit (vcode) where the table has at most kPjdsTableMax entries, else 16-bit
+  // (vcode16; the other vector empty); val kept (refreshes write it)
+  std::vector<T>             table;
+  std::vector<std::uint8_t>  vcode;
+  std::vector<std::uint16_t> vcode16;
   std::int64_t              table_drops = 0; // refreshes that met a value outside the table
   // fp32 storage (single()): the padded values rounded to float, what the products read; val kept
   std::vector<float>        val32;
@@ -259,12 +265,15 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   bool         positional() const { return !poff_start.empty(); }
   bool         tabled() const { return !table.empty(); }
   bool         single() const { return !val32.empty(); }
+  int          code_bytes() const { return tabled() ? int(pjds_code_bytes(std::int64_t(table.size()))) : 0; } // a value code's bytes (0: no table)
+  // padded entry pos's code into the table (tabled())
+  std::size_t  table_code(std::int64_t pos) const { return vcode16.empty() ? std::size_t(vcode[std::size_t(pos)]) : std::size_t(vcode16[std::size_t(pos)]); }
   // padded entry pos's value as the products read it
-  T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
+  T            value(std::int64_t pos) const { return tabled() ? table[table_code(pos)] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
   // whether padded entry pos is the positional layout's padding: the sentinel as the products read
   // it (a table's entry, the fp32 or the stored value), which the products skip
   bool         pad(std::int64_t pos) const {
-    return tabled() ? is_pjds_pad(table[vcode[std::size_t(pos)]]) : single() ? is_pjds_pad(val32[std::size_t(pos)]) : is_pjds_pad(val[std::size_t(pos)]);
+    return tabled() ? is_pjds_pad(table[table_code(pos)]) : single() ? is_pjds_pad(val32[std::size_t(pos)]) : is_pjds_pad(val[std::size_t(pos)]);
   }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
@@ -316,9 +325,10 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
 }
 
 // Whether a value table reads fewer bytes than the values: `padded` entries of `value_bytes`, a
-// table of `entries` (1 B a code).
+// table of `entries` (pjds_code_bytes a code: 1 B up to kPjdsTableMax entries, else 2 B); never
+// beyond kPjdsTable16Max entries.
 constexpr bool pjds_table_pays(std::int64_t padded, std::int64_t entries, std::int64_t value_bytes) {
-  return padded + value_bytes * entries < value_bytes * padded;
+  return entries <= kPjdsTable16Max && pjds_code_bytes(entries) * padded + value_bytes * entries < value_bytes * padded;
 }
 
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as

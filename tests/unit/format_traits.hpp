@@ -154,9 +154,10 @@ void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
 }
 
 // pjds's values as the product reads them: with p.values plain, as stored; else a table exactly
-// where the padded part has at most kPjdsTableMax distinct values (bit patterns) and, auto, that
-// reads fewer bytes (pjds_table_pays), unless a refresh dropped it; the table strictly ascending
-// by bit pattern, every code's value the stored one, bit for bit.
+// where the padded part has at most kPjdsTable16Max distinct values (bit patterns) and, auto, that
+// reads fewer bytes (pjds_table_pays), unless a refresh dropped it; 8-bit codes where the table has
+// at most kPjdsTableMax entries, else 16-bit ones; the table strictly ascending by bit pattern,
+// every code's value the stored one, bit for bit.
 template <typename T>
 void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   auto bits = [](T v) {
@@ -166,7 +167,7 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   };
   std::set<std::uint64_t> distinct;
   for (const T &v : B.val) distinct.insert(bits(v));
-  const bool fits = distinct.size() <= std::size_t(gpumat::kPjdsTableMax) && B.padded() > 0;
+  const bool fits = distinct.size() <= std::size_t(gpumat::kPjdsTable16Max) && B.padded() > 0;
   const bool want = B.p.values == gpumat::PjdsValues::Table ? fits
                     : B.p.values == gpumat::PjdsValues::Auto ? fits && gpumat::pjds_table_pays(B.padded(), std::int64_t(distinct.size()), std::int64_t(sizeof(T)))
                                                              : false;
@@ -174,7 +175,10 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
     ASSERT_EQ(B.tabled(), want) << where << ": a value table where asked and the values fit";
   }
   if (!B.tabled()) return;
-  ASSERT_EQ(B.vcode.size(), B.val.size()) << where;
+  const bool wide = B.table.size() > std::size_t(gpumat::kPjdsTableMax);
+  ASSERT_EQ(B.vcode.size(), wide ? 0 : B.val.size()) << where << ": 8-bit codes up to 256 entries";
+  ASSERT_EQ(B.vcode16.size(), wide ? B.val.size() : 0) << where << ": 16-bit codes beyond";
+  ASSERT_EQ(B.code_bytes(), wide ? 2 : 1) << where;
   for (std::size_t t = 1; t < B.table.size(); ++t) ASSERT_LT(bits(B.table[t - 1]), bits(B.table[t])) << where << ": the table ascending by bit pattern";
   for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
 }
@@ -525,10 +529,15 @@ template <> struct FormatTraits<fmt::pjds> {
   template <typename T> static std::vector<Variant> default_variants() { return {Variant{}}; }
   static const std::vector<matgen::Csr> &matrices(const Variant &) { return matgen::standard_set_cached(512); }
   // A power law with long rows (long_row 64): both parts refreshed; and positional columns (their
-  // padding the sentinel).
+  // padding the sentinel). The values plain: the new values are outside any value table the first
+  // build makes (its random values fit one of 16-bit codes), which a refresh then drops where a
+  // build from them makes one (the table's refreshes: test_pjds_host's PjdsValueTable tests).
   static std::vector<MatrixCase<Variant>> refresh_cases() {
-    const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
-    return {{M, pp(32, 512, 64)}, {M, pp(32, gpumat::pjds_all_rows, 64)}, {M, pp(32, 1, 64, gpumat::PjdsColumns::Positional)}};
+    const matgen::Csr M     = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
+    const auto        plain = gpumat::PjdsValues::Plain;
+    return {{M, pp(32, 512, 64, gpumat::PjdsColumns::Auto, plain)},
+            {M, pp(32, gpumat::pjds_all_rows, 64, gpumat::PjdsColumns::Auto, plain)},
+            {M, pp(32, 1, 64, gpumat::PjdsColumns::Positional, plain)}};
   }
   template <typename T> class Host {
   public:

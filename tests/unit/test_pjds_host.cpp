@@ -129,6 +129,94 @@ TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
   equal("refreshed outside the table");
 }
 
+// A table of 16-bit codes: a 5-point stencil whose values repeat with period 1,000 (and the
+// padding's 0 or, positional, its sentinel) is coded with auto, 2 B a stored entry instead of 8 plus
+// the table; its products equal, bit for bit, those of the layout that reads the values (the same
+// columns, plain or positional); a refresh within the table keeps it (codes re-derived), one outside
+// it drops it (counted), the products then reading the values, still equal. fp32 storage asked for
+// as well: the table wins (lossless, fewer bytes). Double and float values.
+template <typename T>
+void check_table16(gpumat::PjdsColumns columns, bool fp32) {
+  const matgen::Csr M = matgen::stencil_2d(150, 120);
+  std::vector<T>    v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = T(1) + T(1e-3) * T(k % 1000) - T(M.val[k] == 4.0 ? 0 : 2);
+  const std::string where = std::string(columns == gpumat::PjdsColumns::Positional ? "positional" : "dictionary") + (fp32 ? " fp32" : "") + (sizeof(T) == 8 ? " double" : " float");
+  PjdsParams        pc = pp(32, 1, 0, columns, gpumat::PjdsValues::Auto), pv = pp(32, 1, 0, columns, gpumat::PjdsValues::Plain);
+  pc.fp32              = fp32;
+  Pjds<T> C, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pc), C);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pv), P);
+  std::set<std::uint64_t> distinct;
+  for (const T &a : v) distinct.insert(gpumat::value_bits(a));
+  ASSERT_GT(distinct.size(), std::size_t(gpumat::kPjdsTableMax)) << where;
+  ASSERT_TRUE(C.tabled()) << where;
+  ASSERT_FALSE(P.tabled()) << where;
+  EXPECT_FALSE(C.single()) << where << ": the table wins over fp32";
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  EXPECT_TRUE(C.vcode.empty()) << where;
+  EXPECT_EQ(C.vcode16.size(), C.val.size()) << where;
+  EXPECT_EQ(C.table.size(), distinct.size() + 1) << where << ": the values and the padding's";
+  EXPECT_EQ(P.bytes() - C.bytes(), (sizeof(T) - 2) * std::size_t(C.padded()) - sizeof(T) * C.table.size()) << where;
+  EXPECT_EQ(P.read_bytes() - C.read_bytes(), P.bytes() - C.bytes()) << where;
+  gpumat_test::check_pjds_layout(M, v, C, where);
+  std::vector<T> x(std::size_t(M.ncols)), yc(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::cos(double(k))) - T(0.2);
+  auto equal = [&](const char *what) {
+    for (Op op : {Op::NoTrans, Op::Trans}) {
+      gpumat::pjds_apply(C, op, x.data(), static_cast<const T *>(nullptr), yc.data());
+      gpumat::pjds_apply(P, op, x.data(), static_cast<const T *>(nullptr), yp.data());
+      EXPECT_TRUE(gpumat_test::same_values(yc, yp)) << where << ", " << what << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise equal";
+    }
+  };
+  equal("as built");
+  std::vector<T> w(v);
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = v[(k + 7) % v.size()]; // the same values, moved: in the table
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_TRUE(C.tabled()) << where;
+  EXPECT_EQ(C.table_drops, 0) << where;
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  gpumat_test::check_pjds_layout(M, w, C, where + ", refreshed within");
+  equal("refreshed within the table");
+  w[5] = T(0.125); // outside
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_FALSE(C.tabled()) << where;
+  EXPECT_TRUE(C.vcode16.empty()) << where;
+  EXPECT_EQ(C.table_drops, 1) << where;
+  gpumat_test::check_pjds_layout(M, w, C, where + ", table dropped");
+  equal("refreshed outside the table");
+}
+
+TEST(PjdsValueTable, Table16BitwiseEqualAndRefresh) {
+  for (bool fp32 : {false, true})
+    for (gpumat::PjdsColumns c : {gpumat::PjdsColumns::Dictionary, gpumat::PjdsColumns::Positional}) {
+      check_table16<double>(c, fp32);
+      check_table16<float>(c, false);
+    }
+}
+
+// A table of 16-bit codes under positional columns against the 32-bit layout with its values
+// plain: the products equal bit for bit (the padding's sentinel one of the table's entries, skipped).
+TEST(PjdsPositional, Table16AgainstThe32BitLayout) {
+  const matgen::Csr   M = matgen::stencil_2d(150, 120);
+  std::vector<double> v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.5 + 1e-3 * double(k % 1000);
+  Pjds<double> Q, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), Q);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  ASSERT_TRUE(Q.tabled());
+  EXPECT_EQ(Q.code_bytes(), 2);
+  EXPECT_TRUE(gpumat::is_pjds_pad(Q.table.back())) << "the sentinel among the table's entries";
+  std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
+    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
+    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
+  }
+}
+
 // fp32 storage (PjdsParams::fp32): the products read the padded values rounded to float and sum in
 // double, so they equal, bitwise, the fp64 layout's products on the same matrix with its values
 // rounded to float beforehand (the long part keeps its doubles: rows longer than long_row are left
@@ -137,10 +225,11 @@ TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
 // table keeps the table (lossless, fewer bytes); float values are stored as they are.
 TEST(PjdsFp32, ProductsReadRoundedValues) {
   // three long rows at long_row 32 (the pJDS part's few values would fit a table: plain asked for);
-  // random rows of 1-40 entries (those over 32 in the long part), 977 distinct values (no table)
+  // random rows of 1-40 entries (those over 32 in the long part), every value distinct (a table
+  // would read more bytes: none)
   for (const matgen::Csr &M : {matgen::long_rows(7), matgen::random_rows("random_1_40", 3000, 2000, 1, 40, 0.05, 11)}) {
   std::vector<double> v = M.values<double>();
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not exact in float
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k)) - 0.3; // not exact in float
   gpumat::PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Auto, M.name == "long_rows" ? gpumat::PjdsValues::Plain : gpumat::PjdsValues::Auto);
   p.fp32               = true;
   auto rounded = [&](const std::vector<double> &w) { // the pJDS part's values rounded, the long rows' kept
@@ -213,15 +302,17 @@ TEST(PjdsFp32, TableWinsAndFloatStaysAsIs) {
   EXPECT_FALSE(F.single()) << "float values are stored as they are";
 }
 
-// More than 256 distinct values: no table, even when asked for.
+// Up to 256 distinct values 8-bit codes, up to 65,536 16-bit ones; more: no table, even when
+// asked for.
 TEST(PjdsValueTable, TooManyValuesStayPlain) {
-  const matgen::Csr M = matgen::stencil_2d(40, 40);
-  for (int distinct : {255, 300}) { // the padding's 0 may add one more
+  const matgen::Csr M = matgen::stencil_2d(300, 240); // 360,000 entries
+  for (int distinct : {255, 300, 65535, 65537}) { // the padding's 0 may add one more
     std::vector<double> v(M.val.size());
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
     Pjds<double> B;
     gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Table)), B);
-    EXPECT_EQ(B.tabled(), distinct == 255) << distinct << " values";
+    EXPECT_EQ(B.tabled(), distinct < 65537) << distinct << " values";
+    EXPECT_EQ(B.code_bytes(), distinct == 255 ? 1 : distinct < 65537 ? 2 : 0) << distinct << " values";
     gpumat_test::check_pjds_layout(M, v, B, "distinct values " + std::to_string(distinct));
   }
 }
@@ -683,19 +774,21 @@ TEST(PjdsPositional, SentinelValueStoredAsNaN) {
   EXPECT_TRUE(gpumat::is_pjds_pad(gpumat::pjds_round(gpumat::pjds_pad<double>())));
 }
 
-// The value table's 256 entries include the padding's sentinel: 255 distinct stored values and
-// padding make a table, 256 and padding do not.
+// The value table's entries include the padding's sentinel: 255 distinct stored values and padding
+// make a table of 8-bit codes, 256 and padding one of 16-bit codes; 65,535 and padding fill a table
+// of 16-bit codes, 65,536 and padding make none.
 TEST(PjdsPositional, TableCountsTheSentinel) {
-  const matgen::Csr M = matgen::stencil_2d(40, 40);
-  for (int distinct : {255, 256}) {
+  for (int distinct : {255, 256, 65535, 65536}) {
+    const matgen::Csr   M = distinct < 300 ? matgen::stencil_2d(40, 40) : matgen::stencil_2d(300, 240);
     std::vector<double> v(M.val.size());
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
     Pjds<double> B;
     gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), B);
     ASSERT_GT(B.padding(), 0);
-    EXPECT_EQ(B.tabled(), distinct == 255) << distinct << " values";
+    EXPECT_EQ(B.tabled(), distinct != 65536) << distinct << " values";
     if (B.tabled()) {
-      EXPECT_EQ(B.table.size(), 256u);
+      EXPECT_EQ(B.table.size(), std::size_t(distinct) + 1);
+      EXPECT_EQ(B.code_bytes(), distinct == 255 ? 1 : 2) << distinct << " values";
       EXPECT_TRUE(gpumat::is_pjds_pad(B.table.back())) << "the sentinel, a NaN, has the largest bits";
     }
     gpumat_test::check_pjds_layout(M, v, B, "positional, distinct values " + std::to_string(distinct));
