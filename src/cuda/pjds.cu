@@ -20,6 +20,10 @@
 // other value, a stored zero included, adds value x x[row - row % group + offset] alternately into
 // the two sums in the order of the row's entries, as the 32-bit layout's product adds its entries:
 // the same sums, bit for bit (0 x Inf = NaN at a stored zero, as there).
+// With a value table each value is a code: 8-bit codes (at most 256 entries) into the table copied
+// to shared memory by each CUDA block, 16-bit codes into the table read through the non-coherent
+// path (L1; up to 65,536 entries, 512 KB in fp64, more than shared memory holds), the code streamed
+// past the caches as the values are, looked up when it is multiplied.
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
 // with dictionary columns, plus 4 B per dictionary entry and per block; 8 B with positional
 // columns, their padding included, plus 4 B per offset and 8 B per block), 4 B
@@ -57,7 +61,8 @@ struct PjArgs {
   const T            *val;
   const float        *val32;    // fp32 storage (else null): the padded values the products read
   const T            *table;    // a value table (else null): its ntable values,
-  const std::uint8_t *vcode;    // the codes,
+  const std::uint8_t *vcode;    // the codes (8-bit, ntable <= kPjdsTableMax; else null),
+  const std::uint16_t *vcode16; // or 16-bit (else null),
   const int          *table_ok; // read while this is nonzero
   int                 ntable;
   index_t             npj;
@@ -80,12 +85,14 @@ __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long l
   return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
-// How the product reads the padded values: as stored in T, as codes into the value table, or as
-// stored in fp32 (pjds.hpp).
-enum PjValues { kValPlain = 0, kValTable = 1, kValSingle = 2 };
+// How the product reads the padded values: as stored in T, as 8-bit codes into the value table (in
+// shared memory), as stored in fp32, or as 16-bit codes into the value table (in global memory,
+// read through L1) (pjds.hpp).
+enum PjValues { kValPlain = 0, kValTable = 1, kValSingle = 2, kValTable16 = 3 };
 
 // A padded entry's value as the transposed product and the diagonal read it: the products' (fp32
-// where stored so; a table's values are the stored ones).
+// where stored so; a table's values, 8- or 16-bit codes alike, are the stored ones, bit for bit,
+// and no fp32 copy is built beside a table).
 template <typename T>
 __device__ __forceinline__ T pj_val(const PjArgs<T> &a, long long p) {
   return a.val32 ? T(a.val32[p]) : a.val[p];
@@ -97,7 +104,9 @@ __device__ __forceinline__ bool pj_pad(const PjArgs<T> &a, long long p) {
 }
 
 // A thread's kUnroll values in flight: as stored (kValPlain, kValSingle), or their codes into the
-// value table, four to a register, looked up (in shared memory) when they are multiplied.
+// value table, four 8-bit codes to a register looked up in shared memory (kValTable), two 16-bit
+// codes to a register looked up through the non-coherent path (kValTable16), when they are
+// multiplied; `tab` is the table the codes index (shared or global memory).
 template <typename T, int Vals>
 struct RowValues;
 template <typename T>
@@ -125,6 +134,17 @@ struct RowValues<T, kValTable> {
   }
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 4] |= (ok ? unsigned(__ldcs(a.vcode + pos)) : 0u) << (8 * (u % 4)); }
   __device__ __forceinline__ T       get(int u, const T *tab) const { return tab[(w[u / 4] >> (8 * (u % 4))) & 0xffu]; }
+  __device__ __forceinline__ bool    pad(int u, const T *tab) const { return is_pjds_pad(get(u, tab)); } // the table holds the sentinel
+};
+template <typename T>
+struct RowValues<T, kValTable16> {
+  unsigned                           w[kUnroll / 2];
+  __device__ __forceinline__ void    clear() {
+#pragma unroll
+    for (int k = 0; k < kUnroll / 2; ++k) w[k] = 0u;
+  }
+  __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 2] |= (ok ? unsigned(__ldcs(a.vcode16 + pos)) : 0u) << (16 * (u % 2)); }
+  __device__ __forceinline__ T       get(int u, const T *tab) const { return __ldg(tab + ((w[u / 2] >> (16 * (u % 2))) & 0xffffu)); }
   __device__ __forceinline__ bool    pad(int u, const T *tab) const { return is_pjds_pad(get(u, tab)); } // the table holds the sentinel
 };
 
@@ -267,8 +287,8 @@ __device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T 
 enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2, kColPositional = 3 };
 
 // Vals: kValTable, the padded values through the value table (copied to shared memory by each CUDA
-// block) while it is in use (a.table_ok), else as stored in T; kValPlain and kValSingle: as stored
-// in T or in fp32.
+// block) while it is in use (a.table_ok), else as stored in T; kValTable16 likewise, the table read
+// in global memory; kValPlain and kValSingle: as stored in T or in fp32.
 template <typename T, int MinBlocks, int Cols, int Vals>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
@@ -284,12 +304,15 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, cons
       for (int t = threadIdx.x; t < a.ntable; t += kThreads) shared_table[t] = a.table[t];
     __syncthreads();
     if (use) tab = shared_table;
+  } else if (Vals == kValTable16) {
+    if (*a.table_ok != 0) tab = a.table;
   }
   const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
-  if (Vals == kValTable && tab) {
-    if (Cols == kColPositional) pjds_row_positional<T, kValTable>(a, tab, i, x, z, y);
-    else if (Cols == kColDictShared) pjds_row_shared<T, kValTable>(a, tab, i, x, z, y);
-    else pjds_row<T, Cols == kColDictGlobal, kValTable>(a, tab, i, x, z, y);
+  if ((Vals == kValTable || Vals == kValTable16) && tab) {
+    constexpr int V = Vals == kValTable16 ? kValTable16 : kValTable;
+    if (Cols == kColPositional) pjds_row_positional<T, V>(a, tab, i, x, z, y);
+    else if (Cols == kColDictShared) pjds_row_shared<T, V>(a, tab, i, x, z, y);
+    else pjds_row<T, Cols == kColDictGlobal, V>(a, tab, i, x, z, y);
   } else if (Cols == kColPositional) pjds_row_positional<T, Stored>(a, tab, i, x, z, y);
   else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
   else pjds_row<T, Cols == kColDictGlobal, Stored>(a, tab, i, x, z, y);
@@ -359,7 +382,7 @@ std::size_t PjdsDevice<T>::format_bytes() const {
   const std::size_t columns = positional() ? std::size_t(npoff_) * sizeof(index_t) + std::size_t(nblocks_ + 1) * sizeof(std::int64_t)
                               : coded()    ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t)
                                            : std::size_t(padded_) * sizeof(index_t);
-  const std::size_t values  = table_   ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
+  const std::size_t values  = table_   ? std::size_t(padded_) * std::size_t(code_bytes()) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
                               : val32_ ? std::size_t(padded_) * sizeof(float)
                                        : std::size_t(padded_) * sizeof(T);
   return values + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
@@ -378,7 +401,8 @@ namespace {
 // The product's instance: the occupancy's, the columns' and the values' reading.
 template <typename T, int Occ, int Cols>
 void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
-  if (a.table) pj_spmv<T, Occ, Cols, kValTable><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  if (a.table && a.vcode16) pj_spmv<T, Occ, Cols, kValTable16><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  else if (a.table) pj_spmv<T, Occ, Cols, kValTable><<<blocks, kThreads, 0, s>>>(a, x, z, y);
   else if constexpr (sizeof(T) > sizeof(float)) { // fp32 storage only where T is wider
     if (a.val32) pj_spmv<T, Occ, Cols, kValSingle><<<blocks, kThreads, 0, s>>>(a, x, z, y);
     else pj_spmv<T, Occ, Cols, kValPlain><<<blocks, kThreads, 0, s>>>(a, x, z, y);
@@ -410,7 +434,7 @@ template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
   return Args{perm_,   rowlen_,      col_,      code_,         dict_, dict_start_,   poff_,          poff_start_,
-              pgroup_, block_start_, val_,      val32_,        table_, vcode_,       table_ok_,      int(ntable_),
+              pgroup_, block_start_, val_,      val32_,        table_, vcode_,       vcode16_,       table_ok_,      int(ntable_),
               npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
@@ -476,7 +500,8 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   if (val32_) GPUMAT_CUDA_TRY(get(B.val32, val32_, std::size_t(padded_)));
   if (table_in_use()) {
     GPUMAT_CUDA_TRY(get(B.table, table_, std::size_t(ntable_)));
-    GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));
+    if (vcode16_) GPUMAT_CUDA_TRY(get(B.vcode16, vcode16_, std::size_t(padded_)));
+    else GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));
   }
   B.long_val.assign(all.begin() + padded_, all.end());
   GPUMAT_CUDA_TRY(lr_.download(B.long_rows, B.long_ptr, B.long_col));

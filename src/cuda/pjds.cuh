@@ -104,6 +104,7 @@ public:
   bool               tabled() const { return table_ != nullptr; }
   bool               table_in_use() const;
   index_t            table_entries() const { return ntable_; }
+  int                code_bytes() const { return table_ ? (vcode16_ ? 2 : 1) : 0; } // a value code's bytes: 8-bit codes up to kPjdsTableMax entries, else 16-bit (0: no table)
   // fp32 storage (pjds.hpp): the products read the padded values rounded to float
   bool               single() const { return val32_ != nullptr; }
   std::int64_t       dict_entries() const { return dict_entries_; }   // in all blocks' dictionaries
@@ -123,6 +124,7 @@ private:
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
   cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
   cudaError_t code_values(cudaStream_t s);                     // pjds_build.cu
+  cudaError_t code_values16(cudaStream_t s);                   // pjds_build.cu: the table of 16-bit codes
   unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
@@ -150,7 +152,8 @@ private:
   std::int64_t  npoff_ = 0;
   index_t       pgroup_ = 0;            // rows per group the offsets start from
   T            *table_ = nullptr;       // ntable_ distinct values ascending by bit pattern (null: none)
-  std::uint8_t *vcode_ = nullptr;       // padded_: their codes
+  std::uint8_t *vcode_ = nullptr;       // padded_: their codes, where ntable_ <= kPjdsTableMax (else null)
+  std::uint16_t *vcode16_ = nullptr;    // padded_: their codes, where ntable_ > kPjdsTableMax (else null)
   int          *table_ok_ = nullptr;    // nonzero while every value is in the table
   index_t       ntable_ = 0;
   T            *val_ = nullptr;         // padded_ + the long part's entries: its values follow

@@ -25,9 +25,19 @@
 //           (and their slots) to the positions of their offsets (a binary search) over values
 //           preset to the padding sentinel (pjds_pad; a value with its bits written as the
 //           canonical NaN, pjds_unpad), and the 32-bit columns are freed.
+//   values  (unless the values are plain) the value table (PjdsDevice::code_values): the distinct
+//           values gathered in hash sets, their count read back; where they are at most 256 (and,
+//           auto, that pays) the table is sorted on the host, uploaded, and every value's 8-bit
+//           code found by a binary search in shared memory. Where they are more, a copy of the
+//           values' bit patterns radix sorted (CUB), its distinct keys selected (CUB's
+//           DeviceSelect::Unique), the count read back; where it is at most 65,536 (and, auto,
+//           that pays) the table is those keys' values (ascending by bit pattern, the host's
+//           order) and every value's 16-bit code is found by a binary search in the table in
+//           global memory.
 // A refresh scatters new values through the slot map (positional columns: then a thread per CSR
 // entry rewrites a value with the sentinel's bits as the canonical NaN), then re-derives the value
-// codes or the fp32 copy with the same kernels.
+// codes or the fp32 copy with the same kernels (a value outside the table clears table_ok: the
+// products then read the values).
 #include "pjds.cuh"
 #include "common.cuh"
 
@@ -271,10 +281,11 @@ __global__ void __launch_bounds__(kThreads) pj_unpad_slots(const unsigned *__res
 
 // The value table's builder: the padded values' distinct bit patterns gathered in hash sets (each
 // CUDA block's in shared memory, then one in global memory), the count read back; the table sorted
-// on the host (at most kPjdsTableMax entries), uploaded, and every value's code found by a binary
-// search in shared memory.
+// on the host (at most kPjdsTableMax entries), uploaded, and every value's 8-bit code found by a
+// binary search in shared memory. More values (or one with kTableEmpty's bits, which the sets cannot
+// hold): the sort's path (PjdsDevice::code_values16).
 constexpr int           kTableSlots = 2 * kPjdsTableMax; // open addressing, linear probing
-constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them gets no table
+constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them goes to the sort's path
 
 template <typename T>
 __device__ __forceinline__ std::uint64_t value_bits(T v) {
@@ -343,6 +354,40 @@ __global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__
   }
 }
 
+// The table of 16-bit codes: keys[k] = val[k]'s bit pattern (as the host's value_bits: a float's
+// zero-extended), for the sort.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_value_keys(const T *__restrict__ val, long long n, std::uint64_t *__restrict__ keys) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) keys[k] = value_bits(val[k]);
+}
+
+// table[t] = the value of bit pattern keys[t], t < n.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_from_keys(const std::uint64_t *__restrict__ keys, int n, T *__restrict__ table) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+    if constexpr (sizeof(T) == 8) table[t] = pjds_double(keys[t]);
+    else table[t] = pjds_float(std::uint32_t(keys[t]));
+  }
+}
+
+// vcode16[k] = the position of val[k]'s bits in the table (ntable entries ascending by bit
+// pattern, read through the non-coherent path); *ok = 0 where one is not there.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_codes16(const T *__restrict__ val, long long n, const T *__restrict__ table, int ntable, std::uint16_t *__restrict__ vcode16,
+                                                             int *ok) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    const std::uint64_t b  = value_bits(val[k]);
+    int                 lo = 0, hi = ntable - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (value_bits(__ldg(table + mid)) < b) lo = mid + 1;
+      else hi = mid;
+    }
+    if (value_bits(__ldg(table + lo)) == b) vcode16[k] = std::uint16_t(lo);
+    else *ok = 0;
+  }
+}
+
 // fp32 storage: val32[k] = val[k] rounded to float (pjds_round, as the host's: the sentinel to
 // fp32's, NaNs to the canonical fp32 NaN, the rest to nearest).
 template <typename T>
@@ -368,6 +413,7 @@ void PjdsDevice<T>::release() {
   pgroup_ = 0;
   device_free(table_);
   device_free(vcode_);
+  device_free(vcode16_);
   device_free(table_ok_);
   ntable_ = 0;
   device_free(val32_);
@@ -625,7 +671,8 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   if (e == cudaSuccess) e = cudaMemcpyAsync(h, state, sizeof(h), cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return done(e);
-  if (h[1] || h[0] > kPjdsTableMax || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T)))) return done(cudaSuccess); // the values as stored
+  if (h[1] || h[0] > kPjdsTableMax) return done(code_values16(s)); // more than 256: 16-bit codes where they fit
+  if (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T))) return done(cudaSuccess); // the values as stored
   std::vector<unsigned long long> hs(kTableSlots), keys;
   e = cudaMemcpy(hs.data(), slots, kTableSlots * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return done(e);
@@ -654,6 +701,51 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   return done(e);
 }
 
+// The table of 16-bit codes (more than kPjdsTableMax distinct values; pjds.hpp): the values' bit
+// patterns sorted and their distinct ones selected, the count read back (one synchronization);
+// where at most kPjdsTable16Max (and, auto, that reads fewer bytes: pjds_table_pays) the table is
+// built from them and every value coded; else the values are read as stored (as the host). Also
+// where the hash sets could not hold a value (kTableEmpty's bits): then at most kPjdsTableMax
+// distinct values take 8-bit codes, as the host's.
+template <typename T>
+cudaError_t PjdsDevice<T>::code_values16(cudaStream_t s) {
+  StreamTemps    tmp(s);
+  std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(padded_)), *sorted = tmp.get<std::uint64_t>(std::size_t(padded_));
+  int           *count = tmp.get<int>(1);
+  if (tmp.err != cudaSuccess) return tmp.err;
+  pj_value_keys<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, keys);
+  GPUMAT_CUDA_TRY(launched());
+  // the distinct keys into keys (read by the sort before the selection writes them)
+  GPUMAT_CUDA_TRY(sort_unique_keys(keys, sorted, keys, count, padded_, int(8 * sizeof(T)), s));
+  int n = 0;
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&n, count, sizeof(int), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  if (n > kPjdsTable16Max || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, n, sizeof(T)))) return cudaSuccess; // the values as stored
+  cudaError_t e = device_alloc(table_, std::size_t(n));
+  const bool wide = n > kPjdsTableMax;
+  if (e == cudaSuccess) e = wide ? device_alloc(vcode16_, std::size_t(padded_)) : device_alloc(vcode_, std::size_t(padded_));
+  if (e == cudaSuccess) e = device_alloc(table_ok_, 1);
+  if (e == cudaSuccess) e = cudaMemsetAsync(table_ok_, 1, sizeof(int), s);
+  if (e == cudaSuccess) {
+    pj_table_from_keys<T><<<unsigned(std::min<long long>(grid_for(n, kThreads), 1024)), kThreads, 0, s>>>(keys, n, table_);
+    e = launched();
+  }
+  if (e == cudaSuccess) {
+    ntable_ = index_t(n);
+    if (wide) pj_table_codes16<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, n, vcode16_, table_ok_);
+    else pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, n, vcode_, table_ok_);
+    e = launched();
+  }
+  if (e != cudaSuccess) {
+    device_free(table_);
+    device_free(vcode_);
+    device_free(vcode16_);
+    device_free(table_ok_);
+    ntable_ = 0;
+  }
+  return e;
+}
+
 template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
@@ -667,7 +759,8 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   }
   if (!table_) return cudaSuccess;
   GPUMAT_CUDA_TRY(cudaMemsetAsync(table_ok_, 1, sizeof(int), s)); // cleared by a value outside the table
-  pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
+  if (vcode16_) pj_table_codes16<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode16_, table_ok_);
+  else pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
   return launched();
 }
 
@@ -681,6 +774,7 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   template cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &, StreamTemps &, cudaStream_t); \
   template unsigned    PjdsDevice<T>::table_grid() const; \
   template cudaError_t PjdsDevice<T>::code_values(cudaStream_t); \
+  template cudaError_t PjdsDevice<T>::code_values16(cudaStream_t); \
   template cudaError_t PjdsDevice<T>::refresh(const T *, cudaStream_t, Mem);
 GPUMAT_PJDS_BUILD(double)
 GPUMAT_PJDS_BUILD(float)

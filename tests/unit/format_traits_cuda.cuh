@@ -90,6 +90,7 @@ void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, 
   EXPECT_TRUE(gpumat_test::same_values(G.val32, H.val32)) << where << ": fp32 values";
   EXPECT_TRUE(gpumat_test::same_values(G.table, H.table)) << where << ": value table";
   EXPECT_TRUE(G.vcode == H.vcode) << where << ": value codes";
+  EXPECT_TRUE(G.vcode16 == H.vcode16) << where << ": 16-bit value codes";
   EXPECT_TRUE(gpumat_test::same_values(G.val, H.val)) << where << ": values";
   EXPECT_TRUE(G.long_rows == H.long_rows) << where << ": long rows";
   EXPECT_TRUE(G.long_ptr == H.long_ptr) << where << ": long row pointer";

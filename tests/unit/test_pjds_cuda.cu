@@ -312,7 +312,7 @@ TEST(PjdsDevice, Fp32ValuesEqualTheRoundedMatrix) {
   const Stream s;
   for (const matgen::Csr &M : {matgen::random_rows("random_1_40", 30000, 20000, 1, 40, 0.05, 11), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
     std::vector<double> v = M.values<double>();
-    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k)) - 0.3; // not floats, every value distinct: no table
     auto rounded = [&](const std::vector<double> &w) {
       std::vector<double> r(w);
       for (index_t row = 0; row < M.nrows; ++row)
@@ -769,19 +769,112 @@ TEST(PjdsDevice, PositionalRefreshZerosAndSentinel) {
   refresh_zeros_and_sentinel<double>(M, gpumat::PjdsValues::Plain, true, s);
 }
 
-// The value table's 256 entries include the padding's sentinel, on the device as on the host: 255
-// distinct stored values and padding make a table, 256 and padding do not.
+// The value table's entries include the padding's sentinel, on the device as on the host: 255
+// distinct stored values and padding make a table of 8-bit codes (the hash sets' path), 256 and
+// padding one of 16-bit codes (the sort's path); 65,535 and padding fill a table of 16-bit codes,
+// 65,536 and padding make none.
 TEST(PjdsDevice, PositionalTableCountsTheSentinel) {
-  const Stream      s;
-  const matgen::Csr M = matgen::stencil_2d(40, 40);
-  for (int distinct : {255, 256}) {
+  const Stream s;
+  for (int distinct : {255, 256, 65535, 65536}) {
+    const matgen::Csr   M = distinct < 300 ? matgen::stencil_2d(40, 40) : matgen::stencil_2d(300, 240);
     std::vector<double> v(M.val.size());
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
     const PjdsParams   p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table);
     PjdsDevice<double> D;
     ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
-    EXPECT_EQ(D.table_in_use(), distinct == 255) << distinct << " values";
+    EXPECT_EQ(D.table_in_use(), distinct != 65536) << distinct << " values";
+    EXPECT_EQ(D.table_entries(), distinct != 65536 ? distinct + 1 : 0) << distinct << " values";
+    EXPECT_EQ(D.code_bytes(), distinct == 255 ? 1 : distinct != 65536 ? 2 : 0) << distinct << " values";
     gpumat_test::check_pjds_device_layout(M, v, p, D, "positional, distinct values " + std::to_string(distinct));
+  }
+}
+
+// A table of 16-bit codes on the device: a 5-point stencil whose values repeat with period 1,000
+// (each value and the padding's 0, or positional columns' sentinel), with 32-bit, dictionary
+// (b_r 32: the dictionary in shared memory; b_r 16: read through L1) and positional columns, double
+// and float, values auto and fp32 asked for (the table wins): coded as the host codes them (the
+// table, ascending by bit pattern, and every code: check_pjds_device_layout); the product bitwise
+// equal to the layout's with the same columns and plain values, and the diagonal too, as built,
+// after a refresh within the table (kept, the codes re-derived by the binary search) and after one
+// with a value outside it (turned off: the product reads the values); the transposed product
+// (atomics: any order) within rounding of it.
+template <typename T>
+void check_device_table16(gpumat::PjdsColumns cols, int br, bool fp32, cudaStream_t s) {
+  const matgen::Csr M = matgen::stencil_2d(600, 400);
+  std::vector<T>    v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = T(1) + T(1e-3) * T(k % 1000) - T(M.val[k] == 4.0 ? 0 : 2);
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 9);
+  const std::vector<T> z(std::size_t(M.nrows), T(0));
+  PjdsParams           pt = pp(br, 1, 0, cols, gpumat::PjdsValues::Auto), pl = pp(br, 1, 0, cols, gpumat::PjdsValues::Plain);
+  pt.fp32                 = fp32;
+  const std::string where = describe(pt) + (fp32 ? " fp32" : "") + (sizeof(T) == 8 ? " double" : " float");
+  PjdsDevice<T>     C, P;
+  ASSERT_EQ(cudaSuccess, C.build(M.view(v), pt, s)) << C.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+  ASSERT_TRUE(C.tabled()) << where;
+  ASSERT_TRUE(C.table_in_use()) << where;
+  EXPECT_FALSE(C.single()) << where << ": the table wins over fp32";
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  EXPECT_GT(C.table_entries(), gpumat::kPjdsTableMax) << where;
+  EXPECT_EQ(P.format_bytes() - C.format_bytes(), (sizeof(T) - 2) * std::size_t(C.padded()) - sizeof(T) * std::size_t(C.table_entries())) << where;
+  gpumat_test::check_pjds_device_layout(M, v, pt, C, where);
+  auto same = [&](const std::vector<T> &w, const char *what) {
+    EXPECT_TRUE(gpumat_test::same_values(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s), gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)))
+        << where << " " << what;
+    const auto ct = gpumat_test::device_apply(C, Op::Trans, x, z, ZMode::None, s), pt2 = gpumat_test::device_apply(P, Op::Trans, x, z, ZMode::None, s);
+    ASSERT_EQ(ct.size(), pt2.size());
+    for (std::size_t k = 0; k < ct.size(); ++k) ASSERT_NEAR(double(ct[k]), double(pt2[k]), 8 * double(tolerance<T>()) * (1 + std::fabs(double(pt2[k])))) << where << " " << what << ": Trans " << k;
+    DeviceArray<T> dc(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+    ASSERT_EQ(cudaSuccess, C.diagonal(nullptr, dc.p, s));
+    ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_TRUE(gpumat_test::same_values(dc.download(), dp.download())) << where << " " << what << ": diagonal";
+    gpumat_test::check_device_diagonal(M, w, C, s, where + " " + what);
+  };
+  same(v, "as built");
+  std::vector<T> w(v);
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = v[(k + 7) % v.size()]; // the same values, moved: in the table
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_TRUE(C.table_in_use()) << where;
+  gpumat_test::check_pjds_device_layout(M, w, pt, C, where + ", refreshed within");
+  same(w, "refreshed within the table");
+  w[7] = T(0.125);
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_FALSE(C.table_in_use()) << where;
+  same(w, "refreshed outside the table");
+}
+
+TEST(PjdsDevice, Table16BitwiseEqualAndRefresh) {
+  const Stream s;
+  for (gpumat::PjdsColumns cols : {gpumat::PjdsColumns::Plain, gpumat::PjdsColumns::Dictionary, gpumat::PjdsColumns::Positional})
+    for (int br : {32, 16}) {
+      check_device_table16<double>(cols, br, false, s);
+      check_device_table16<double>(cols, br, true, s);
+      check_device_table16<float>(cols, br, false, s);
+    }
+}
+
+// More than 65,536 distinct values: no table, even when asked for (the sort's count); every
+// instance of the product (occupancy 4 and 6) with a table of 16-bit codes gives the same bits.
+TEST(PjdsDevice, Table16LimitAndEveryOccupancy) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(300, 240);
+  const auto        x = matgen::random_vector<double>(std::size_t(M.ncols), 3);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  for (int distinct : {65535, 65537}) {
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    const PjdsParams   p = pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Table);
+    PjdsDevice<double> D4, D6;
+    ASSERT_TRUE(D4.set_occupancy(4) && D6.set_occupancy(6));
+    ASSERT_EQ(cudaSuccess, D4.build(M.view(v), p, s)) << D4.why();
+    ASSERT_EQ(cudaSuccess, D6.build(M.view(v), p, s)) << D6.why();
+    EXPECT_EQ(D4.table_in_use(), distinct == 65535) << distinct << " values";
+    gpumat_test::check_pjds_device_layout(M, v, p, D4, "distinct values " + std::to_string(distinct));
+    EXPECT_TRUE(gpumat_test::device_apply(D4, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(D6, Op::NoTrans, x, z, ZMode::None, s)) << distinct;
+    check_device_products(M, v, D6, s, "distinct values " + std::to_string(distinct));
   }
 }
 
