@@ -153,6 +153,7 @@ public:
   // positional_offsets and positional_group (the offsets of all blocks and the rows per group they
   // start from; 0 unless positional), values (table|fp32|plain:
   // as the product reads them now; fp32: -mat_gpumat_values fp32), table_entries (0 without),
+  // table_bits (the codes' width: 8 up to 256 entries, else 16; 0 without),
   // block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each with its
   // _source (set|model); pjds_rows,
   // stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
@@ -187,7 +188,8 @@ public:
                            {"positional_offsets", std::to_string(Positional() ? Offsets() : 0)},
                            {"positional_group", std::to_string(Positional() ? Group() : 0)},
                            {"values", TableEntries() ? "table" : Single() ? "fp32" : "plain"},
-                           {"table_entries", std::to_string(TableEntries())}});
+                           {"table_entries", std::to_string(TableEntries())},
+                           {"table_bits", std::to_string(TableBits())}});
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.chunks() >= 0) {
       const LongShape &sh = dev_.long_shape();
@@ -294,6 +296,13 @@ private:
   {
     return AsStored([](const auto &d) { return d.table_in_use() ? std::int64_t(d.table_entries()) : std::int64_t(0); }, [](const auto &h) { return std::int64_t(h.table.size()); });
   }
+  // The width of the value table's codes while the product reads it: 8 up to kPjdsTableMax entries,
+  // else 16 (0: the values as stored)
+  int TableBits() const
+  {
+    const std::int64_t t = TableEntries();
+    return t ? 8 * int(pjds_code_bytes(t)) : 0;
+  }
   // fp32 storage built (-mat_gpumat_values fp32 where no value table applies)
   bool Single() const { return AsStored([](const auto &d) { return d.single(); }, [](const auto &h) { return h.single(); }); }
   std::string ValuesText() const
@@ -303,7 +312,7 @@ private:
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.tabled() && !dev_.table_in_use()) drops = "; turned off by a refresh with a value outside it, until the next build";
 #endif
-    if (const std::int64_t t = TableEntries()) return "8-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
+    if (const std::int64_t t = TableEntries()) return std::to_string(TableBits()) + "-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
     if (Single()) return "fp32, rounded from the assembled values (lossy; the products' sums in fp64)" + drops;
     if (user_.fp32) return "as stored (fp32 storage asked for, not built: a value table was, or the values are single precision)" + drops;
     return "as stored" + drops;
