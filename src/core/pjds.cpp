@@ -355,14 +355,16 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   // where the sampled whole rows hold few distinct values (at most the table, the padding's 0 among
   // them, where the sample is the matrix; at most a quarter of it otherwise, as a sample sees fewer
   // values than the matrix holds), with 8-bit codes where they fit kPjdsTableMax, else 16-bit ones
-  // (and, the sample not the matrix, where its values repeat: at most half as many distinct values
-  // as sampled entries, as a matrix of values that seldom repeat shows about one per entry), dictionary columns where the rows are wide and every sampled
+  // where the values repeat kPjdsTable16MinRepeat times on average: in the matrix where the sample
+  // is the matrix, else in the sample, which sees fewer repeats than the matrix holds), dictionary
+  // columns where the rows are wide and every sampled
   // block's offsets fit (blocks in matrix order: where the rows are sorted by length, the sort is
   // stable, so a block's rows of one length keep their order; the build checks every block)
   const double stored  = z * (1 - s.long_share) + pad, nblocks = std::ceil(n / 32), blong = 12 * z * s.long_share;
   const int    entries = s.distinct_values + 1;
   const bool   fits8   = s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax;
-  const bool   fits16  = s.exact ? entries <= kPjdsTable16Max : 4 * entries <= kPjdsTable16Max && 2 * std::int64_t(s.distinct_values) <= s.values_sampled;
+  const bool   fits16  = s.exact ? entries <= kPjdsTable16Max && stored >= double(kPjdsTable16MinRepeat * entries)
+                                 : 4 * entries <= kPjdsTable16Max && kPjdsTable16MinRepeat * std::int64_t(s.distinct_values) <= s.values_sampled;
   const double code    = fits8 ? 1 : 2; // a code's bytes
   const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (fits8 || fits16) && code * stored + 8.0 * entries < 8 * stored;
   const bool   wide    = table && !fits8; // 16-bit codes

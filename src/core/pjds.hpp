@@ -324,11 +324,21 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
   return pjds_dictionary_wide(padded, rows) && padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
 }
 
+// The fewest padded entries per table entry for which auto builds a table of 16-bit codes. The
+// 8-bit table sits in shared memory; the 16-bit one is read through L1 at random codes, so auto
+// keeps it to values that repeat: PETSc's ex56 (68,000 entries per value) and ex13 (3,600) read
+// 1.28x and 1.21x faster so in session 16's floors (docs/results/h200-2026-11-29f-positional),
+// while a matrix of values seen about twice each (a variable-coefficient stencil's symmetric
+// pairs) would read a table as large as its values. 16 lies between; not measured.
+constexpr std::int64_t kPjdsTable16MinRepeat = 16;
+
 // Whether a value table reads fewer bytes than the values: `padded` entries of `value_bytes`, a
 // table of `entries` (pjds_code_bytes a code: 1 B up to kPjdsTableMax entries, else 2 B); never
-// beyond kPjdsTable16Max entries.
+// beyond kPjdsTable16Max entries, and with 16-bit codes only where the values repeat
+// kPjdsTable16MinRepeat times on average.
 constexpr bool pjds_table_pays(std::int64_t padded, std::int64_t entries, std::int64_t value_bytes) {
-  return entries <= kPjdsTable16Max && pjds_code_bytes(entries) * padded + value_bytes * entries < value_bytes * padded;
+  return entries <= kPjdsTable16Max && (entries <= kPjdsTableMax || padded >= kPjdsTable16MinRepeat * entries) &&
+         pjds_code_bytes(entries) * padded + value_bytes * entries < value_bytes * padded;
 }
 
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as

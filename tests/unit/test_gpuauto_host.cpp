@@ -244,16 +244,17 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
 
 // pjds's compressed layouts (its byte model and constants keys): a stencil's few values (4 and -1)
 // predict the value table, a 3-unknowns FEM operator's wide rows (81 entries, 27 x 3 offsets a
-// block) dictionary columns too; coefficients repeating with period 997 a table of 16-bit codes
+// block) dictionary columns too; coefficients repeating with period 293 (more values than the 8-bit
+// table holds, each seen often in any sample: kPjdsTable16MinRepeat) a table of 16-bit codes
 // (pjds:table16, pjds:dict+table16); coefficients that never repeat, or no values (the view of a
 // device build, whose host values may be stale), no table; each layout's bytes are those of its
 // byte model, fewer than plain's.
 TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
-  // variable: 1 periodic (997 values), 2 every value distinct
+  // variable: 1 periodic (293 values), 2 every value distinct
   auto pjds_of = [](const matgen::Csr &M, int variable, bool values) {
     auto v = M.values<double>();
     if (variable)
-      for (std::size_t k = 0; k < v.size(); ++k) v[k] = variable == 1 ? 1.0 + 1e-3 * double(k % 997) : 1.0 + 1e-9 * double(k);
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = variable == 1 ? 1.0 + 1e-3 * double(k % 293) : 1.0 + 1e-9 * double(k);
     auto view = M.view(v);
     if (!values) view.val = nullptr;
     AutoHints h;
@@ -275,7 +276,7 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
     EXPECT_NEAR(pv.bytes - p.bytes, 7.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * 3, 1.0);
     const auto [s16, p16] = pjds_of(S, 1, true);
     EXPECT_GT(s16.distinct_values, gpumat::kPjdsTableMax);
-    EXPECT_LE(s16.distinct_values, 997);
+    EXPECT_LE(s16.distinct_values, 293);
     EXPECT_EQ(p16.key, "pjds:table16") << p16.detail;
     // 2 B a stored entry instead of 8, plus the table of the sampled values and the padding's
     EXPECT_NEAR(pv.bytes - p16.bytes, 6.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * (s16.distinct_values + 1), 1.0);
