@@ -578,7 +578,7 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
     Floors G(reps, warmup, err, errlen);
     bool   okay = G.up(C.rowlen, C.reads_rowlen()) && G.up(C.block_start) && G.up(C.long_val) && G.up(C.long_col) && G.up(C.long_rows) && G.up(C.long_ptr) && (C.perm.empty() || G.up(C.perm));
     okay        = okay && (C.coded() ? G.up(C.code) && G.up(C.dict) && G.up(C.dict_start) : G.up(C.col));
-    okay        = okay && (C.tabled() ? G.up(C.vcode) && G.up(C.table) : C.single() ? G.up(C.val32) : G.up(C.val));
+    okay        = okay && (C.tabled() ? (C.vcode16.empty() ? G.up(C.vcode) : G.up(C.vcode16)) && G.up(C.table) : C.single() ? G.up(C.val32) : G.up(C.val));
     if (!okay || !G.vectors(nrows, ncols) || !G.stream_only(v ? "pjds-fp32" : "pjds-auto", res, maxres, nres)) return G.rc();
   }
   auto positions_ref = [&](const Floors &G) { // the gather floor's y at the positions, against the CSR product of their rows

@@ -54,7 +54,7 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows) {
     const double delta = 4.0 * double(nonempty) + double(entries - nonempty) * w / 8.0;
     std::sort(offsets.begin(), offsets.end());
     const std::int64_t distinct = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
-    const bool         fits     = distinct <= 256;
+    const bool         fits     = distinct <= kPjdsDictMax;
     const double       dict     = fits ? 4.0 * double(distinct) + double(entries) : delta;
     if (fits) ++m.slices_dict;
     delta_bytes += delta;
@@ -82,8 +82,7 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows) {
   m.best         = best_bytes / n;
   m.val64        = 8.0;
   m.val32        = 4.0;
-  if (m.distinct <= 256) m.table = 1.0 + 8.0 * double(m.distinct) / n;
-  else if (m.distinct <= CompressModel::kDistinctCap) m.table = 2.0 + 8.0 * double(m.distinct) / n;
+  if (m.distinct <= CompressModel::kDistinctCap) m.table = double(pjds_code_bytes(m.distinct)) + 8.0 * double(m.distinct) / n;
   else m.table = 8.0;
   m.table = std::min(m.table, 8.0); // a table that would read more than fp64 is not used
   return m;
@@ -96,7 +95,7 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
   c.blocks = B.nblocks();
   const std::int64_t entries = distinct + 1; // the padding's 0 (at most one more entry)
   const double       vb      = double(sizeof(T));
-  const double       code    = entries <= 256 ? 1.0 : entries <= CompressModel::kDistinctCap ? 2.0 : vb;
+  const double       code    = entries <= kPjdsTable16Max ? double(pjds_code_bytes(entries)) : vb;
   const double       table   = code < vb ? vb * double(entries) : 0; // the table's own bytes, where codes are used
   double columns = 0; // the padded part's column bytes with the dictionaries
   std::vector<std::int64_t> offsets;
@@ -107,7 +106,7 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
     for (std::int64_t k = 0; k < n; ++k) offsets.push_back(B.block_offset(b, k));
     std::sort(offsets.begin(), offsets.end());
     const std::int64_t d = std::unique(offsets.begin(), offsets.end()) - offsets.begin();
-    if (d <= 256 && double(n) + 4.0 * double(d) < 4.0 * double(n)) { // the dictionary where it reads fewer bytes
+    if (d <= kPjdsDictMax && double(n) + 4.0 * double(d) < 4.0 * double(n)) { // the dictionary where it reads fewer bytes
       ++c.blocks_dict;
       columns += double(n) + 4.0 * double(d);
     } else columns += 4.0 * double(n);
@@ -118,7 +117,7 @@ PjdsCompressed pjds_compressed(const Pjds<T> &B, std::int64_t distinct) {
 
   // positional offsets, relative to each row's first row of its group of g (g = 1: the row)
   c.diag = c.diag_table = c.plain;
-  for (index_t g : kPositionalGroups) {
+  for (index_t g : kPjdsPositionalGroups) {
     double       diag = 0, diag_table = 0;
     std::int64_t blocks_diag = 0;
     for (std::int64_t b = 0; b < B.nblocks(); ++b) {

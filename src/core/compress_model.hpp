@@ -18,13 +18,15 @@
 //   value streams
 //   - val64: fp64 (8 B);
 //   - table: one table of the matrix's distinct values (8 B each) and an 8-bit code per entry where
-//     they are at most 256, a 16-bit code where at most 65,536; otherwise fp64. Lossless: the
+//     they are at most 256 (kPjdsTableMax), a 16-bit code where at most 65,536 (kPjdsTable16Max):
+//     pjds's value table; otherwise fp64. Lossless: the
 //     product sums the same values in the same order;
 //   - val32: fp32 (4 B), lossy unless every value converts to float and back unchanged
 //     (fp32_exact == nnz).
 // PETSc-free; host memory.
 #pragma once
 #include "csr.hpp"
+#include "pjds.hpp"
 
 #include <cstdint>
 
@@ -35,7 +37,7 @@ struct CompressModel {
   std::int64_t rows = 0, nnz = 0, slices = 0;
   // distinct values (bit patterns; -0.0 and 0.0 differ), exact up to kDistinctCap; more reads
   // kDistinctCap + 1
-  static constexpr std::int64_t kDistinctCap = 65536;
+  static constexpr std::int64_t kDistinctCap = kPjdsTable16Max; // the most a value table holds (pjds.hpp)
   std::int64_t distinct = 0;
   std::int64_t fp32_exact = 0; // entries whose value converts to float and back unchanged
   // slices by the width their column differences need (8, 16, 32 bits), and those whose offsets
@@ -58,9 +60,10 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // distinct values (`distinct`, CompressModel's, plus the padding's 0; 8-bit codes up to 256 entries,
 // 16-bit up to 65,536, sizeof(T) B each) where that reads fewer bytes. The long part stays as it is.
 //
-// And with positional offsets (a layout pjds does not store yet): a block whose rows' entries take
+// And with positional offsets (pjds's positional columns, -mat_pjds_columns positional, store every
+// block so; this model takes them per block, where they pay): a block whose rows' entries take
 // d distinct offsets (column - matrix row; its nonzeros only, padding left out) stores every row d
-// wide, entry j of a row at column row + offset[j] (value 0 where the row has no such entry), so
+// wide, entry j of a row at column row + offset[j] (the padding sentinel where the row has no such entry), so
 // no column per entry: d x rows values, d offsets (4 B) and a 4-byte start per block, where that
 // reads fewer bytes than the block as stored (its 32-bit columns and values), else the block as
 // stored (diag); with the values as codes into the table (diag_table), each block the least of
@@ -68,12 +71,9 @@ CompressModel compress_model(const CsrView<T> &A, index_t slice_rows = 32);
 // few offsets (7 for the 7-point one) whatever the distance between its planes: about its values'
 // bytes a nonzero, the x of a row's entries addressed without a load per entry. The offsets are
 // taken from the first row of each row's group of g consecutive rows (column - (row - row % g)),
-// with the g of kPositionalGroups that reads least (diag_group; 1: from the row itself): with g
+// with the g of kPjdsPositionalGroups (pjds.hpp) that reads least (diag_group; 1: from the row itself): with g
 // the dof per node of a vector problem, a node's rows share one set of offsets, where from each
 // row they would differ by the dof.
-template <typename T>
-struct Pjds;
-constexpr index_t kPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8};
 struct PjdsCompressed {
   double       plain = 0, dict = 0, dict_table = 0; // bytes
   double       diag = 0, diag_table = 0;            // bytes with positional offsets where they pay (plain, dict_table where none)

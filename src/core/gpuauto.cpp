@@ -250,8 +250,10 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
       const double diag = double(r) * col_per_row;
       for (std::size_t k = std::size_t(rp.back()); k < ci.size(); ++k) far += 8 * std::fabs(double(ci[k]) - diag) > kAutoNearBytes;
       rp.push_back(index_t(ci.size()));
-      if (A.val && L <= kAutoRowEntries)
+      if (A.val && L <= kAutoRowEntries) {
+        s.values_sampled += L;
         for (index_t j = 0; j < L && vals.size() <= std::size_t(kAutoDistinctMax); ++j) vals.insert(value_bits(A.val[A.rowptr[r] + j]));
+      }
     }
   }
   s.exact = nwin == nwin_all && !cut;

@@ -133,7 +133,7 @@ constexpr int          kAutoReuseWindows  = 4;
 // once, with x; the others miss as x's share beyond the L2 (a stencil's planes are near, a random
 // or power-law column is far).
 constexpr double       kAutoNearBytes     = 8e6;
-constexpr int          kAutoDistinctMax   = 256;
+constexpr int          kAutoDistinctMax   = 65536; // pjds's kPjdsTable16Max, the most a value table holds
 constexpr index_t      kAutoOffsetBlock   = 32;
 constexpr index_t      kAutoOffsetBlocks  = 8;
 struct AutoSample {
@@ -156,6 +156,7 @@ struct AutoSample {
   // kAutoSampleEntries / 2 entries in all), their mean and the most in one block (mean -1: no block
   // measured: a block with a row longer than kAutoRowEntries is left out)
   int            distinct_values   = -1;
+  std::int64_t   values_sampled    = 0; // the entries of the sampled whole rows whose values were counted
   double         block_offsets     = -1;
   int            block_offsets_max = 0;
   // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the

@@ -45,7 +45,7 @@ std::int64_t Pjds<T>::padding() const {
 
 template <typename T>
 bool Pjds<T>::reads_rowlen() const {
-  return pjds_reads_rowlen(padded(), padding(), nrows_pj, single() ? std::int64_t(sizeof(float)) : std::int64_t(sizeof(T)));
+  return !positional() && pjds_reads_rowlen(padded(), padding(), nrows_pj, single() ? std::int64_t(sizeof(float)) : std::int64_t(sizeof(T)));
 }
 
 template <typename T>
@@ -55,8 +55,10 @@ std::size_t Pjds<T>::read_bytes() const {
 
 template <typename T>
 std::size_t Pjds<T>::bytes() const {
-  const std::size_t columns = coded() ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t) : col.size() * sizeof(index_t);
-  const std::size_t values  = tabled() ? vcode.size() + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
+  const std::size_t columns = positional() ? poff.size() * sizeof(index_t) + poff_start.size() * sizeof(std::int64_t)
+                              : coded()    ? code.size() + (dict.size() + dict_start.size()) * sizeof(index_t)
+                                           : col.size() * sizeof(index_t);
+  const std::size_t values  = tabled() ? val.size() * std::size_t(code_bytes()) + table.size() * sizeof(T) : single() ? val32.size() * sizeof(float) : val.size() * sizeof(T);
   return values + columns + (perm.size() + rowlen.size()) * sizeof(index_t) + block_start.size() * sizeof(std::int64_t) + this->long_bytes();
 }
 
@@ -66,7 +68,7 @@ namespace {
 // offsets fit (auto: and that reads fewer bytes); else B keeps its 32-bit columns.
 template <typename T>
 void code_columns(Pjds<T> &B, PjdsColumns mode) {
-  if (mode == PjdsColumns::Plain || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
+  if (mode == PjdsColumns::Plain || mode == PjdsColumns::Positional || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
   const std::int64_t   nb = B.nblocks();
   std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
   std::vector<index_t> offs;
@@ -92,31 +94,100 @@ void code_columns(Pjds<T> &B, PjdsColumns mode) {
   std::vector<index_t>().swap(B.col);
 }
 
+// Block b's distinct offsets of its nonzeros from their group's first row (groups of g rows),
+// ascending, into u; B's 32-bit columns as built.
+template <typename T>
+void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<index_t> &u) {
+  const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)];
+  u.clear();
+  for (std::int64_t lane = 0; lane < rows; ++lane) {
+    const std::int64_t i = b * B.p.block_rows + lane;
+    const index_t      r = B.row(i), base = r - r % g;
+    for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) u.push_back(B.col[std::size_t(bs + j * rows + lane)] - base);
+  }
+  std::sort(u.begin(), u.end());
+  u.erase(std::unique(u.begin(), u.end()), u.end());
+}
 
-// The codes of B's padded values into its table (tabled()); false where a value is not in it.
+// Positional columns (pjds.hpp) from the layout with 32-bit columns as built (before the long part:
+// the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
+// of kPjdsPositionalGroups that stores the fewest entries, the first of equals; the padding the
+// sentinel, a value with its bits the canonical NaN (pjds_unpad).
+template <typename T>
+void position_columns(Pjds<T> &B) {
+  const std::int64_t nb = B.nblocks(), padded = B.padded();
+  if (padded == 0) return;
+  std::vector<index_t> u;
+  index_t              g = 1;
+  std::int64_t         least = -1;
+  for (index_t cand : kPjdsPositionalGroups) {
+    std::int64_t stored = 0;
+    for (std::int64_t b = 0; b < nb; ++b) {
+      block_offsets(B, b, cand, u);
+      stored += B.block_rows(b) * std::int64_t(u.size());
+    }
+    if (least < 0 || stored < least) least = stored, g = cand;
+  }
+  check(least <= INT_MAX, "positional columns would store " + std::to_string(least) + " entries, beyond the 32-bit positions of the index; use plain columns");
+  std::vector<std::int64_t> entry(std::size_t(padded), -1); // the CSR entry at each position as built
+  for (std::size_t q = 0; q < B.slot.size(); ++q)
+    if (B.slot[q] >= 0 && B.slot[q] < padded) entry[std::size_t(B.slot[q])] = std::int64_t(q);
+  std::vector<std::int64_t> start(std::size_t(nb) + 1, 0), pstart(std::size_t(nb) + 1, 0);
+  std::vector<index_t>      poff;
+  std::vector<T>            val(std::size_t(least), pjds_pad<T>()); // the padding: the sentinel
+  for (std::int64_t b = 0; b < nb; ++b) {
+    const std::int64_t rows = B.block_rows(b), bs = B.block_start[std::size_t(b)];
+    block_offsets(B, b, g, u);
+    poff.insert(poff.end(), u.begin(), u.end());
+    pstart[std::size_t(b) + 1] = std::int64_t(poff.size());
+    start[std::size_t(b) + 1]  = start[std::size_t(b)] + rows * std::int64_t(u.size());
+    for (std::int64_t lane = 0; lane < rows; ++lane) {
+      const std::int64_t i = b * B.p.block_rows + lane;
+      const index_t      r = B.row(i), base = r - r % g;
+      for (std::int64_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
+        const std::int64_t old = bs + j * rows + lane, k = std::lower_bound(u.begin(), u.end(), B.col[std::size_t(old)] - base) - u.begin();
+        const std::int64_t pos = start[std::size_t(b)] + k * rows + lane;
+        val[std::size_t(pos)]  = pjds_unpad(B.val[std::size_t(old)]);
+        if (entry[std::size_t(old)] >= 0) B.slot[std::size_t(entry[std::size_t(old)])] = pos;
+      }
+    }
+  }
+  B.block_start.swap(start);
+  B.val.swap(val);
+  B.poff.swap(poff);
+  B.poff_start.swap(pstart);
+  B.pgroup = g;
+  std::vector<index_t>().swap(B.col);
+}
+
+// The codes of B's padded values into its table (tabled(); 8-bit codes up to kPjdsTableMax
+// entries, else 16-bit); false where a value is not in it.
 template <typename T>
 bool code_values_in_table(Pjds<T> &B) {
   std::vector<std::uint64_t> keys(B.table.size());
   for (std::size_t t = 0; t < keys.size(); ++t) keys[t] = value_bits(B.table[t]);
-  B.vcode.assign(B.val.size(), 0);
+  const bool wide = B.table.size() > std::size_t(kPjdsTableMax);
+  B.vcode.assign(wide ? 0 : B.val.size(), 0);
+  B.vcode16.assign(wide ? B.val.size() : 0, 0);
   for (std::size_t k = 0; k < B.val.size(); ++k) {
     const std::uint64_t b  = value_bits(B.val[k]);
     const auto          it = std::lower_bound(keys.begin(), keys.end(), b);
     if (it == keys.end() || *it != b) return false;
-    B.vcode[k] = std::uint8_t(it - keys.begin());
+    if (wide) B.vcode16[k] = std::uint16_t(it - keys.begin());
+    else B.vcode[k] = std::uint8_t(it - keys.begin());
   }
   return true;
 }
 
 // The padded part's values as codes into a table of their distinct values (pjds.hpp) where `mode`
 // asks and they fit (auto: and that reads fewer bytes). The distinct bit patterns are gathered in a
-// set that stops at kPjdsTableMax + 1: a matrix of many values costs a few hundred insertions.
+// set that stops at kPjdsTable16Max + 1: a matrix of many values costs at most that many insertions.
 template <typename T>
 void code_values(Pjds<T> &B, PjdsValues mode) {
   if (mode == PjdsValues::Plain || B.padded() == 0) return;
   std::unordered_set<std::uint64_t> seen;
-  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTableMax); ++k) seen.insert(value_bits(B.val[k]));
-  if (seen.size() > std::size_t(kPjdsTableMax)) return;
+  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTable16Max); ++k) seen.insert(value_bits(B.val[k]));
+  if (seen.size() > std::size_t(kPjdsTable16Max)) return;
   if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(seen.size()), std::int64_t(sizeof(T)))) return;
   std::vector<std::uint64_t> keys(seen.begin(), seen.end());
   std::sort(keys.begin(), keys.end());
@@ -125,13 +196,14 @@ void code_values(Pjds<T> &B, PjdsValues mode) {
   code_values_in_table(B); // every value is in its own table
 }
 
-// fp32 storage (pjds.hpp): the padded values rounded to float where p.fp32 asks, T is wider and no
-// value table is built; called after every build and refresh.
+// fp32 storage (pjds.hpp): the padded values rounded to float (pjds_round: the sentinel to fp32's,
+// NaNs to the canonical one) where p.fp32 asks, T is wider and no value table is built; called
+// after every build and refresh.
 template <typename T>
 void round_values(Pjds<T> &B) {
   if (!B.p.fp32 || sizeof(T) <= sizeof(float) || B.tabled() || B.padded() == 0) return;
   B.val32.resize(B.val.size());
-  for (std::size_t k = 0; k < B.val.size(); ++k) B.val32[k] = float(B.val[k]);
+  for (std::size_t k = 0; k < B.val.size(); ++k) B.val32[k] = pjds_round(B.val[k]);
 }
 } // namespace
 
@@ -190,24 +262,27 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
     }
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
+  if (p.columns == PjdsColumns::Positional) position_columns(B);
   code_columns(B, p.columns);
   code_values(B, p.values);
   round_values(B);
-  B.build_long(A, p.long_row, padded, B.slot, "pjds");
+  B.build_long(A, p.long_row, B.padded(), B.slot, "pjds");
 }
 
 template <typename T>
 void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
   check(std::int64_t(B.slot.size()) == std::int64_t(A.nnz()), "refresh with another pattern (" + std::to_string(A.nnz()) + " nonzeros, built with " + std::to_string(B.slot.size()) + ")");
   const std::int64_t padded = B.padded();
+  const bool         unpad  = B.positional(); // a value with the sentinel's bits: the canonical NaN
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];
-    if (s < padded) B.val[std::size_t(s)] = A.val[q];
+    if (s < padded) B.val[std::size_t(s)] = unpad ? pjds_unpad(A.val[q]) : A.val[q];
     else B.long_val[std::size_t(s - padded)] = A.val[q];
   }
   if (B.tabled() && !code_values_in_table(B)) { // a value outside the table: the values are read
     B.table.clear();
     B.vcode.clear();
+    B.vcode16.clear();
     ++B.table_drops;
   }
   if (B.single()) round_values(B);
@@ -219,9 +294,11 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   if (op == Op::NoTrans) { // every row is written once, by its part
     for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
       const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
+      const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)]; // positional: the padding too
       T                  s    = T(0);
-      for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
-        const std::int64_t pos = base + std::int64_t(j) * rows;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t pos = base + j * rows;
+        if (B.positional() && B.pad(pos)) continue; // a position the row has no entry at (pjds.hpp)
         s += B.value(pos) * x[B.column(pos, i)];
       }
       const index_t r = B.row(i);
@@ -234,8 +311,10 @@ void pjds_apply(const Pjds<T> &B, Op op, const T *x, const T *z, T *y) {
   for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
     const std::int64_t base = B.block_start[std::size_t(i / br)] + i % br, rows = B.block_rows(i / br);
     const T            xr   = x[B.row(i)];
-    for (index_t j = 0; j < B.rowlen[std::size_t(i)]; ++j) {
-      const std::int64_t pos = base + std::int64_t(j) * rows;
+    const std::int64_t n    = B.positional() ? B.block_width(i / br) : B.rowlen[std::size_t(i)];
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t pos = base + j * rows;
+      if (B.positional() && B.pad(pos)) continue;
       y[B.column(pos, i)] += B.value(pos) * xr;
     }
   }
@@ -275,31 +354,40 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   // the compressed layouts the build's auto chooses (pjds.hpp), judged on the sample: a value table
   // where the sampled whole rows hold few distinct values (at most the table, the padding's 0 among
   // them, where the sample is the matrix; at most a quarter of it otherwise, as a sample sees fewer
-  // values than the matrix holds), dictionary columns where the rows are wide and every sampled
+  // values than the matrix holds), with 8-bit codes where they fit kPjdsTableMax, else 16-bit ones
+  // where the values repeat kPjdsTable16MinRepeat times on average: in the matrix where the sample
+  // is the matrix, else in the sample, which sees fewer repeats than the matrix holds), dictionary
+  // columns where the rows are wide and every sampled
   // block's offsets fit (blocks in matrix order: where the rows are sorted by length, the sort is
   // stable, so a block's rows of one length keep their order; the build checks every block)
   const double stored  = z * (1 - s.long_share) + pad, nblocks = std::ceil(n / 32), blong = 12 * z * s.long_share;
   const int    entries = s.distinct_values + 1;
-  const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax) &&
-                     pjds_table_pays(std::int64_t(stored), entries, 8);
+  const bool   fits8   = s.exact ? entries <= kPjdsTableMax : 4 * entries <= kPjdsTableMax;
+  const bool   fits16  = s.exact ? entries <= kPjdsTable16Max && stored >= double(kPjdsTable16MinRepeat * entries)
+                                 : 4 * entries <= kPjdsTable16Max && kPjdsTable16MinRepeat * std::int64_t(s.distinct_values) <= s.values_sampled;
+  const double code    = fits8 ? 1 : 2; // a code's bytes
+  const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (fits8 || fits16) && code * stored + 8.0 * entries < 8 * stored;
+  const bool   wide    = table && !fits8; // 16-bit codes
   const double dict_entries = s.block_offsets * nblocks;
   const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
                     pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
   // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
   // pjds's until measured (no such line: the format's)
   const bool   single = h.fp32 && !table && s.value_bytes > 4;
-  const double vbytes = table ? stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  const double vbytes = table ? code * stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
   sh.bytes      = vbytes + cbytes + blong + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = dict && table ? "pjds:dict+table" : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? "pjds:table" : single ? "pjds:fp32" : "pjds";
+  sh.key        = dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table") : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? (wide ? "pjds:table16" : "pjds:table") : single ? "pjds:fp32" : "pjds";
   std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%%s%s", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share,
-                dict ? ", dictionary columns" : "", table ? ", value table" : single ? ", fp32 values" : "");
+                dict ? ", dictionary columns" : "", table ? (wide ? ", value table (16-bit codes)" : ", value table") : single ? ", fp32 values" : "");
   sh.detail = buf;
   return true;
 }
 
 } // namespace
+
+static_assert(kAutoDistinctMax == kPjdsTable16Max, "gpuauto counts the sampled values up to the largest value table");
 
 const FormatRecord &pjds_record() {
   static const FormatRecord r = [] {
@@ -334,13 +422,13 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value the products skip where a row has none; only when asked)",
                               "auto");
-      o.choices = {"auto", "plain", "dictionary"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
+      o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "values",
-                              "The padded part's values as the product reads them: auto (8-bit codes into one table of the distinct values where they are at most 256 and that reads fewer bytes), plain (as stored), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
+                              "The padded part's values as the product reads them: auto (codes into one table of the distinct values, 8-bit where they are at most 256, 16-bit where at most 65,536, where that reads fewer bytes), plain (as stored), table (the codes wherever the values fit); a refresh with a value outside the table turns it off until the next build",
                               "auto");
       o.choices = {"auto", "plain", "table"}, o.enum_type = "PjdsValues", o.enum_prefix = "PJDS_VALUES_";
     }
@@ -352,8 +440,11 @@ const FormatRecord &pjds_record() {
     // median time against the plain layout's on the regular matrices, over their byte models' ratio,
     // times the plain layout's factors; not measured on an H100): their products run well below
     // their bytes' rate (the table's shared-memory lookups, the dictionary's dependent loads)
+    // pjds:table16 and pjds:dict+table16 (16-bit codes, the table read through L1) carry the 8-bit
+    // table's constants, pjds:table's and pjds:dict+table's: not measured yet, to be measured
     r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}},        {"pjds:long", {1.06, 0.0, 0.985}}, {"pjds:table", {1.49, 0.0, 1.31}},
-                           {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}}};
+                           {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}},
+                           {"pjds:table16", {1.49, 0.0, 1.31}}, {"pjds:dict+table16", {2.73, 0.0, 2.40}}};
     // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
     r.gpuauto.build = {1.54, 2.75, 1740};
     return r;

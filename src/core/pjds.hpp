@@ -22,10 +22,24 @@
 // (dict[dict_start[b] .. dict_start[b + 1]), the block's distinct offsets ascending) instead of
 // 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
 // the same entries summed in the same order.
+// Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional; only when asked, never
+// by auto): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
+// their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
+// poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or the
+// padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
+// clamped into the matrix). pgroup, of kPjdsPositionalGroups, stores the fewest entries: the dof per
+// node of a vector problem, whose node's rows then share their offsets. rowlen keeps the rows'
+// nonzero counts; block_start the blocks' widths. The products skip exactly the sentinel (no x read),
+// so a non-finite x at a column the row does not hold never reaches its sum, and take every other
+// value, a stored zero included (0 x Inf = NaN, as AIJ's product), as the 32-bit layout does. A
+// stored value with the sentinel's bits is stored as the canonical quiet NaN (pjds_unpad; in fp32
+// storage, pjds_round), so no value is taken for padding. Lossless: the same entries summed in the
+// same (column) order. The GPU product walks each block's width (never rowlen) and reads 4 B per
+// offset per block and 8 B per block start instead of 4 B per stored entry.
 //
 // Bytes of y = A x (fp64, 32-bit indices): (nnz + padding) x (8 + 4) B (with dictionary columns
-// 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B instead of 8, plus
-// the table; with fp32 storage 4 B instead of 8) + 4 B (rowlen) + 4 B (perm, unless the
+// 8 + 1 B, plus 4 B per dictionary entry and per block; with a value table 1 B (2 B beyond 256
+// entries) instead of 8, plus the table; with fp32 storage 4 B instead of 8) + 4 B (rowlen) + 4 B (perm, unless the
 // identity) per row of the pJDS part + 8 B per block (start) + the long part's CSR (12 B per entry +
 // 8 B per long row) + x gathered + y once (through perm).
 #pragma once
@@ -33,6 +47,7 @@
 #include "long_rows.hpp"
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace gpumat {
@@ -40,23 +55,30 @@ namespace gpumat {
 // How the padded part stores its columns: auto (the default: dictionary columns where every
 // block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
 // kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays), plain (32-bit columns), or
-// dictionary (wherever every block's offsets fit, whatever the bytes). The width: on an H200 the
+// dictionary (wherever every block's offsets fit, whatever the bytes), or positional (no column per
+// entry, see the layout above; only when asked). The width: on an H200 the
 // coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
 // 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
 // 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
 // the code's dependent read of the dictionary.
-enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2 };
+enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2, Positional = 3 };
+constexpr index_t kPjdsPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8}; // the groups positional columns try
 constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary holds (8-bit codes)
 constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 
-// How the product reads the padded part's values: auto (the default: 8-bit codes into one table of
-// the padded part's distinct values, the padding's 0 included, where they are at most
-// kPjdsTableMax and that reads fewer bytes: pjds_table_pays), plain (as stored), or table (wherever
-// they fit). The values themselves are kept: a refresh writes them and re-derives the codes, and a
-// new value outside the table turns the table off until the next build (the product then reads
-// the values; table_drops counts it). Lossless: the same values summed in the same order.
+// How the product reads the padded part's values: auto (the default: codes into one table of the
+// padded part's distinct values, the padding's 0 (positional columns: its sentinel) included, where
+// they are at most kPjdsTable16Max and that reads fewer bytes: pjds_table_pays), plain (as stored),
+// or table (wherever they fit). The codes are 8-bit (vcode) where the table has at most
+// kPjdsTableMax entries, else 16-bit (vcode16; the GPU reads that table through L1 rather than
+// shared memory). The values themselves are kept: a refresh writes them and re-derives the codes,
+// and a new value outside the table turns the table off until the next build (the product then
+// reads the values; table_drops counts it). Lossless: the same values summed in the same order.
 enum class PjdsValues : int { Auto = 0, Plain = 1, Table = 2 };
-constexpr int kPjdsTableMax = 256;
+constexpr int kPjdsTableMax   = 256;   // entries of a table of 8-bit codes
+constexpr int kPjdsTable16Max = 65536; // entries of a table of 16-bit codes, the most a table holds
+// The bytes of a code into a table of `entries`.
+constexpr std::int64_t pjds_code_bytes(std::int64_t entries) { return entries <= kPjdsTableMax ? 1 : 2; }
 
 // fp32 storage (PjdsParams::fp32, -mat_gpumat_values fp32; lossy, only when asked): where no value
 // table is built and T is wider than float, the products read the padded part's values rounded to
@@ -64,6 +86,84 @@ constexpr int kPjdsTableMax = 256;
 // so x, y and the sums stay T. The long part keeps its T values. val is kept: a refresh writes it and
 // rounds val32 again. The host reference reads the same rounded values, so host and device products
 // are the same sums. A value table is lossless and reads fewer bytes: where one is built, it wins.
+
+// The positional layout's padding sentinel (above), for host and device code: quiet NaNs whose
+// payloads spell "padded" (fp64) and "pd" (fp32), compared by bits; the canonical quiet NaNs that
+// stand for a stored value with a sentinel's bits.
+constexpr std::uint64_t kPjdsPadBits64 = 0x7FF8706164646564ull;
+constexpr std::uint32_t kPjdsPadBits32 = 0x7FC07064u;
+constexpr std::uint64_t kPjdsNaNBits64 = 0x7FF8000000000000ull;
+constexpr std::uint32_t kPjdsNaNBits32 = 0x7FC00000u;
+#if defined(__CUDACC__)
+#define GPUMAT_PJDS_HD __host__ __device__ __forceinline__
+#else
+#define GPUMAT_PJDS_HD inline
+#endif
+GPUMAT_PJDS_HD std::uint64_t pjds_bits(double v) {
+#if defined(__CUDA_ARCH__)
+  return std::uint64_t(__double_as_longlong(v));
+#else
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return b;
+#endif
+}
+GPUMAT_PJDS_HD std::uint32_t pjds_bits(float v) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(v);
+#else
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+#endif
+}
+GPUMAT_PJDS_HD double pjds_double(std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double((long long)b);
+#else
+  double v;
+  std::memcpy(&v, &b, 8);
+  return v;
+#endif
+}
+GPUMAT_PJDS_HD float pjds_float(std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
+  float v;
+  std::memcpy(&v, &b, 4);
+  return v;
+#endif
+}
+// The sentinel and the canonical NaN of T (double or float).
+template <typename T>
+GPUMAT_PJDS_HD T pjds_pad() {
+  if constexpr (sizeof(T) == 8) return pjds_double(kPjdsPadBits64);
+  else return pjds_float(kPjdsPadBits32);
+}
+template <typename T>
+GPUMAT_PJDS_HD T pjds_nan() {
+  if constexpr (sizeof(T) == 8) return pjds_double(kPjdsNaNBits64);
+  else return pjds_float(kPjdsNaNBits32);
+}
+// Whether v is the sentinel (its bits; any other NaN is not).
+template <typename T>
+GPUMAT_PJDS_HD bool is_pjds_pad(T v) {
+  if constexpr (sizeof(T) == 8) return pjds_bits(v) == kPjdsPadBits64;
+  else return pjds_bits(v) == kPjdsPadBits32;
+}
+// A stored value as the positional layout holds it: the canonical NaN for the sentinel's bits.
+template <typename T>
+GPUMAT_PJDS_HD T pjds_unpad(T v) {
+  return is_pjds_pad(v) ? pjds_nan<T>() : v;
+}
+// fp32 storage's rounding of a padded entry: the sentinel to fp32's, any NaN to the canonical fp32
+// NaN (so no stored value rounds to the sentinel, and host and device round NaNs alike), the rest
+// rounded to nearest.
+template <typename T>
+GPUMAT_PJDS_HD float pjds_round(T v) {
+  return is_pjds_pad(v) ? pjds_pad<float>() : v != v ? pjds_nan<float>() : float(v);
+}
 
 struct PjdsParams {
   int          block_rows = 0; // b_r: rows per padded block, 1..1024 (0 = 32, the warp)
@@ -144,10 +244,16 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<std::uint8_t> code;
   std::vector<index_t>      dict;
   std::vector<index_t>      dict_start; // nblocks + 1 offsets into dict; empty: plain columns
+  // positional columns (positional(); col then empty): each block's offsets, ascending
+  std::vector<index_t>      poff;
+  std::vector<std::int64_t> poff_start; // nblocks + 1 offsets into poff; empty: not positional
+  index_t                   pgroup = 0; // rows per group the offsets start from
   // value table (tabled()): the padded part's distinct values ascending by bit pattern, a code
-  // per padded entry; val kept (refreshes write it)
-  std::vector<T>            table;
-  std::vector<std::uint8_t> vcode;
+  // per padded entry: 8-bit (vcode) where the table has at most kPjdsTableMax entries, else 16-bit
+  // (vcode16; the other vector empty); val kept (refreshes write it)
+  std::vector<T>             table;
+  std::vector<std::uint8_t>  vcode;
+  std::vector<std::uint16_t> vcode16;
   std::int64_t              table_drops = 0; // refreshes that met a value outside the table
   // fp32 storage (single()): the padded values rounded to float, what the products read; val kept
   std::vector<float>        val32;
@@ -156,14 +262,31 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
 
   index_t      row(std::int64_t i) const { return perm.empty() ? index_t(i) : perm[std::size_t(i)]; } // the matrix row at position i
   bool         coded() const { return !dict_start.empty(); }
+  bool         positional() const { return !poff_start.empty(); }
   bool         tabled() const { return !table.empty(); }
   bool         single() const { return !val32.empty(); }
+  int          code_bytes() const { return tabled() ? int(pjds_code_bytes(std::int64_t(table.size()))) : 0; } // a value code's bytes (0: no table)
+  // padded entry pos's code into the table (tabled())
+  std::size_t  table_code(std::int64_t pos) const { return vcode16.empty() ? std::size_t(vcode[std::size_t(pos)]) : std::size_t(vcode16[std::size_t(pos)]); }
   // padded entry pos's value as the products read it
-  T            value(std::int64_t pos) const { return tabled() ? table[vcode[std::size_t(pos)]] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
+  T            value(std::int64_t pos) const { return tabled() ? table[table_code(pos)] : single() ? T(val32[std::size_t(pos)]) : val[std::size_t(pos)]; }
+  // whether padded entry pos is the positional layout's padding: the sentinel as the products read
+  // it (a table's entry, the fp32 or the stored value), which the products skip
+  bool         pad(std::int64_t pos) const {
+    return tabled() ? is_pjds_pad(table[table_code(pos)]) : single() ? is_pjds_pad(val32[std::size_t(pos)]) : is_pjds_pad(val[std::size_t(pos)]);
+  }
   // the column of padded entry pos, which belongs to position i
   index_t      column(std::int64_t pos, std::int64_t i) const {
+    if (positional()) {
+      const std::int64_t b = i / p.block_rows, j = (pos - block_start[std::size_t(b)]) / block_rows(b);
+      const index_t      r = row(i), c = r - r % pgroup + poff[std::size_t(poff_start[std::size_t(b)] + j)];
+      return std::min(std::max(c, index_t(0)), ncols - 1);
+    }
     return coded() ? row(i) + dict[std::size_t(dict_start[std::size_t(i / p.block_rows)]) + code[std::size_t(pos)]] : col[std::size_t(pos)];
   }
+  // the entries block b stores per row: its longest row's count, or with positional columns its
+  // offsets'
+  std::int64_t block_width(std::int64_t b) const { return (block_start[std::size_t(b) + 1] - block_start[std::size_t(b)]) / std::max<std::int64_t>(block_rows(b), 1); }
   // the offset (column - matrix row) of stored entry k of block b, padding included: what a
   // block's dictionary holds
   index_t      block_offset(std::int64_t b, std::int64_t k) const {
@@ -176,8 +299,9 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::int64_t padding() const; // padded entries beyond the pJDS part's nonzeros
   std::size_t  bytes() const;   // the arrays a product reads (the byte model's format part)
   // Whether the GPU product reads rowlen (pjds_reads_rowlen with the stored values' bytes: fp32's
-  // where single()), and the bytes it then reads: bytes() less rowlen where it walks the widths
-  // (PjdsDevice::format_bytes of the same layout)
+  // where single(); never with positional columns, whose product walks the widths), and the bytes
+  // it then reads: bytes() less rowlen where it walks the widths (PjdsDevice::format_bytes of the
+  // same layout)
   bool         reads_rowlen() const;
   std::size_t  read_bytes() const;
 };
@@ -200,10 +324,21 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
   return pjds_dictionary_wide(padded, rows) && padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
 }
 
+// The fewest padded entries per table entry for which auto builds a table of 16-bit codes. The
+// 8-bit table sits in shared memory; the 16-bit one is read through L1 at random codes, so auto
+// keeps it to values that repeat: PETSc's ex56 (68,000 entries per value) and ex13 (3,600) read
+// 1.28x and 1.21x faster so in session 16's floors (docs/results/h200-2026-11-29f-positional),
+// while a matrix of values seen about twice each (a variable-coefficient stencil's symmetric
+// pairs) would read a table as large as its values. 16 lies between; not measured.
+constexpr std::int64_t kPjdsTable16MinRepeat = 16;
+
 // Whether a value table reads fewer bytes than the values: `padded` entries of `value_bytes`, a
-// table of `entries` (1 B a code).
+// table of `entries` (pjds_code_bytes a code: 1 B up to kPjdsTableMax entries, else 2 B); never
+// beyond kPjdsTable16Max entries, and with 16-bit codes only where the values repeat
+// kPjdsTable16MinRepeat times on average.
 constexpr bool pjds_table_pays(std::int64_t padded, std::int64_t entries, std::int64_t value_bytes) {
-  return padded + value_bytes * entries < value_bytes * padded;
+  return entries <= kPjdsTable16Max && (entries <= kPjdsTableMax || padded >= kPjdsTable16MinRepeat * entries) &&
+         pjds_code_bytes(entries) * padded + value_bytes * entries < value_bytes * padded;
 }
 
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as

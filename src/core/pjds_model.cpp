@@ -87,7 +87,7 @@ PjdsParams pjds_resolve(PjdsParams p) {
   check(p.block_rows >= 1 && p.block_rows <= pjds_max_block_rows, "block_rows must be in [1," + std::to_string(pjds_max_block_rows) + "] (or 0 for 32), got " + std::to_string(p.block_rows));
   check(p.sigma >= 0, "sigma must be 1 (no sorting), a window of rows, or 0 for the model; got " + std::to_string(p.sigma));
   check(p.long_row >= 0, "long_row must be a positive row length, or 0 for the model; got " + std::to_string(p.long_row));
-  check(p.columns == PjdsColumns::Auto || p.columns == PjdsColumns::Plain || p.columns == PjdsColumns::Dictionary, "columns must be auto, plain or dictionary");
+  check(p.columns == PjdsColumns::Auto || p.columns == PjdsColumns::Plain || p.columns == PjdsColumns::Dictionary || p.columns == PjdsColumns::Positional, "columns must be auto, plain, dictionary or positional");
   check(p.values == PjdsValues::Auto || p.values == PjdsValues::Plain || p.values == PjdsValues::Table, "values must be auto, plain or table");
   if (p.sigma > 0) p.sigma = round_window(p.sigma, p.block_rows);
   return p;

@@ -13,8 +13,20 @@
 // With dictionary columns each entry's column is its row plus an offset from its block's
 // dictionary: copied by the warp to shared memory where a warp's rows are in one block (b_r a
 // multiple of 32), else read through the non-coherent path.
+// With positional columns (pjds.hpp) a thread walks its block's width: each entry's value streamed
+// as the others, its offset read from the block's offsets through the non-coherent path (the same
+// address for a warp's 32 lanes where b_r is a multiple of 32: one broadcast load), loaded together
+// with the values kUnroll at a time; the padding sentinel (pjds_pad) is skipped (no x read), every
+// other value, a stored zero included, adds value x x[row - row % group + offset] alternately into
+// the two sums in the order of the row's entries, as the 32-bit layout's product adds its entries:
+// the same sums, bit for bit (0 x Inf = NaN at a stored zero, as there).
+// With a value table each value is a code: 8-bit codes (at most 256 entries) into the table copied
+// to shared memory by each CUDA block, 16-bit codes into the table read through the non-coherent
+// path (L1; up to 65,536 entries, 512 KB in fp64, more than shared memory holds), the code streamed
+// past the caches as the values are, looked up when it is multiplied.
 // Byte model of a product (fp64, 32-bit indices): 12 B per stored entry (padding included; 9 B
-// with dictionary columns, plus 4 B per dictionary entry and per block), 4 B
+// with dictionary columns, plus 4 B per dictionary entry and per block; 8 B with positional
+// columns, their padding included, plus 4 B per offset and 8 B per block), 4 B
 // rowlen (only where the padding's bytes exceed the lengths': else the kernel walks its block's
 // width, the padding adding zeros) and 4 B perm (unless the identity) per row of the pJDS part,
 // 8 B per block, the long part 12 B per entry, x gathered, y written once.
@@ -42,11 +54,15 @@ struct PjArgs {
   const index_t      *perm, *rowlen, *col;
   const std::uint8_t *code;              // dictionary columns (col null): codes,
   const index_t      *dict, *dict_start; // each block's offsets and their starts
+  const index_t      *poff;              // positional columns (col null): each block's offsets,
+  const std::int64_t *poff_start;        // their starts (null: not positional),
+  index_t             pgroup;            // the rows per group the offsets start from
   const std::int64_t *block_start;
   const T            *val;
   const float        *val32;    // fp32 storage (else null): the padded values the products read
   const T            *table;    // a value table (else null): its ntable values,
-  const std::uint8_t *vcode;    // the codes,
+  const std::uint8_t *vcode;    // the codes (8-bit, ntable <= kPjdsTableMax; else null),
+  const std::uint16_t *vcode16; // or 16-bit (else null),
   const int          *table_ok; // read while this is nonzero
   int                 ntable;
   index_t             npj;
@@ -69,19 +85,28 @@ __device__ __forceinline__ index_t pj_col(const PjArgs<T> &a, unsigned b, long l
   return a.col ? a.col[p] : r + __ldg(a.dict + a.dict_start[b] + a.code[p]);
 }
 
-// How the product reads the padded values: as stored in T, as codes into the value table, or as
-// stored in fp32 (pjds.hpp).
-enum PjValues { kValPlain = 0, kValTable = 1, kValSingle = 2 };
+// How the product reads the padded values: as stored in T, as 8-bit codes into the value table (in
+// shared memory), as stored in fp32, or as 16-bit codes into the value table (in global memory,
+// read through L1) (pjds.hpp).
+enum PjValues { kValPlain = 0, kValTable = 1, kValSingle = 2, kValTable16 = 3 };
 
 // A padded entry's value as the transposed product and the diagonal read it: the products' (fp32
-// where stored so; a table's values are the stored ones).
+// where stored so; a table's values, 8- or 16-bit codes alike, are the stored ones, bit for bit,
+// and no fp32 copy is built beside a table).
 template <typename T>
 __device__ __forceinline__ T pj_val(const PjArgs<T> &a, long long p) {
   return a.val32 ? T(a.val32[p]) : a.val[p];
 }
+// Whether padded entry p is positional padding (the sentinel, pjds.hpp), in the form pj_val reads.
+template <typename T>
+__device__ __forceinline__ bool pj_pad(const PjArgs<T> &a, long long p) {
+  return a.val32 ? is_pjds_pad(a.val32[p]) : is_pjds_pad(a.val[p]);
+}
 
 // A thread's kUnroll values in flight: as stored (kValPlain, kValSingle), or their codes into the
-// value table, four to a register, looked up (in shared memory) when they are multiplied.
+// value table, four 8-bit codes to a register looked up in shared memory (kValTable), two 16-bit
+// codes to a register looked up through the non-coherent path (kValTable16), when they are
+// multiplied; `tab` is the table the codes index (shared or global memory).
 template <typename T, int Vals>
 struct RowValues;
 template <typename T>
@@ -90,6 +115,7 @@ struct RowValues<T, kValPlain> {
   __device__ __forceinline__ void    clear() {}
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val + pos) : T(0); }
   __device__ __forceinline__ T       get(int u, const T *) const { return v[u]; }
+  __device__ __forceinline__ bool    pad(int u, const T *) const { return is_pjds_pad(v[u]); } // positional padding (pjds.hpp)
 };
 template <typename T>
 struct RowValues<T, kValSingle> {
@@ -97,6 +123,7 @@ struct RowValues<T, kValSingle> {
   __device__ __forceinline__ void    clear() {}
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { v[u] = ok ? __ldcs(a.val32 + pos) : 0.0f; }
   __device__ __forceinline__ T       get(int u, const T *) const { return T(v[u]); }
+  __device__ __forceinline__ bool    pad(int u, const T *) const { return is_pjds_pad(v[u]); } // fp32's sentinel
 };
 template <typename T>
 struct RowValues<T, kValTable> {
@@ -107,6 +134,18 @@ struct RowValues<T, kValTable> {
   }
   __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 4] |= (ok ? unsigned(__ldcs(a.vcode + pos)) : 0u) << (8 * (u % 4)); }
   __device__ __forceinline__ T       get(int u, const T *tab) const { return tab[(w[u / 4] >> (8 * (u % 4))) & 0xffu]; }
+  __device__ __forceinline__ bool    pad(int u, const T *tab) const { return is_pjds_pad(get(u, tab)); } // the table holds the sentinel
+};
+template <typename T>
+struct RowValues<T, kValTable16> {
+  unsigned                           w[kUnroll / 2];
+  __device__ __forceinline__ void    clear() {
+#pragma unroll
+    for (int k = 0; k < kUnroll / 2; ++k) w[k] = 0u;
+  }
+  __device__ __forceinline__ void    load(int u, bool ok, const PjArgs<T> &a, unsigned pos) { w[u / 2] |= (ok ? unsigned(__ldcs(a.vcode16 + pos)) : 0u) << (16 * (u % 2)); }
+  __device__ __forceinline__ T       get(int u, const T *tab) const { return __ldg(tab + ((w[u / 2] >> (16 * (u % 2))) & 0xffffu)); }
+  __device__ __forceinline__ bool    pad(int u, const T *tab) const { return is_pjds_pad(get(u, tab)); } // the table holds the sentinel
 };
 
 // Dictionary columns with b_r a multiple of 32 (a warp's positions in one block): the warp copies
@@ -195,15 +234,61 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
   y[r]      = z ? z[r] + s : s;
 }
 
+// Positional columns (pjds.hpp): a thread per position walks its block's width (the offsets'
+// count), kUnroll entries at a time, each entry's value and its block's offset loaded together
+// (predicated, as pjds_row's), then a stored value (zeros included) times x at the row's group base
+// plus the offset added into s0, the two sums swapping after each: the k-th entry of the row goes to
+// the sum pjds_row adds its k-th entry to (even k: the first), and s0 + s1 is that sum in either
+// order (an addition of two numbers is commutative, bit for bit). The sentinel (a position the row
+// has no entry at) reads no x and takes no rank. (A parity flag choosing the sum makes the compiler keep
+// more in flight: 76-108 B spilled at 40 registers in fp64, against at most 32 B with the swap.)
+template <typename T, int Vals>
+__device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
+  if (i >= a.npj) return;
+  const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
+  const unsigned  rows = q.rows;
+  const index_t   r    = a.perm ? a.perm[i] : index_t(i);
+  const index_t   base = a.pgroup == 1 ? r : r - r % a.pgroup;
+  const long long ps   = a.poff_start[q.b];
+  const index_t  *off  = a.poff + ps;
+  const index_t   n    = index_t(a.poff_start[q.b + 1] - ps);
+  unsigned        p    = unsigned(a.block_start[q.b]) + q.lane;
+  T               s0 = T(0), s1 = T(0);
+  for (index_t j = 0; j < n; j += kUnroll, p += kUnroll * rows) {
+    index_t            c[kUnroll];
+    RowValues<T, Vals> v;
+    v.clear();
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < n;
+      c[u]          = ok ? base + __ldg(off + j + u) : 0;
+      v.load(u, ok, a, p + u * rows);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < n) {
+        if (!v.pad(u, tab)) {
+          s0 += v.get(u, tab) * __ldg(x + c[u]);
+          const T t = s0;
+          s0        = s1;
+          s1        = t;
+        }
+      }
+  }
+  const T s = s0 + s1;
+  y[r]      = z ? z[r] + s : s;
+}
+
 // MinBlocks: product blocks resident per SM the compiler must allow: 4 (up to 64 registers a
 // thread) or 6 (up to 40). PjdsDevice::kernel_occupancy() says which runs.
 // How the product kernel reads columns: stored (32-bit), dictionary codes with the dictionary read
 // through the non-coherent path (any b_r), or copied to shared memory (b_r a multiple of 32).
-enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2 };
+// Positional: the block's offsets (kColPositional).
+enum PjColumns { kColPlain = 0, kColDictGlobal = 1, kColDictShared = 2, kColPositional = 3 };
 
 // Vals: kValTable, the padded values through the value table (copied to shared memory by each CUDA
-// block) while it is in use (a.table_ok), else as stored in T; kValPlain and kValSingle: as stored
-// in T or in fp32.
+// block) while it is in use (a.table_ok), else as stored in T; kValTable16 likewise, the table read
+// in global memory; kValPlain and kValSingle: as stored in T or in fp32.
 template <typename T, int MinBlocks, int Cols, int Vals>
 __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, const T *__restrict__ x, const T *z, T *y) {
   if (blockIdx.x < a.lg.blocks) {
@@ -219,12 +304,17 @@ __global__ void __launch_bounds__(kThreads, MinBlocks) pj_spmv(PjArgs<T> a, cons
       for (int t = threadIdx.x; t < a.ntable; t += kThreads) shared_table[t] = a.table[t];
     __syncthreads();
     if (use) tab = shared_table;
+  } else if (Vals == kValTable16) {
+    if (*a.table_ok != 0) tab = a.table;
   }
   const long long i = (long long)(blockIdx.x - a.lg.blocks) * kThreads + threadIdx.x;
-  if (Vals == kValTable && tab) {
-    if (Cols == kColDictShared) pjds_row_shared<T, kValTable>(a, tab, i, x, z, y);
-    else pjds_row<T, Cols == kColDictGlobal, kValTable>(a, tab, i, x, z, y);
-  } else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
+  if ((Vals == kValTable || Vals == kValTable16) && tab) {
+    constexpr int V = Vals == kValTable16 ? kValTable16 : kValTable;
+    if (Cols == kColPositional) pjds_row_positional<T, V>(a, tab, i, x, z, y);
+    else if (Cols == kColDictShared) pjds_row_shared<T, V>(a, tab, i, x, z, y);
+    else pjds_row<T, Cols == kColDictGlobal, V>(a, tab, i, x, z, y);
+  } else if (Cols == kColPositional) pjds_row_positional<T, Stored>(a, tab, i, x, z, y);
+  else if (Cols == kColDictShared) pjds_row_shared<T, Stored>(a, tab, i, x, z, y);
   else pjds_row<T, Cols == kColDictGlobal, Stored>(a, tab, i, x, z, y);
 }
 
@@ -241,8 +331,17 @@ __global__ void __launch_bounds__(kThreads) pj_spmv_t(PjArgs<T> a, const T *__re
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
   long long       p    = a.block_start[q.b] + q.lane;
-  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i);
+  const index_t   r = a.perm ? a.perm[i] : index_t(i);
   const T         xr = x[r];
+  if (a.poff_start) { // positional columns: the block's width, the padding skipped
+    const index_t  *off  = a.poff + a.poff_start[q.b];
+    const index_t   base = r - r % a.pgroup;
+    const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
+    for (long long j = 0; j < n; ++j, p += rows)
+      if (!pj_pad(a, p)) atomicAdd(y + base + off[j], pj_val(a, p) * xr);
+    return;
+  }
+  const index_t n = a.rowlen[i];
   for (index_t j = 0; j < n; ++j, p += rows) atomicAdd(y + pj_col(a, q.b, p, r), pj_val(a, p) * xr);
 }
 
@@ -259,10 +358,19 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
   const PjdsPos   q    = pjds_pos(unsigned(i), unsigned(a.br), unsigned(a.npj));
   const long long rows = q.rows;
   long long       p    = a.block_start[q.b] + q.lane;
-  const index_t   n = a.rowlen[i], r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
+  const index_t   r = a.perm ? a.perm[i] : index_t(i), cr = rowmap ? rowmap[r] : r;
   T               v = T(0);
-  for (index_t j = 0; j < n; ++j, p += rows)
-    if (pj_col(a, q.b, p, r) == cr) v = pj_val(a, p);
+  if (a.poff_start) { // positional columns: the block's width (the sentinel where the row has no entry: 0)
+    const index_t  *off  = a.poff + a.poff_start[q.b];
+    const index_t   base = r - r % a.pgroup;
+    const long long n   = a.poff_start[q.b + 1] - a.poff_start[q.b];
+    for (long long j = 0; j < n; ++j, p += rows)
+      if (base + off[j] == cr && !pj_pad(a, p)) v = pj_val(a, p);
+  } else {
+    const index_t n = a.rowlen[i];
+    for (index_t j = 0; j < n; ++j, p += rows)
+      if (pj_col(a, q.b, p, r) == cr) v = pj_val(a, p);
+  }
   d[cr] = v;
 }
 
@@ -271,8 +379,10 @@ __global__ void __launch_bounds__(kThreads) pj_diag(PjArgs<T> a, const index_t *
 template <typename T>
 std::size_t PjdsDevice<T>::format_bytes() const {
   if (!block_start_) return 0; // not built (an empty matrix has its one block start, as the host's)
-  const std::size_t columns = coded() ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t) : std::size_t(padded_) * sizeof(index_t);
-  const std::size_t values  = table_   ? std::size_t(padded_) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
+  const std::size_t columns = positional() ? std::size_t(npoff_) * sizeof(index_t) + std::size_t(nblocks_ + 1) * sizeof(std::int64_t)
+                              : coded()    ? std::size_t(padded_) + std::size_t(dict_entries_ + nblocks_ + 1) * sizeof(index_t)
+                                           : std::size_t(padded_) * sizeof(index_t);
+  const std::size_t values  = table_   ? std::size_t(padded_) * std::size_t(code_bytes()) + std::size_t(ntable_) * sizeof(T) // as built (table_in_use says whether a refresh turned it off)
                               : val32_ ? std::size_t(padded_) * sizeof(float)
                                        : std::size_t(padded_) * sizeof(T);
   return values + columns + std::size_t(perm_ ? npj_ : 0) * sizeof(index_t) + std::size_t(reads_rowlen() ? npj_ : 0) * sizeof(index_t) +
@@ -291,7 +401,8 @@ namespace {
 // The product's instance: the occupancy's, the columns' and the values' reading.
 template <typename T, int Occ, int Cols>
 void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
-  if (a.table) pj_spmv<T, Occ, Cols, kValTable><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  if (a.table && a.vcode16) pj_spmv<T, Occ, Cols, kValTable16><<<blocks, kThreads, 0, s>>>(a, x, z, y);
+  else if (a.table) pj_spmv<T, Occ, Cols, kValTable><<<blocks, kThreads, 0, s>>>(a, x, z, y);
   else if constexpr (sizeof(T) > sizeof(float)) { // fp32 storage only where T is wider
     if (a.val32) pj_spmv<T, Occ, Cols, kValSingle><<<blocks, kThreads, 0, s>>>(a, x, z, y);
     else pj_spmv<T, Occ, Cols, kValPlain><<<blocks, kThreads, 0, s>>>(a, x, z, y);
@@ -299,7 +410,8 @@ void launch_values(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, 
 }
 template <typename T, int Occ>
 void launch_columns(const PjArgs<T> &a, unsigned blocks, const T *x, const T *z, T *y, cudaStream_t s) {
-  if (a.dict_start && a.br % 32 == 0) launch_values<T, Occ, kColDictShared>(a, blocks, x, z, y, s);
+  if (a.poff_start) launch_values<T, Occ, kColPositional>(a, blocks, x, z, y, s);
+  else if (a.dict_start && a.br % 32 == 0) launch_values<T, Occ, kColDictShared>(a, blocks, x, z, y, s);
   else if (a.dict_start) launch_values<T, Occ, kColDictGlobal>(a, blocks, x, z, y, s);
   else launch_values<T, Occ, kColPlain>(a, blocks, x, z, y, s);
 }
@@ -321,8 +433,9 @@ bool PjdsDevice<T>::table_in_use() const {
 template <typename T>
 template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
-  return Args{perm_,  rowlen_,   col_,         code_, dict_,         dict_start_,    block_start_, val_, val32_, table_,
-              vcode_, table_ok_, int(ntable_), npj_,  p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+  return Args{perm_,   rowlen_,      col_,      code_,         dict_, dict_start_,   poff_,          poff_start_,
+              pgroup_, block_start_, val_,      val32_,        table_, vcode_,       vcode16_,       table_ok_,      int(ntable_),
+              npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
@@ -372,7 +485,11 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   if (perm_) GPUMAT_CUDA_TRY(get(B.perm, perm_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.rowlen, rowlen_, std::size_t(npj_)));
   GPUMAT_CUDA_TRY(get(B.block_start, block_start_, std::size_t(nblocks_) + 1));
-  if (coded()) {
+  if (positional()) {
+    GPUMAT_CUDA_TRY(get(B.poff, poff_, std::size_t(npoff_)));
+    GPUMAT_CUDA_TRY(get(B.poff_start, poff_start_, std::size_t(nblocks_) + 1));
+    B.pgroup = pgroup_;
+  } else if (coded()) {
     GPUMAT_CUDA_TRY(get(B.code, code_, std::size_t(padded_)));
     GPUMAT_CUDA_TRY(get(B.dict, dict_, std::size_t(dict_entries_)));
     GPUMAT_CUDA_TRY(get(B.dict_start, dict_start_, std::size_t(nblocks_) + 1));
@@ -383,7 +500,8 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   if (val32_) GPUMAT_CUDA_TRY(get(B.val32, val32_, std::size_t(padded_)));
   if (table_in_use()) {
     GPUMAT_CUDA_TRY(get(B.table, table_, std::size_t(ntable_)));
-    GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));
+    if (vcode16_) GPUMAT_CUDA_TRY(get(B.vcode16, vcode16_, std::size_t(padded_)));
+    else GPUMAT_CUDA_TRY(get(B.vcode, vcode_, std::size_t(padded_)));
   }
   B.long_val.assign(all.begin() + padded_, all.end());
   GPUMAT_CUDA_TRY(lr_.download(B.long_rows, B.long_ptr, B.long_col));

@@ -35,15 +35,17 @@ public:
 
   // Uploads the CSR (host arrays; columns in any order within a row) and builds the layout with
   // parameters p as pjds_build takes them (pjds_resolve'd or pjds_model's; sigma 0 = all rows,
-  // long_row 0 = none), its columns as p.columns says (dictionary columns: the same as the host
-  // builder's). Replaces any previous content. Synchronizes the stream three times (the long rows'
-  // count, the padded size, the chunks), once more unless p.columns is plain (the dictionaries'
-  // sizes), and once at the end (build_phases()).
+  // long_row 0 = none), its columns as p.columns says (dictionary and positional columns: the same
+  // as the host builder's). Replaces any previous content. Synchronizes the stream three times (the
+  // long rows' count, the padded size, the chunks), once more for dictionary columns or auto (the
+  // dictionaries' sizes), eight more for positional columns (each group's stored entries, the
+  // offsets' count), and once at the end (build_phases()).
   cudaError_t build(const CsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // The same from a CSR already on the device (read only until the stream reaches the build's end).
   cudaError_t build(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s);
   // New values, same pattern: host values copied in chunks through a staging buffer, device values
-  // (where = Mem::Device) read in place; scattered by the slot map; with a value table its codes
+  // (where = Mem::Device) read in place; scattered by the slot map (positional columns: a value with
+  // the padding sentinel's bits then rewritten as the canonical NaN, pjds.hpp); with a value table its codes
   // re-derived on the device (a value outside it turns it off; no synchronization), with fp32
   // storage the values rounded again.
   cudaError_t refresh(const T *val, cudaStream_t s, Mem where = Mem::Host);
@@ -52,7 +54,8 @@ public:
   cudaError_t apply(Op op, const T *x, const T *z, T *y, cudaStream_t s) const;
   // d[rowmap ? rowmap[r] : r] = A(r, rowmap ? rowmap[r] : r) for every row r; other entries untouched.
   cudaError_t diagonal(const index_t *rowmap, T *d, cudaStream_t s) const;
-  // The layout in the host builder's form (perm empty for the identity; slot as host positions).
+  // The layout in the host builder's form (perm empty for the identity; slot as host positions;
+  // positional padding as the sentinel).
   cudaError_t download(Pjds<T> &B) const;
 
   // The product kernel's instance: compiled for `blocks` resident blocks of 256 threads per SM,
@@ -93,17 +96,22 @@ public:
   std::int64_t       padding() const { return padded_ - (std::int64_t(nnz_) - lr_.entries()); }
   std::int64_t       chunks() const { return lr_.chunks(); }
   bool               coded() const { return dict_start_ != nullptr; } // dictionary columns (pjds.hpp)
+  bool               positional() const { return poff_start_ != nullptr; } // positional columns (pjds.hpp)
+  std::int64_t       offset_entries() const { return npoff_; }  // positional columns: in all blocks
+  index_t            group() const { return pgroup_; }           // positional columns: rows per group (else 0)
   // A value table built (pjds.hpp, PjdsValues); whether the product reads it now (a refresh with a
   // value outside it turns it off until the next build; reading that synchronizes the device).
   bool               tabled() const { return table_ != nullptr; }
   bool               table_in_use() const;
   index_t            table_entries() const { return ntable_; }
+  int                code_bytes() const { return table_ ? (vcode16_ ? 2 : 1) : 0; } // a value code's bytes: 8-bit codes up to kPjdsTableMax entries, else 16-bit (0: no table)
   // fp32 storage (pjds.hpp): the products read the padded values rounded to float
   bool               single() const { return val32_ != nullptr; }
   std::int64_t       dict_entries() const { return dict_entries_; }   // in all blocks' dictionaries
   // Whether the product reads the row lengths (ELLPACK-R) or walks each block's width, adding the
-  // padding's zeros: the lengths are read where the padding's bytes exceed theirs.
-  bool               reads_rowlen() const { return pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, val32_ ? sizeof(float) : sizeof(T)); }
+  // padding's zeros: the lengths are read where the padding's bytes exceed theirs (never with
+  // positional columns: the product walks the widths, skipping the zeros).
+  bool               reads_rowlen() const { return !positional() && pjds_reads_rowlen(padded_, std::int64_t(padding()), npj_, val32_ ? sizeof(float) : sizeof(T)); }
   std::size_t        format_bytes() const; // the arrays a product reads (Pjds::bytes of the host, less rowlen when not read)
   std::size_t        device_bytes() const; // everything this object holds on the device
   const std::vector<std::pair<const char *, float>> &build_phases() const { return phases_; }
@@ -114,7 +122,9 @@ private:
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
+  cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
   cudaError_t code_values(cudaStream_t s);                     // pjds_build.cu
+  cudaError_t code_values16(cudaStream_t s);                   // pjds_build.cu: the table of 16-bit codes
   unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
@@ -132,13 +142,18 @@ private:
   index_t      *perm_ = nullptr;        // position -> row (null: the identity)
   index_t      *rowlen_ = nullptr;      // npj_
   std::int64_t *block_start_ = nullptr; // nblocks_ + 1
-  index_t      *col_ = nullptr;         // padded_ (null with dictionary columns)
+  index_t      *col_ = nullptr;         // padded_ (null with dictionary or positional columns)
   std::uint8_t *code_ = nullptr;        // padded_: dictionary columns' codes (else null)
   index_t      *dict_ = nullptr;        // dict_entries_: each block's offsets, ascending
   index_t      *dict_start_ = nullptr;  // nblocks_ + 1 (null: 32-bit columns)
   std::int64_t  dict_entries_ = 0;
+  index_t      *poff_ = nullptr;        // npoff_: positional columns, each block's offsets ascending
+  std::int64_t *poff_start_ = nullptr;  // nblocks_ + 1 (null: not positional)
+  std::int64_t  npoff_ = 0;
+  index_t       pgroup_ = 0;            // rows per group the offsets start from
   T            *table_ = nullptr;       // ntable_ distinct values ascending by bit pattern (null: none)
-  std::uint8_t *vcode_ = nullptr;       // padded_: their codes
+  std::uint8_t *vcode_ = nullptr;       // padded_: their codes, where ntable_ <= kPjdsTableMax (else null)
+  std::uint16_t *vcode16_ = nullptr;    // padded_: their codes, where ntable_ > kPjdsTableMax (else null)
   int          *table_ok_ = nullptr;    // nonzero while every value is in the table
   index_t       ntable_ = 0;
   T            *val_ = nullptr;         // padded_ + the long part's entries: its values follow

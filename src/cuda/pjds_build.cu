@@ -15,9 +15,29 @@
 //           - row) in shared memory (__match_any_sync, a ballot for the new ones), their counts
 //           read back; where every block's fit in 256 (and, auto, that reads fewer bytes) a second
 //           pass sorts each dictionary and writes it and every entry's 8-bit code (a binary
-//           search), and the 32-bit columns are freed.
-// A refresh scatters new values through the slot map, then re-derives the value codes or the fp32
-// copy with the same kernels.
+//           search), and the 32-bit columns are freed;
+//   position (positional columns) for each group g of kPjdsPositionalGroups, every entry's offset
+//           from its group's first row (column - (row - row % g); the padding a sentinel) in the
+//           32-bit layout, each block's segment sorted (CUB's segmented sort), a warp per block
+//           counting its distinct offsets, the stored entries (rows x distinct, summed) read back;
+//           the group storing the fewest (the first of equals, as the host builder) kept; a warp
+//           per block writes its sorted distinct offsets, a thread per position moves its values
+//           (and their slots) to the positions of their offsets (a binary search) over values
+//           preset to the padding sentinel (pjds_pad; a value with its bits written as the
+//           canonical NaN, pjds_unpad), and the 32-bit columns are freed.
+//   values  (unless the values are plain) the value table (PjdsDevice::code_values): the distinct
+//           values gathered in hash sets, their count read back; where they are at most 256 (and,
+//           auto, that pays) the table is sorted on the host, uploaded, and every value's 8-bit
+//           code found by a binary search in shared memory. Where they are more, a copy of the
+//           values' bit patterns radix sorted (CUB), its distinct keys selected (CUB's
+//           DeviceSelect::Unique), the count read back; where it is at most 65,536 (and, auto,
+//           that pays) the table is those keys' values (ascending by bit pattern, the host's
+//           order) and every value's 16-bit code is found by a binary search in the table in
+//           global memory.
+// A refresh scatters new values through the slot map (positional columns: then a thread per CSR
+// entry rewrites a value with the sentinel's bits as the canonical NaN), then re-derives the value
+// codes or the fp32 copy with the same kernels (a value outside the table clears table_ok: the
+// products then read the values).
 #include "pjds.cuh"
 #include "common.cuh"
 
@@ -164,12 +184,108 @@ __global__ void __launch_bounds__(kDictWarps * 32) pj_dict(const index_t *__rest
   }
 }
 
+// Positional columns (pjds.hpp). kNoOffset: the padding's key, above every offset (a column less a
+// row is at most ncols - 1 < INT_MAX), so it sorts last in its block and is never counted.
+constexpr index_t kNoOffset = INT_MAX;
+
+// keys[pos] = the offset of padded entry pos from its row's group's first row (groups of g rows),
+// kNoOffset for padding; a thread per position, the 32-bit layout as built.
+__global__ void __launch_bounds__(kThreads) pj_pos_keys(const index_t *__restrict__ col, const index_t *__restrict__ perm, const index_t *__restrict__ rowlen,
+                                                        const std::int64_t *__restrict__ block_start, index_t npj, int br, index_t g, index_t *__restrict__ keys) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= npj) return;
+  const index_t   r = perm ? perm[i] : index_t(i), n = rowlen[i], base = r - r % g;
+  const long long b = i / br, rows = min((long long)br, (long long)npj - b * br);
+  const long long bs = block_start[b], width = (block_start[b + 1] - bs) / rows, p = bs + (i - b * br);
+  for (long long j = 0; j < width; ++j) keys[p + j * rows] = j < n ? col[p + j * rows] - base : kNoOffset;
+}
+
+// block_start as 32-bit segment offsets for the segmented sort (the padded part is within 2^31).
+__global__ void __launch_bounds__(kThreads) pj_starts32(const std::int64_t *__restrict__ block_start, long long nblocks, index_t *__restrict__ off) {
+  const long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (b <= nblocks) off[b] = index_t(block_start[b]);
+}
+
+// A warp per block b over its sorted keys (block_start's segment): its distinct offsets. Count:
+// cnt[b] = their number, sizes[b] = that times the block's rows (the entries the block stores),
+// both 0 at b = nblocks. Write: the offsets, ascending, to poff + pstart[b].
+template <bool Write>
+__global__ void __launch_bounds__(kDictWarps * 32) pj_pos_distinct(const index_t *__restrict__ sorted, const std::int64_t *__restrict__ block_start, index_t npj, int br,
+                                                                   long long nblocks, std::int64_t *__restrict__ cnt, std::int64_t *__restrict__ sizes,
+                                                                   const std::int64_t *__restrict__ pstart, index_t *__restrict__ poff) {
+  const int       lane = int(threadIdx.x & 31);
+  const long long b    = (long long)blockIdx.x * kDictWarps + (threadIdx.x >> 5);
+  if (!Write && b == nblocks && lane == 0) cnt[b] = sizes[b] = 0;
+  if (b >= nblocks) return; // the whole warp
+  const long long bs = block_start[b], be = block_start[b + 1], rows = min((long long)br, (long long)npj - b * br);
+  long long       k  = 0;
+  for (long long e0 = bs; e0 < be; e0 += 32) { // the same trips on every lane
+    const long long e     = e0 + lane;
+    index_t         o     = kNoOffset;
+    bool            fresh = false;
+    if (e < be) {
+      o     = sorted[e];
+      fresh = o != kNoOffset && (e == bs || sorted[e - 1] != o);
+    }
+    const unsigned m = __ballot_sync(0xffffffffu, fresh);
+    if (Write && fresh) poff[pstart[b] + k + __popc(m & ((1u << lane) - 1u))] = o;
+    k += __popc(m);
+  }
+  if (!Write && lane == 0) cnt[b] = k, sizes[b] = k * rows;
+}
+
+// A thread per position: its row's values (and their slots) from the 32-bit layout to the
+// positional one: entry j (CSR entry rowptr[row] + j) to row k of its block's new start, k its
+// offset's rank among the block's (a binary search of poff), a value with the sentinel's bits as
+// the canonical NaN. nval holds the sentinel beforehand (pj_fill_pad).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_pos_fill(const index_t *__restrict__ rowptr, const index_t *__restrict__ col, const T *__restrict__ val,
+                                                        const index_t *__restrict__ perm, const index_t *__restrict__ rowlen, const std::int64_t *__restrict__ block_start,
+                                                        const std::int64_t *__restrict__ new_start, const std::int64_t *__restrict__ pstart, const index_t *__restrict__ poff,
+                                                        index_t npj, int br, index_t g, T *__restrict__ nval, unsigned *__restrict__ slot) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= npj) return;
+  const index_t   r = perm ? perm[i] : index_t(i), n = rowlen[i], base = r - r % g, q0 = rowptr[r];
+  const long long b = i / br, lane = i - b * br, rows = min((long long)br, (long long)npj - b * br);
+  const long long bs = block_start[b] + lane, ns = new_start[b] + lane, ps = pstart[b], w = pstart[b + 1] - ps;
+  for (index_t j = 0; j < n; ++j) {
+    const long long old = bs + j * rows;
+    const index_t   o   = col[old] - base;
+    long long       lo = 0, hi = w - 1; // o is among poff[ps, ps + w)
+    while (lo < hi) {
+      const long long mid = (lo + hi) >> 1;
+      if (poff[ps + mid] < o) lo = mid + 1;
+      else hi = mid;
+    }
+    const long long pos = ns + lo * rows;
+    nval[pos]           = pjds_unpad(val[old]);
+    slot[q0 + j]        = unsigned(pos);
+  }
+}
+
+// v[k] = the padding sentinel, k < n (grid-stride).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_fill_pad(T *__restrict__ v, long long n) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) v[k] = pjds_pad<T>();
+}
+
+// After a refresh of positional columns: a padded value of a CSR entry (slot[q] < padded) with the
+// sentinel's bits becomes the canonical NaN; a thread per entry (grid-stride).
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_unpad_slots(const unsigned *__restrict__ slot, long long nnz, long long padded, T *__restrict__ val) {
+  for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < nnz; q += (long long)gridDim.x * blockDim.x) {
+    const unsigned s = slot[q];
+    if (s < padded && is_pjds_pad(val[s])) val[s] = pjds_nan<T>();
+  }
+}
+
 // The value table's builder: the padded values' distinct bit patterns gathered in hash sets (each
 // CUDA block's in shared memory, then one in global memory), the count read back; the table sorted
-// on the host (at most kPjdsTableMax entries), uploaded, and every value's code found by a binary
-// search in shared memory.
+// on the host (at most kPjdsTableMax entries), uploaded, and every value's 8-bit code found by a
+// binary search in shared memory. More values (or one with kTableEmpty's bits, which the sets cannot
+// hold): the sort's path (PjdsDevice::code_values16).
 constexpr int           kTableSlots = 2 * kPjdsTableMax; // open addressing, linear probing
-constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them gets no table
+constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them goes to the sort's path
 
 template <typename T>
 __device__ __forceinline__ std::uint64_t value_bits(T v) {
@@ -238,10 +354,45 @@ __global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__
   }
 }
 
-// fp32 storage: val32[k] = val[k] rounded to float (round to nearest, as the host's conversion).
+// The table of 16-bit codes: keys[k] = val[k]'s bit pattern (as the host's value_bits: a float's
+// zero-extended), for the sort.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_value_keys(const T *__restrict__ val, long long n, std::uint64_t *__restrict__ keys) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) keys[k] = value_bits(val[k]);
+}
+
+// table[t] = the value of bit pattern keys[t], t < n.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_from_keys(const std::uint64_t *__restrict__ keys, int n, T *__restrict__ table) {
+  for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n; t += gridDim.x * blockDim.x) {
+    if constexpr (sizeof(T) == 8) table[t] = pjds_double(keys[t]);
+    else table[t] = pjds_float(std::uint32_t(keys[t]));
+  }
+}
+
+// vcode16[k] = the position of val[k]'s bits in the table (ntable entries ascending by bit
+// pattern, read through the non-coherent path); *ok = 0 where one is not there.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) pj_table_codes16(const T *__restrict__ val, long long n, const T *__restrict__ table, int ntable, std::uint16_t *__restrict__ vcode16,
+                                                             int *ok) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    const std::uint64_t b  = value_bits(val[k]);
+    int                 lo = 0, hi = ntable - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (value_bits(__ldg(table + mid)) < b) lo = mid + 1;
+      else hi = mid;
+    }
+    if (value_bits(__ldg(table + lo)) == b) vcode16[k] = std::uint16_t(lo);
+    else *ok = 0;
+  }
+}
+
+// fp32 storage: val32[k] = val[k] rounded to float (pjds_round, as the host's: the sentinel to
+// fp32's, NaNs to the canonical fp32 NaN, the rest to nearest).
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_round(const T *__restrict__ val, long long n, float *__restrict__ val32) {
-  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val32[k] = float(val[k]);
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) val32[k] = pjds_round(val[k]);
 }
 
 } // namespace
@@ -256,8 +407,13 @@ void PjdsDevice<T>::release() {
   device_free(dict_);
   device_free(dict_start_);
   dict_entries_ = 0;
+  device_free(poff_);
+  device_free(poff_start_);
+  npoff_  = 0;
+  pgroup_ = 0;
   device_free(table_);
   device_free(vcode_);
+  device_free(vcode16_);
   device_free(table_ok_);
   ntable_ = 0;
   device_free(val32_);
@@ -356,7 +512,12 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
-  if (p_.columns != PjdsColumns::Plain && padded_ > 0 && (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {
+  if (p_.columns == PjdsColumns::Positional && padded_ > 0) {
+    GPUMAT_CUDA_TRY(position_columns(A, tmp, s));
+    if (!why_.empty()) return fail(why_);
+    clock.mark("position");
+  } else if (p_.columns != PjdsColumns::Plain && p_.columns != PjdsColumns::Positional && padded_ > 0 &&
+             (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {
     GPUMAT_CUDA_TRY(code_columns(tmp, s));
     clock.mark("code");
   }
@@ -418,6 +579,72 @@ cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
   return cudaSuccess;
 }
 
+// Positional columns from the 32-bit layout as built (before the long part: its slots and values
+// come after the padded part's new size). Where they would store more than 2^31 - 1 entries, why_
+// says so (the caller fails, as the host builder throws).
+template <typename T>
+cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s) {
+  const int      nt = kThreads, br = p_.block_rows;
+  const unsigned wgrid = unsigned((nblocks_ + 1 + kDictWarps - 1) / kDictWarps);
+  index_t       *keys = tmp.get<index_t>(std::size_t(padded_)), *off = tmp.get<index_t>(std::size_t(nblocks_) + 1);
+  index_t       *sorted[2] = {tmp.get<index_t>(std::size_t(padded_)), tmp.get<index_t>(std::size_t(padded_))};
+  std::int64_t  *cnt[2]    = {tmp.get<std::int64_t>(std::size_t(nblocks_) + 1), tmp.get<std::int64_t>(std::size_t(nblocks_) + 1)};
+  std::int64_t  *start[2]  = {tmp.get<std::int64_t>(std::size_t(nblocks_) + 1), tmp.get<std::int64_t>(std::size_t(nblocks_) + 1)};
+  std::int64_t  *sizes = tmp.get<std::int64_t>(std::size_t(nblocks_) + 1);
+  GPUMAT_CUDA_TRY(tmp.err);
+  pj_starts32<<<grid_for(nblocks_ + 1, nt), nt, 0, s>>>(block_start_, nblocks_, off);
+  GPUMAT_CUDA_TRY(launched());
+  // each group's stored entries; the fewest kept (buffers [best]), the first of equals
+  int          best = 0, cur = 1;
+  index_t      g = 1;
+  std::int64_t least = -1;
+  for (index_t cand : kPjdsPositionalGroups) {
+    pj_pos_keys<<<grid_for(npj_, nt), nt, 0, s>>>(col_, perm_, rowlen_, block_start_, npj_, br, cand, keys);
+    GPUMAT_CUDA_TRY(launched());
+    GPUMAT_CUDA_TRY(sort_segment_keys(keys, sorted[cur], padded_, nblocks_, off, s));
+    pj_pos_distinct<false><<<wgrid, kDictWarps * 32, 0, s>>>(sorted[cur], block_start_, npj_, br, nblocks_, cnt[cur], sizes, nullptr, nullptr);
+    GPUMAT_CUDA_TRY(launched());
+    GPUMAT_CUDA_TRY(exclusive_sum(sizes, start[cur], nblocks_ + 1, s));
+    std::int64_t stored = 0;
+    GPUMAT_CUDA_TRY(cudaMemcpyAsync(&stored, start[cur] + nblocks_, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
+    GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+    if (least < 0 || stored < least) least = stored, g = cand, std::swap(best, cur);
+  }
+  if (least > INT_MAX) {
+    why_ = "pjds: positional columns would store " + std::to_string(least) + " entries, beyond the 32-bit positions of the index; use plain columns";
+    return cudaSuccess;
+  }
+  // the offsets: each block's distinct ones, ascending, after its predecessors'
+  GPUMAT_CUDA_TRY(device_alloc(poff_start_, std::size_t(nblocks_) + 1));
+  GPUMAT_CUDA_TRY(exclusive_sum(cnt[best], poff_start_, nblocks_ + 1, s));
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&npoff_, poff_start_ + nblocks_, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  GPUMAT_CUDA_TRY(device_alloc(poff_, std::size_t(npoff_)));
+  pj_pos_distinct<true><<<wgrid, kDictWarps * 32, 0, s>>>(sorted[best], block_start_, npj_, br, nblocks_, nullptr, nullptr, poff_start_, poff_);
+  GPUMAT_CUDA_TRY(launched());
+  // the values (the long part's after them, filled later) and slots at their offsets' positions
+  T *nval = nullptr;
+  GPUMAT_CUDA_TRY(device_alloc(nval, std::size_t(least + lr_.entries())));
+  pj_fill_pad<T><<<unsigned(std::min<long long>(grid_for(least, nt), 1024)), nt, 0, s>>>(nval, least);
+  cudaError_t e = launched();
+  if (e == cudaSuccess) {
+    pj_pos_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(A.rowptr, col_, val_, perm_, rowlen_, block_start_, start[best], poff_start_, poff_, npj_, br, g, nval, slot_);
+    e = launched();
+  }
+  if (e == cudaSuccess) e = cudaMemcpyAsync(block_start_, start[best], (std::size_t(nblocks_) + 1) * sizeof(std::int64_t), cudaMemcpyDeviceToDevice, s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s); // the old values and columns read by then
+  if (e != cudaSuccess) {
+    device_free(nval);
+    return e;
+  }
+  device_free(val_);
+  device_free(col_);
+  val_    = nval;
+  padded_ = least;
+  pgroup_ = g;
+  return cudaSuccess;
+}
+
 template <typename T>
 unsigned PjdsDevice<T>::table_grid() const {
   return unsigned(std::min<long long>(grid_for(padded_, kThreads), 1024));
@@ -444,7 +671,8 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   if (e == cudaSuccess) e = cudaMemcpyAsync(h, state, sizeof(h), cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return done(e);
-  if (h[1] || h[0] > kPjdsTableMax || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T)))) return done(cudaSuccess); // the values as stored
+  if (h[1] || h[0] > kPjdsTableMax) return done(code_values16(s)); // more than 256: 16-bit codes where they fit
+  if (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T))) return done(cudaSuccess); // the values as stored
   std::vector<unsigned long long> hs(kTableSlots), keys;
   e = cudaMemcpy(hs.data(), slots, kTableSlots * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return done(e);
@@ -473,16 +701,66 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   return done(e);
 }
 
+// The table of 16-bit codes (more than kPjdsTableMax distinct values; pjds.hpp): the values' bit
+// patterns sorted and their distinct ones selected, the count read back (one synchronization);
+// where at most kPjdsTable16Max (and, auto, that reads fewer bytes: pjds_table_pays) the table is
+// built from them and every value coded; else the values are read as stored (as the host). Also
+// where the hash sets could not hold a value (kTableEmpty's bits): then at most kPjdsTableMax
+// distinct values take 8-bit codes, as the host's.
+template <typename T>
+cudaError_t PjdsDevice<T>::code_values16(cudaStream_t s) {
+  StreamTemps    tmp(s);
+  std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(padded_)), *sorted = tmp.get<std::uint64_t>(std::size_t(padded_));
+  int           *count = tmp.get<int>(1);
+  if (tmp.err != cudaSuccess) return tmp.err;
+  pj_value_keys<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, keys);
+  GPUMAT_CUDA_TRY(launched());
+  // the distinct keys into keys (read by the sort before the selection writes them)
+  GPUMAT_CUDA_TRY(sort_unique_keys(keys, sorted, keys, count, padded_, int(8 * sizeof(T)), s));
+  int n = 0;
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&n, count, sizeof(int), cudaMemcpyDeviceToHost, s));
+  GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
+  if (n > kPjdsTable16Max || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, n, sizeof(T)))) return cudaSuccess; // the values as stored
+  cudaError_t e = device_alloc(table_, std::size_t(n));
+  const bool wide = n > kPjdsTableMax;
+  if (e == cudaSuccess) e = wide ? device_alloc(vcode16_, std::size_t(padded_)) : device_alloc(vcode_, std::size_t(padded_));
+  if (e == cudaSuccess) e = device_alloc(table_ok_, 1);
+  if (e == cudaSuccess) e = cudaMemsetAsync(table_ok_, 1, sizeof(int), s);
+  if (e == cudaSuccess) {
+    pj_table_from_keys<T><<<unsigned(std::min<long long>(grid_for(n, kThreads), 1024)), kThreads, 0, s>>>(keys, n, table_);
+    e = launched();
+  }
+  if (e == cudaSuccess) {
+    ntable_ = index_t(n);
+    if (wide) pj_table_codes16<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, n, vcode16_, table_ok_);
+    else pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, n, vcode_, table_ok_);
+    e = launched();
+  }
+  if (e != cudaSuccess) {
+    device_free(table_);
+    device_free(vcode_);
+    device_free(vcode16_);
+    device_free(table_ok_);
+    ntable_ = 0;
+  }
+  return e;
+}
+
 template <typename T>
 cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   GPUMAT_CUDA_TRY(refresh_through_slots(val, std::int64_t(nnz_), slot_, val_, s, where));
+  if (positional() && nnz_ > 0) { // no stored value taken for padding (pjds.hpp)
+    pj_unpad_slots<T><<<unsigned(std::min<long long>(grid_for(nnz_, kThreads), 1024)), kThreads, 0, s>>>(slot_, nnz_, padded_, val_);
+    GPUMAT_CUDA_TRY(launched());
+  }
   if (val32_) {
     pj_round<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, val32_);
     return launched();
   }
   if (!table_) return cudaSuccess;
   GPUMAT_CUDA_TRY(cudaMemsetAsync(table_ok_, 1, sizeof(int), s)); // cleared by a value outside the table
-  pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
+  if (vcode16_) pj_table_codes16<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode16_, table_ok_);
+  else pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, int(ntable_), vcode_, table_ok_);
   return launched();
 }
 
@@ -493,8 +771,10 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   template cudaError_t PjdsDevice<T>::build(const DeviceCsrView<T> &, const PjdsParams &, cudaStream_t); \
   template cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &, const PjdsParams &, cudaStream_t, PhaseTimer &); \
   template cudaError_t PjdsDevice<T>::code_columns(StreamTemps &, cudaStream_t); \
+  template cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &, StreamTemps &, cudaStream_t); \
   template unsigned    PjdsDevice<T>::table_grid() const; \
   template cudaError_t PjdsDevice<T>::code_values(cudaStream_t); \
+  template cudaError_t PjdsDevice<T>::code_values16(cudaStream_t); \
   template cudaError_t PjdsDevice<T>::refresh(const T *, cudaStream_t, Mem);
 GPUMAT_PJDS_BUILD(double)
 GPUMAT_PJDS_BUILD(float)

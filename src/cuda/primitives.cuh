@@ -34,6 +34,10 @@ cudaError_t reduce_max(const index_t *in, std::int64_t n, index_t *out, cudaStre
 cudaError_t sort_segments(const index_t *keys_in, index_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, std::int64_t nseg,
                           const index_t *off, cudaStream_t s);
 
+// Sorts each segment [off[k], off[k+1]) of keys_in (k < nseg) ascending into keys_out, keys only
+// (CUB's DeviceSegmentedSort; segmented_sort.cu's module). Asynchronous.
+cudaError_t sort_segment_keys(const index_t *keys_in, index_t *keys_out, std::int64_t n, std::int64_t nseg, const index_t *off, cudaStream_t s);
+
 // Temporaries of a builder: stream-ordered allocations (cudaMallocAsync on s) freed stream-ordered
 // (after the work queued on s) when the object goes out of scope. After the first failure get()
 // returns null and err holds the error (cleared from CUDA's state), so a builder checks err once
@@ -74,6 +78,12 @@ struct StreamTemps {
 // file and module (radix_sort.cu), loaded by the first build that sorts rows. Asynchronous.
 cudaError_t sort_pairs(const std::uint64_t *keys_in, std::uint64_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, int end_bit,
                        cudaStream_t s);
+
+// The distinct keys of keys[0, n), ascending, into unique[0, *count) (*count a device int; CUB's
+// DeviceRadixSort over bits [0, end_bit) into sorted, then DeviceSelect::Unique; sorted and unique
+// hold n keys each, keys is left as it is; temporary storage stream-ordered on s). radix_sort.cu's
+// module. Asynchronous.
+cudaError_t sort_unique_keys(const std::uint64_t *keys, std::uint64_t *sorted, std::uint64_t *unique, int *count, std::int64_t n, int end_bit, cudaStream_t s);
 
 // dst[slot[k]] = src[k], k < n (the value of CSR entry k into the format's position); S is the
 // slot type (index_t, or unsigned where a format's value array may exceed 2^31 entries).

@@ -1,8 +1,12 @@
-// sort_pairs (primitives.cuh): CUB's radix sort in a CUDA module of its own, loaded only by the
-// first build that sorts (pjds's rows by length).
+// sort_pairs and sort_unique_keys (primitives.cuh): CUB's radix sort in a CUDA module of its own,
+// loaded only by the first build that sorts (pjds's rows by length, its values for a table of
+// 16-bit codes).
 #include "primitives.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
 
 namespace gpumat {
 namespace cuda {
@@ -19,6 +23,29 @@ cudaError_t sort_pairs(const std::uint64_t *keys_in, std::uint64_t *keys_out, co
     return err;
   }
   if (err == cudaSuccess) err = cub::DeviceRadixSort::SortPairs(tmp, bytes, keys_in, keys_out, vals_in, vals_out, n, 0, end_bit, s);
+  if (tmp) {
+    const cudaError_t fr = cudaFreeAsync(tmp, s);
+    if (err == cudaSuccess) err = fr;
+  }
+  return err;
+}
+
+cudaError_t sort_unique_keys(const std::uint64_t *keys, std::uint64_t *sorted, std::uint64_t *unique, int *count, std::int64_t n, int end_bit, cudaStream_t s) {
+  if (n == 0) return cudaMemsetAsync(count, 0, sizeof(int), s);
+  if (end_bit < 1) end_bit = 1;
+  std::size_t sort_bytes = 0, unique_bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, keys, sorted, n, 0, end_bit, s);
+  if (err == cudaSuccess) err = cub::DeviceSelect::Unique(nullptr, unique_bytes, sorted, unique, count, n, s);
+  const std::size_t bytes = std::max(sort_bytes, unique_bytes);
+  void             *tmp   = nullptr;
+  if (err == cudaSuccess && (err = cudaMallocAsync(&tmp, bytes > 0 ? bytes : 1, s)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  std::size_t b = sort_bytes;
+  if (err == cudaSuccess) err = cub::DeviceRadixSort::SortKeys(tmp, b, keys, sorted, n, 0, end_bit, s);
+  b = unique_bytes;
+  if (err == cudaSuccess) err = cub::DeviceSelect::Unique(tmp, b, sorted, unique, count, n, s);
   if (tmp) {
     const cudaError_t fr = cudaFreeAsync(tmp, s);
     if (err == cudaSuccess) err = fr;

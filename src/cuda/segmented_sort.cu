@@ -1,5 +1,6 @@
-// sort_segments (primitives.cuh): CUB's segmented sort in a CUDA module of its own, loaded only by
-// the first build that sorts (a matrix with unsorted rows).
+// sort_segments and sort_segment_keys (primitives.cuh): CUB's segmented sort in a CUDA module of its
+// own, loaded only by the first build that sorts (a matrix with unsorted rows, pjds's positional
+// columns).
 #include "primitives.cuh"
 
 #include <cub/device/device_segmented_sort.cuh>
@@ -18,6 +19,23 @@ cudaError_t sort_segments(const index_t *keys_in, index_t *keys_out, const index
     return err;
   }
   if (err == cudaSuccess) err = cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys_in, keys_out, vals_in, vals_out, n, nseg, off, off + 1, s);
+  if (tmp) {
+    const cudaError_t fr = cudaFreeAsync(tmp, s);
+    if (err == cudaSuccess) err = fr;
+  }
+  return err;
+}
+
+cudaError_t sort_segment_keys(const index_t *keys_in, index_t *keys_out, std::int64_t n, std::int64_t nseg, const index_t *off, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  std::size_t bytes = 0;
+  cudaError_t err   = cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, keys_in, keys_out, n, nseg, off, off + 1, s);
+  void       *tmp   = nullptr;
+  if (err == cudaSuccess && (err = cudaMallocAsync(&tmp, bytes > 0 ? bytes : 1, s)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return err;
+  }
+  if (err == cudaSuccess) err = cub::DeviceSegmentedSort::SortKeys(tmp, bytes, keys_in, keys_out, n, nseg, off, off + 1, s);
   if (tmp) {
     const cudaError_t fr = cudaFreeAsync(tmp, s);
     if (err == cudaSuccess) err = fr;

@@ -34,7 +34,7 @@ public:
     user_.long_row   = values[2];
     occupancy_       = (int)values[3];
     shape_           = {(int)values[4], (int)values[5]};
-    PetscEnum columns = (PetscEnum)user_.columns, vals = (PetscEnum)user_.values; // auto, plain, dictionary|table: the enums' order
+    PetscEnum columns = (PetscEnum)user_.columns, vals = (PetscEnum)user_.values; // auto, plain, dictionary, positional | auto, plain, table: the enums' order
     PetscCall(ReadOption(PetscOptionsObject, r.option("columns"), columns, &columns, nullptr));
     PetscCall(ReadOption(PetscOptionsObject, r.option("values"), vals, &vals, nullptr));
     user_.columns = (PjdsColumns)columns;
@@ -149,8 +149,11 @@ public:
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 
-  // Once built: columns (dictionary|plain: as stored), dictionary_entries, values (table|fp32|plain:
+  // Once built: columns (dictionary|positional|plain: as stored), dictionary_entries,
+  // positional_offsets and positional_group (the offsets of all blocks and the rows per group they
+  // start from; 0 unless positional), values (table|fp32|plain:
   // as the product reads them now; fp32: -mat_gpumat_values fp32), table_entries (0 without),
+  // table_bits (the codes' width: 8 up to 256 entries, else 16; 0 without),
   // block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each with its
   // _source (set|model); pjds_rows,
   // stored_entries, padding_entries (stored beyond the pJDS part's nonzeros), long_rows,
@@ -180,10 +183,13 @@ public:
                            {"long_rows", std::to_string(long_rows)},
                            {"long_entries", std::to_string(long_nnz)},
                            {"format_bytes", std::to_string(bytes)},
-                           {"columns", Coded() ? "dictionary" : "plain"},
+                           {"columns", Coded() ? "dictionary" : Positional() ? "positional" : "plain"},
                            {"dictionary_entries", std::to_string(DictEntries())},
+                           {"positional_offsets", std::to_string(Positional() ? Offsets() : 0)},
+                           {"positional_group", std::to_string(Positional() ? Group() : 0)},
                            {"values", TableEntries() ? "table" : Single() ? "fp32" : "plain"},
-                           {"table_entries", std::to_string(TableEntries())}});
+                           {"table_entries", std::to_string(TableEntries())},
+                           {"table_bits", std::to_string(TableBits())}});
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.chunks() >= 0) {
       const LongShape &sh = dev_.long_shape();
@@ -260,7 +266,7 @@ private:
   }
 #endif
 
-  static constexpr const char *kColumnNames[3] = {"auto", "plain", "dictionary"};
+  static constexpr const char *kColumnNames[4] = {"auto", "plain", "dictionary", "positional"};
   // The stored layout's columns (the device's where it holds the format, else the host's)
   // A fact of the stored layout: dev(the device's) where it holds the format, else host(the host's)
   template <class Dev, class Host>
@@ -273,6 +279,13 @@ private:
     return host(host_);
   }
   bool         Coded() const { return AsStored([](const auto &d) { return d.coded(); }, [](const auto &h) { return h.coded(); }); }
+  bool         Positional() const { return AsStored([](const auto &d) { return d.positional(); }, [](const auto &h) { return h.positional(); }); }
+  // positional columns: the offsets of all blocks, and the rows per group they start from
+  std::int64_t Offsets() const
+  {
+    return AsStored([](const auto &d) { return std::int64_t(d.offset_entries()); }, [](const auto &h) { return std::int64_t(h.poff.size()); });
+  }
+  index_t      Group() const { return AsStored([](const auto &d) { return d.group(); }, [](const auto &h) { return h.pgroup; }); }
   std::int64_t DictEntries() const
   {
     return AsStored([](const auto &d) { return std::int64_t(d.dict_entries()); }, [](const auto &h) { return std::int64_t(h.dict.size()); });
@@ -283,6 +296,13 @@ private:
   {
     return AsStored([](const auto &d) { return d.table_in_use() ? std::int64_t(d.table_entries()) : std::int64_t(0); }, [](const auto &h) { return std::int64_t(h.table.size()); });
   }
+  // The width of the value table's codes while the product reads it: 8 up to kPjdsTableMax entries,
+  // else 16 (0: the values as stored)
+  int TableBits() const
+  {
+    const std::int64_t t = TableEntries();
+    return t ? 8 * int(pjds_code_bytes(t)) : 0;
+  }
   // fp32 storage built (-mat_gpumat_values fp32 where no value table applies)
   bool Single() const { return AsStored([](const auto &d) { return d.single(); }, [](const auto &h) { return h.single(); }); }
   std::string ValuesText() const
@@ -292,13 +312,16 @@ private:
 #if defined(GPUMAT_WITH_CUDA)
     if (dev_.device_bytes() && dev_.tabled() && !dev_.table_in_use()) drops = "; turned off by a refresh with a value outside it, until the next build";
 #endif
-    if (const std::int64_t t = TableEntries()) return "8-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
+    if (const std::int64_t t = TableEntries()) return std::to_string(TableBits()) + "-bit codes into a table of " + std::to_string(t) + " distinct values" + drops;
     if (Single()) return "fp32, rounded from the assembled values (lossy; the products' sums in fp64)" + drops;
     if (user_.fp32) return "as stored (fp32 storage asked for, not built: a value table was, or the values are single precision)" + drops;
     return "as stored" + drops;
   }
   std::string ColumnsText() const
   {
+    if (Positional())
+      return "positional: no column per entry, each block's rows as wide as its distinct offsets from the first row of their group of " + std::to_string(Group()) + " rows (" +
+             std::to_string(Offsets()) + " offsets in all)";
     if (!Coded()) return "32-bit";
     return "8-bit codes into per-block dictionaries of offsets (" + std::to_string(DictEntries()) + " entries in all)";
   }

@@ -154,9 +154,10 @@ void check_pjds_columns(const gpumat::Pjds<T> &B, const std::string &where) {
 }
 
 // pjds's values as the product reads them: with p.values plain, as stored; else a table exactly
-// where the padded part has at most kPjdsTableMax distinct values (bit patterns) and, auto, that
-// reads fewer bytes (pjds_table_pays), unless a refresh dropped it; the table strictly ascending
-// by bit pattern, every code's value the stored one, bit for bit.
+// where the padded part has at most kPjdsTable16Max distinct values (bit patterns) and, auto, that
+// reads fewer bytes (pjds_table_pays), unless a refresh dropped it; 8-bit codes where the table has
+// at most kPjdsTableMax entries, else 16-bit ones; the table strictly ascending by bit pattern,
+// every code's value the stored one, bit for bit.
 template <typename T>
 void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   auto bits = [](T v) {
@@ -166,7 +167,7 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   };
   std::set<std::uint64_t> distinct;
   for (const T &v : B.val) distinct.insert(bits(v));
-  const bool fits = distinct.size() <= std::size_t(gpumat::kPjdsTableMax) && B.padded() > 0;
+  const bool fits = distinct.size() <= std::size_t(gpumat::kPjdsTable16Max) && B.padded() > 0;
   const bool want = B.p.values == gpumat::PjdsValues::Table ? fits
                     : B.p.values == gpumat::PjdsValues::Auto ? fits && gpumat::pjds_table_pays(B.padded(), std::int64_t(distinct.size()), std::int64_t(sizeof(T)))
                                                              : false;
@@ -174,14 +175,76 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
     ASSERT_EQ(B.tabled(), want) << where << ": a value table where asked and the values fit";
   }
   if (!B.tabled()) return;
-  ASSERT_EQ(B.vcode.size(), B.val.size()) << where;
+  const bool wide = B.table.size() > std::size_t(gpumat::kPjdsTableMax);
+  ASSERT_EQ(B.vcode.size(), wide ? 0 : B.val.size()) << where << ": 8-bit codes up to 256 entries";
+  ASSERT_EQ(B.vcode16.size(), wide ? B.val.size() : 0) << where << ": 16-bit codes beyond";
+  ASSERT_EQ(B.code_bytes(), wide ? 2 : 1) << where;
   for (std::size_t t = 1; t < B.table.size(); ++t) ASSERT_LT(bits(B.table[t - 1]), bits(B.table[t])) << where << ": the table ascending by bit pattern";
   for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
 }
 
+// pjds's positional columns (pjds.hpp): no column per entry; the group the one of
+// kPjdsPositionalGroups storing the fewest entries (the first of equals); each block's offsets its
+// nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
+// they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
+// its column decodes to its own); every other stored value the padding sentinel (pjds_pad), no
+// stored value the sentinel (a value with its bits: the canonical NaN).
+template <typename T>
+void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const std::string &where) {
+  using gpumat::index_t;
+  ASSERT_TRUE(B.col.empty() && B.code.empty() && B.dict_start.empty()) << where << ": no column per entry";
+  ASSERT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
+  ASSERT_EQ(std::size_t(B.poff_start.back()), B.poff.size()) << where;
+  auto offsets = [&](std::int64_t b, index_t g) { // block b's distinct offsets from groups of g rows
+    std::set<index_t> u;
+    for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) {
+      const index_t r = B.row(i);
+      for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) u.insert(M.colidx[std::size_t(q)] - (r - r % g));
+    }
+    return u;
+  };
+  std::int64_t least = -1;
+  index_t      g     = 0;
+  for (index_t cand : gpumat::kPjdsPositionalGroups) {
+    std::int64_t stored = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); ++b) stored += B.block_rows(b) * std::int64_t(offsets(b, cand).size());
+    if (least < 0 || stored < least) least = stored, g = cand;
+  }
+  ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries, the first of equals";
+  ASSERT_EQ(B.padded(), least) << where;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+    const std::set<index_t> u = offsets(b, g);
+    ASSERT_TRUE(std::vector<index_t>(u.begin(), u.end()) == std::vector<index_t>(B.poff.begin() + B.poff_start[std::size_t(b)], B.poff.begin() + B.poff_start[std::size_t(b) + 1]))
+        << where << ": block " << b << "'s offsets, ascending";
+    ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], B.block_rows(b) * std::int64_t(u.size())) << where << ": block " << b;
+  }
+  std::vector<char> held(std::size_t(B.padded()), 0);
+  for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+    const std::int64_t b = i / B.p.block_rows, bs = B.block_start[std::size_t(b)], rows = B.block_rows(b);
+    const index_t      r = B.row(i);
+    for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) {
+      const std::int64_t pos = B.slot[std::size_t(q)];
+      ASSERT_TRUE(pos >= bs && pos < B.block_start[std::size_t(b) + 1] && (pos - bs) % rows == i % B.p.block_rows) << where << ": position " << i << " entry " << q;
+      ASSERT_EQ(B.column(pos, i), M.colidx[std::size_t(q)]) << where << ": position " << i << " entry " << q;
+      held[std::size_t(pos)] = 1;
+    }
+  }
+  for (std::int64_t k = 0; k < B.padded(); ++k)
+    if (!held[std::size_t(k)]) {
+      ASSERT_TRUE(gpumat::is_pjds_pad(B.val[std::size_t(k)])) << where << ": stored entry " << k << " holds no entry: the sentinel, not " << B.val[std::size_t(k)];
+    } else {
+      ASSERT_FALSE(gpumat::is_pjds_pad(B.val[std::size_t(k)])) << where << ": stored entry " << k << " holds an entry, not the sentinel";
+    }
+  if (B.single()) {
+    for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(gpumat::is_pjds_pad(B.val32[std::size_t(k)]), !held[std::size_t(k)]) << where << ": fp32 entry " << k;
+  }
+}
+
 // pjds: perm and the long rows together are every row once; each window is sorted by length,
-// descending, stably; blocks are padded to their longest row; padding has value 0 and a column of
-// its row; every CSR entry has one slot holding its value; pjds_padding agrees with the build.
+// descending, stably; blocks are padded to their longest row (with positional columns:
+// check_pjds_positional); padding has value 0 and a column of its row; every CSR entry has one slot
+// holding its value (positional columns: a value with the sentinel's bits as the canonical NaN);
+// pjds_padding agrees with the build.
 template <typename T>
 void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpumat::Pjds<T> &B, const std::string &where) {
   using gpumat::index_t;
@@ -213,12 +276,15 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_LT(B.row(i - 1), r) << where << ": sigma 1 keeps the order";
     }
   }
-  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+  ASSERT_EQ(B.positional(), B.p.columns == gpumat::PjdsColumns::Positional && B.nrows_pj > 0 && std::int64_t(M.nnz()) > std::int64_t(B.long_val.size()))
+      << where << ": positional columns where asked (and the pJDS part holds entries)";
+  if (B.positional()) check_pjds_positional(M, B, where);
+  for (std::int64_t b = 0; b < B.nblocks() && !B.positional(); ++b) {
     index_t mx = 0;
     for (std::int64_t i = b * br; i < std::min<std::int64_t>(n, (b + 1) * br); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
     ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], std::int64_t(mx) * B.block_rows(b)) << where << ": block " << b;
   }
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (std::int64_t i = 0; i < n && !B.positional(); ++i) {
     const std::int64_t rows = B.block_rows(i / br), base = B.block_start[std::size_t(i / br)] + i % br,
                        bl = (B.block_start[std::size_t(i / br) + 1] - B.block_start[std::size_t(i / br)]) / rows;
     const index_t r = B.row(i);
@@ -233,16 +299,19 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_EQ(B.column(base + j * rows, i), M.colidx[std::size_t(M.rowptr[std::size_t(r)] + j)]) << where << ": position " << i << " entry " << j;
     }
   }
-  check_pjds_columns(B, where);
+  if (!B.positional()) check_pjds_columns(B, where);
   check_pjds_values(B, where);
   ASSERT_EQ(B.slot.size(), std::size_t(M.nnz())) << where;
   for (std::size_t q = 0; q < B.slot.size(); ++q) {
     const std::int64_t s = B.slot[q];
     ASSERT_GE(s, 0) << where;
-    const T got = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
-    ASSERT_EQ(got, v[q]) << where << ": entry " << q;
+    const T got  = s < B.padded() ? B.val[std::size_t(s)] : B.long_val[std::size_t(s - B.padded())];
+    const T want = s < B.padded() && B.positional() ? gpumat::pjds_unpad(v[q]) : v[q];
+    ASSERT_TRUE(got == want || gpumat::value_bits(got) == gpumat::value_bits(want)) << where << ": entry " << q << ": " << got << ", not " << want;
   }
-  ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
+  if (!B.positional()) {
+    ASSERT_EQ(B.padding(), gpumat::pjds_padding(M.view(v), B.p)) << where << ": pjds_padding agrees with the build";
+  }
 }
 
 // bce: every row at one position; groups in increasing width, consecutive positions; each row in
@@ -459,10 +528,16 @@ template <> struct FormatTraits<fmt::pjds> {
   template <typename T> static std::vector<Variant> variants() { return pjds_param_sets(); }
   template <typename T> static std::vector<Variant> default_variants() { return {Variant{}}; }
   static const std::vector<matgen::Csr> &matrices(const Variant &) { return matgen::standard_set_cached(512); }
-  // A power law with long rows (long_row 64): both parts refreshed.
+  // A power law with long rows (long_row 64): both parts refreshed; and positional columns (their
+  // padding the sentinel). The values plain: the new values are outside any value table the first
+  // build makes (its random values fit one of 16-bit codes), which a refresh then drops where a
+  // build from them makes one (the table's refreshes: test_pjds_host's PjdsValueTable tests).
   static std::vector<MatrixCase<Variant>> refresh_cases() {
-    const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
-    return {{M, pp(32, 512, 64)}, {M, pp(32, gpumat::pjds_all_rows, 64)}};
+    const matgen::Csr M     = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
+    const auto        plain = gpumat::PjdsValues::Plain;
+    return {{M, pp(32, 512, 64, gpumat::PjdsColumns::Auto, plain)},
+            {M, pp(32, gpumat::pjds_all_rows, 64, gpumat::PjdsColumns::Auto, plain)},
+            {M, pp(32, 1, 64, gpumat::PjdsColumns::Positional, plain)}};
   }
   template <typename T> class Host {
   public:

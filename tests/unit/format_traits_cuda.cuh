@@ -57,8 +57,9 @@ void check_bccoo_device_layout(const matgen::Csr &M, const std::vector<T> &vals,
   EXPECT_EQ(D.escapes(), std::int64_t(H.escape.size())) << where;
 }
 
-// pjds: order, lengths, block starts, columns and values with their padding, the long part, the
-// slot map, the padding and the bytes read equal the host builder's.
+// pjds: order, lengths, block starts, columns (32-bit, dictionary or positional) and values with
+// their padding (positional: the sentinel), the long part, the slot map, the padding and the bytes read equal the host
+// builder's.
 template <typename T>
 void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, const gpumat::PjdsParams &p, const gpumat::cuda::PjdsDevice<T> &D,
                               const std::string &where) {
@@ -77,12 +78,20 @@ void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, 
   EXPECT_TRUE(G.code == H.code) << where << ": column codes";
   EXPECT_TRUE(G.dict == H.dict) << where << ": dictionaries";
   EXPECT_TRUE(G.dict_start == H.dict_start) << where << ": dictionary starts";
+  EXPECT_EQ(D.positional(), H.positional()) << where << ": positional columns as the host's";
+  EXPECT_TRUE(G.poff == H.poff) << where << ": positional offsets";
+  EXPECT_TRUE(G.poff_start == H.poff_start) << where << ": positional offsets' starts";
+  EXPECT_EQ(G.pgroup, H.pgroup) << where << ": positional group";
+  EXPECT_EQ(D.group(), H.pgroup) << where;
+  EXPECT_EQ(D.offset_entries(), std::int64_t(H.poff.size())) << where;
   EXPECT_EQ(D.table_in_use(), H.tabled()) << where << ": a value table as the host's";
   EXPECT_EQ(D.single(), H.single()) << where << ": fp32 storage as the host's";
-  EXPECT_TRUE(G.val32 == H.val32) << where << ": fp32 values";
-  EXPECT_TRUE(G.table == H.table) << where << ": value table";
+  // bit for bit where not equal: the positional padding's sentinel (a NaN) included
+  EXPECT_TRUE(gpumat_test::same_values(G.val32, H.val32)) << where << ": fp32 values";
+  EXPECT_TRUE(gpumat_test::same_values(G.table, H.table)) << where << ": value table";
   EXPECT_TRUE(G.vcode == H.vcode) << where << ": value codes";
-  EXPECT_TRUE(G.val == H.val) << where << ": values";
+  EXPECT_TRUE(G.vcode16 == H.vcode16) << where << ": 16-bit value codes";
+  EXPECT_TRUE(gpumat_test::same_values(G.val, H.val)) << where << ": values";
   EXPECT_TRUE(G.long_rows == H.long_rows) << where << ": long rows";
   EXPECT_TRUE(G.long_ptr == H.long_ptr) << where << ": long row pointer";
   EXPECT_TRUE(G.long_col == H.long_col) << where << ": long columns";

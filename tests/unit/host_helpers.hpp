@@ -12,6 +12,16 @@
 
 namespace gpumat_test {
 
+// Stored values equal element by element: equal, or of the same bits (a NaN, pjds's positional
+// padding sentinel among them, equals only itself; 0.0 and -0.0 stay equal).
+template <typename T>
+bool same_values(const std::vector<T> &a, const std::vector<T> &b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (!(a[k] == b[k]) && gpumat::value_bits(a[k]) != gpumat::value_bits(b[k])) return false;
+  return true;
+}
+
 // No z, a separate z, or y aliasing z (in-place MatMultAdd).
 enum class ZMode { None, Separate, Alias };
 

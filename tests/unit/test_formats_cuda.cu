@@ -111,7 +111,7 @@ TYPED_TEST(FormatDevice, RefreshEqualsRebuild) {
     ASSERT_EQ(cudaSuccess, E.stored(want, s)) << where;
     ASSERT_EQ(got.size(), want.size()) << where;
     for (std::size_t i = 0; i < want.size(); ++i) {
-      EXPECT_TRUE(got[i] == want[i]) << where << ": part " << i;
+      EXPECT_TRUE(gpumat_test::same_values(got[i], want[i])) << where << ": part " << i;
       if (M.nnz() > 0) {
         EXPECT_FALSE(want[i].empty()) << where << ": part " << i << " holds nothing, the case does not exercise it";
       }
@@ -123,7 +123,7 @@ TYPED_TEST(FormatDevice, RefreshEqualsRebuild) {
     ASSERT_EQ(cudaSuccess, F.refresh(dfresh.p, s, gpumat::Mem::Device)) << where;
     ASSERT_EQ(cudaSuccess, F.stored(got, s)) << where;
     ASSERT_EQ(got.size(), want.size()) << where;
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(got[i] == want[i]) << where << " from device memory: part " << i;
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(gpumat_test::same_values(got[i], want[i])) << where << " from device memory: part " << i;
     if (this->HasFatalFailure()) return;
   }
 }

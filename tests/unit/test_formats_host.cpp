@@ -132,7 +132,7 @@ TYPED_TEST(FormatHost, RefreshEqualsRebuild) {
     const std::vector<std::vector<T>> got = H.stored(), want = R.stored();
     ASSERT_EQ(got.size(), want.size()) << where;
     for (std::size_t i = 0; i < want.size(); ++i) {
-      EXPECT_TRUE(got[i] == want[i]) << where << ": part " << i;
+      EXPECT_TRUE(gpumat_test::same_values(got[i], want[i])) << where << ": part " << i;
       if (M.nnz() > 0) {
         EXPECT_FALSE(want[i].empty()) << where << ": part " << i << " holds nothing, the case does not exercise it";
       }

@@ -3,6 +3,7 @@
 // patterns sent where the byte models put them, the build counted over the horizon, the constants
 // file read, written and refused.
 #include "core/gpuauto.hpp"
+#include "core/pjds.hpp"
 #include "matgen.hpp"
 
 #include <gtest/gtest.h>
@@ -243,14 +244,17 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
 
 // pjds's compressed layouts (its byte model and constants keys): a stencil's few values (4 and -1)
 // predict the value table, a 3-unknowns FEM operator's wide rows (81 entries, 27 x 3 offsets a
-// block) dictionary columns too, and with variable coefficients, or without values (the view of a
-// device build, whose host values may be stale), neither for the values; each layout's bytes are
-// those of its byte model, fewer than plain's.
+// block) dictionary columns too; coefficients repeating with period 293 (more values than the 8-bit
+// table holds, each seen often in any sample: kPjdsTable16MinRepeat) a table of 16-bit codes
+// (pjds:table16, pjds:dict+table16); coefficients that never repeat, or no values (the view of a
+// device build, whose host values may be stale), no table; each layout's bytes are those of its
+// byte model, fewer than plain's.
 TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
-  auto pjds_of = [](const matgen::Csr &M, bool variable, bool values) {
+  // variable: 1 periodic (293 values), 2 every value distinct
+  auto pjds_of = [](const matgen::Csr &M, int variable, bool values) {
     auto v = M.values<double>();
     if (variable)
-      for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997);
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = variable == 1 ? 1.0 + 1e-3 * double(k % 293) : 1.0 + 1e-9 * double(k);
     auto view = M.view(v);
     if (!values) view.val = nullptr;
     AutoHints h;
@@ -264,25 +268,35 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
     EXPECT_EQ(s.distinct_values, 2) << "4 and -1";
     EXPECT_DOUBLE_EQ(s.block_offsets, 5) << "a 32-row block of a 5-point stencil, rows inside the grid's lines: offsets -600, -1, 0, 1, 600";
     EXPECT_EQ(p.key, "pjds:table") << p.detail << ": 5 entries a row are too few for dictionary columns";
-    const auto [sv, pv] = pjds_of(S, true, true);
-    EXPECT_EQ(sv.distinct_values, gpumat::kAutoDistinctMax + 1);
+    const auto [sv, pv] = pjds_of(S, 2, true);
+    EXPECT_EQ(sv.distinct_values, sv.values_sampled) << "every value distinct";
+    EXPECT_GT(sv.values_sampled, 4 * gpumat::kPjdsTableMax);
     EXPECT_EQ(pv.key, "pjds") << pv.detail;
     // the table: 1 B a stored entry instead of 8 (no padding: 7 B per nonzero fewer, less the table)
     EXPECT_NEAR(pv.bytes - p.bytes, 7.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * 3, 1.0);
-    const auto [sn, pn] = pjds_of(S, false, false);
+    const auto [s16, p16] = pjds_of(S, 1, true);
+    EXPECT_GT(s16.distinct_values, gpumat::kPjdsTableMax);
+    EXPECT_LE(s16.distinct_values, 293);
+    EXPECT_EQ(p16.key, "pjds:table16") << p16.detail;
+    // 2 B a stored entry instead of 8, plus the table of the sampled values and the padding's
+    EXPECT_NEAR(pv.bytes - p16.bytes, 6.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * (s16.distinct_values + 1), 1.0);
+    const auto [sn, pn] = pjds_of(S, 0, false);
     EXPECT_EQ(sn.distinct_values, -1) << "no values: none counted";
     EXPECT_EQ(pn.key, "pjds") << pn.detail;
   }
   {
-    const auto [s, p] = pjds_of(F, false, true);
+    const auto [s, p] = pjds_of(F, 0, true);
     EXPECT_EQ(s.distinct_values, 1);
     EXPECT_GT(s.block_offsets, 27);
     EXPECT_LE(s.block_offsets_max, 256) << "a dictionary holds 256 offsets";
     EXPECT_EQ(p.key, "pjds:dict+table") << p.detail;
-    const auto [sv, pv] = pjds_of(F, true, true);
+    const auto [sv, pv] = pjds_of(F, 2, true);
     EXPECT_EQ(pv.key, "pjds:dict") << pv.detail;
     EXPECT_LT(p.bytes, pv.bytes);
-    const auto [sp, pp] = pjds_of(F, true, true);
+    const auto [s16, p16] = pjds_of(F, 1, true);
+    EXPECT_EQ(p16.key, "pjds:dict+table16") << p16.detail;
+    EXPECT_LT(p16.bytes, pv.bytes);
+    const auto [sp, pp] = pjds_of(F, 2, true);
     (void)sp;
     EXPECT_EQ(pp.bytes, pv.bytes) << "deterministic";
   }
@@ -293,7 +307,7 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
 TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
   const matgen::Csr S = matgen::stencil_2d(600, 500);
   auto              v = S.values<double>();
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k); // no value repeats: no table
   const auto c = gpumat::auto_shipped_constants("NVIDIA H200");
   AutoHints  h;
   const auto d64 = gpumat::auto_decide(S.view(v), h, c, gpumat::auto_all_candidates());
@@ -327,7 +341,7 @@ TEST(GpuAuto, BuildCountsOverTheHorizon) {
   // enough for its product's gain to outweigh its build
   const auto M = fem3(40);
   auto       v = M.values<double>();
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-3 * double(k % 997); // variable coefficients: no value table
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k); // variable coefficients, none repeating: no value table
   AutoHints  h;
   h.block_size = 3;
   EXPECT_EQ(h.horizon, double(gpumat::kAutoHorizon));

@@ -4,8 +4,10 @@
 // staging chunks; two products are bitwise equal; the model's choice on a power law; a refusal's
 // reason; every instance of the product (4, 6 resident blocks) gives the same bits, and occupancy
 // 0 keeps the faster of the first products (InstanceTrial); dictionary columns and a value table
-// bitwise equal to the plain layout (a table kept or turned off by refreshes); a fuzz test against
-// the reference. The
+// bitwise equal to the plain layout (a table kept or turned off by refreshes); positional columns
+// built as the host builds them and bitwise equal to the plain layout (stencils, a 3-dof problem,
+// random patterns; a value table, fp32 storage, refreshes; an infinite x off the rows); a fuzz test
+// against the reference. The
 // device builder's layout (order, lengths, block starts, columns and values with their padding,
 // the long part, the slot map) against the host builder's and the products for b_r, sigma and
 // long-row thresholds on the standard set, the refresh, the diagonal, refusals and release are the
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -166,7 +169,7 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   Pjds<T> a, b;
   ASSERT_EQ(cudaSuccess, D.download(a));
   ASSERT_EQ(cudaSuccess, E.download(b));
-  EXPECT_TRUE(a.val == b.val) << M.name;
+  EXPECT_TRUE(gpumat_test::same_values(a.val, b.val)) << M.name; // positional padding: the sentinel, a NaN
   EXPECT_TRUE(a.long_val == b.long_val) << M.name;
   check_device_products(M, w, D, s, M.name + " refreshed");
   // the same values from device memory (a device COO assembly's)
@@ -176,7 +179,7 @@ void check_refresh(const matgen::Csr &M, const PjdsParams &p, cudaStream_t s) {
   ASSERT_EQ(cudaSuccess, F.refresh(dw.p, s, gpumat::Mem::Device));
   Pjds<T> c;
   ASSERT_EQ(cudaSuccess, F.download(c));
-  EXPECT_TRUE(c.val == b.val) << M.name;
+  EXPECT_TRUE(gpumat_test::same_values(c.val, b.val)) << M.name;
   EXPECT_TRUE(c.long_val == b.long_val) << M.name;
 }
 
@@ -309,7 +312,7 @@ TEST(PjdsDevice, Fp32ValuesEqualTheRoundedMatrix) {
   const Stream s;
   for (const matgen::Csr &M : {matgen::random_rows("random_1_40", 30000, 20000, 1, 40, 0.05, 11), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
     std::vector<double> v = M.values<double>();
-    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k)) - 0.3; // not floats, every value distinct: no table
     auto rounded = [&](const std::vector<double> &w) {
       std::vector<double> r(w);
       for (index_t row = 0; row < M.nrows; ++row)
@@ -442,6 +445,511 @@ TEST(InstanceTrial, AlternatesThenDecides) {
   EXPECT_EQ(t.begin(s), 6);
   t.clear();
   EXPECT_FALSE(t.decided());
+}
+
+// Positional columns (pjds.hpp) on the device: the layout the host builder's (check_pjds_device_layout:
+// offsets, their starts, the group, values and slots), the product (y = A x, y = A x + z, z aliased)
+// and the diagonal bitwise equal to the 32-bit layout's, the transpose to rounding (atomics).
+template <typename T>
+void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &v, PjdsParams p, cudaStream_t s, const std::string &where, bool bitwise = true) {
+  PjdsParams pl = p;
+  pl.columns    = gpumat::PjdsColumns::Plain;
+  PjdsDevice<T> Q, P;
+  ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << where << ": " << Q.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << where << ": " << P.why();
+  gpumat_test::check_pjds_device_layout(M, v, p, Q, where);
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 17), xt = matgen::random_vector<T>(std::size_t(M.nrows), 18);
+  const auto           z = matgen::random_vector<T>(std::size_t(M.nrows), 19), zt = matgen::random_vector<T>(std::size_t(M.ncols), 20);
+  for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, zm, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, zm, s);
+    if (bitwise) EXPECT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": z mode " << int(zm) << ", not the 32-bit layout's bits";
+    const auto tq = gpumat_test::device_apply(Q, Op::Trans, xt, zt, zm, s), tp = gpumat_test::device_apply(P, Op::Trans, xt, zt, zm, s);
+    ASSERT_EQ(tq.size(), tp.size());
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
+    for (std::size_t k = 0; k < tq.size(); ++k) ASSERT_NEAR(double(tq[k]), double(tp[k]), tol * (1.0 + std::fabs(double(tp[k])))) << where << ": transpose, z mode " << int(zm) << ", entry " << k;
+  }
+  check_device_products(M, v, Q, s, where);
+  DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+  ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
+  ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal (0 where a row stores none, not the sentinel)";
+}
+
+// A dof-per-node problem: each node of an nx x ny 5-point stencil coupled to its neighbours, every
+// dof to every dof (the host test's, test_pjds_host.cpp), values L.val * (1 + 0.1 d) + 0.01 r:
+// stored zeros where 0.01 r cancels a -1 coupling's -(1 + 0.1 d) (rows 100, 110, 120).
+matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
+  const matgen::Csr L = matgen::stencil_2d(nx, ny);
+  matgen::Csr       M;
+  M.name  = std::to_string(dof) + " dof";
+  M.nrows = M.ncols = dof * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / dof;
+    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
+      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
+// The 5-point stencil (group 1, at most 5 offsets a block) with 32, 128 and 8 rows a block, in the
+// matrix's order and sorted: built as the host builds it, bitwise equal to the 32-bit layout, fewer
+// bytes read; the product kernel's instances (4, 6 blocks per SM) the same bits.
+TEST(PjdsDevice, PositionalStencilBitwiseEqualToPlain) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(700, 500);
+  const auto        v = M.values<double>();
+  for (int br : {32, 128, 8})
+    for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
+      const PjdsParams p = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+      check_positional_against_plain<double>(M, v, p, s, describe(p));
+      PjdsDevice<double> Q, P;
+      ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+      ASSERT_EQ(cudaSuccess, P.build(M.view(v), pp(br, sigma, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain), s)) << P.why();
+      ASSERT_TRUE(Q.positional());
+      EXPECT_FALSE(Q.reads_rowlen());
+      EXPECT_EQ(Q.group(), 1);
+      EXPECT_LT(Q.format_bytes(), P.format_bytes()) << describe(p);
+      const auto x = matgen::random_vector<double>(std::size_t(M.ncols), 23);
+      const std::vector<double> z(std::size_t(M.nrows), 0.0);
+      std::vector<double>       first;
+      for (int occ : {4, 6}) {
+        ASSERT_TRUE(Q.set_occupancy(occ));
+        const auto y = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s);
+        if (first.empty()) first = y;
+        else EXPECT_TRUE(y == first) << describe(p) << ": occupancy " << occ;
+      }
+    }
+  for (int br : {32, 8}) { // fp32 vectors and values
+    const PjdsParams p = pp(br, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    check_positional_against_plain<float>(M, M.values<float>(), p, s, describe(p) + " float");
+  }
+}
+
+// An infinite x at a column: the rows that do not hold it keep finite sums, the 32-bit layout's (a
+// zero of a block's positional rows never reads its x).
+TEST(PjdsDevice, PositionalInfiniteXOffTheRows) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(300, 200);
+  const auto        v = M.values<double>();
+  for (int br : {32, 8}) {
+    PjdsDevice<double> Q, P;
+    ASSERT_EQ(cudaSuccess, Q.build(M.view(v), pp(br, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s)) << Q.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pp(br, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain), s)) << P.why();
+    auto                      x = matgen::random_vector<double>(std::size_t(M.ncols), 29);
+    const std::vector<double> z(std::size_t(M.nrows), 0.0);
+    for (index_t c : {index_t(M.ncols / 2), index_t(M.ncols / 2 + 7), index_t(1)}) {
+      const double keep  = x[std::size_t(c)];
+      x[std::size_t(c)]  = std::numeric_limits<double>::infinity();
+      const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s);
+      for (index_t r = 0; r < M.nrows; ++r) {
+        bool holds = false;
+        for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) holds = holds || M.colidx[std::size_t(k)] == c;
+        if (!holds) {
+          ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "b_r " << br << ", row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+        } else {
+          ASSERT_TRUE(std::isinf(yq[std::size_t(r)])) << "b_r " << br << ", row " << r << " with column " << c;
+        }
+      }
+      x[std::size_t(c)] = keep;
+    }
+  }
+}
+
+// A 3-dof problem: from its node's first row every row of a node has the same offsets, so the group
+// is 3 and a block stores at most 15 a row (2 dofs: group 2, 10); as the host builds it, bitwise
+// equal to the 32-bit layout, its stored zeros summed as that layout sums them (as entries, each in
+// its rank's partial sum; a 0 taken for padding would move the row's later entries to the other).
+TEST(PjdsDevice, PositionalNodeGroups) {
+  const Stream s;
+  for (index_t dof : {3, 2}) {
+    const matgen::Csr M = dof_problem(90, 70, dof);
+    const auto        v = M.values<double>();
+    for (int br : {32, 64})
+      for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
+        const PjdsParams p = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+        check_positional_against_plain<double>(M, v, p, s, M.name + " " + describe(p));
+        PjdsDevice<double> Q;
+        ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+        if (sigma == 1) EXPECT_EQ(Q.group(), dof) << M.name << " " << describe(p);
+        EXPECT_EQ(Q.padding(), Q.padded() - std::int64_t(M.nnz())); // no long part
+        EXPECT_LE(Q.padded(), std::int64_t(5 * dof) * M.nrows) << M.name << " " << describe(p) << ": at most 5 x dof a row";
+      }
+  }
+}
+
+// A value table with positional columns: the stencil's values (-1, 4 and the padding's sentinel) coded as the
+// host codes them, the product bitwise the 32-bit layout's as built, after a refresh within the
+// table (kept) and after one outside it (turned off: the values read); the refreshed values those
+// of a build from them.
+TEST(PjdsDevice, PositionalValueTableAndRefresh) {
+  const Stream              s;
+  const matgen::Csr         M = matgen::stencil_2d(600, 400);
+  const auto                v = M.values<double>();
+  const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  const PjdsParams          pt = pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain);
+  PjdsDevice<double>        C, P;
+  ASSERT_EQ(cudaSuccess, C.build(M.view(v), pt, s)) << C.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+  ASSERT_TRUE(C.positional());
+  ASSERT_TRUE(C.table_in_use());
+  EXPECT_EQ(C.table_entries(), 3);
+  gpumat_test::check_pjds_device_layout(M, v, pt, C, "positional, table");
+  auto same = [&](const char *what) {
+    EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << what;
+  };
+  same("as built");
+  std::vector<double> w(v);
+  for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0; // the same values: in the table
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_TRUE(C.table_in_use());
+  same("refreshed within the table");
+  gpumat_test::check_pjds_device_layout(M, w, pt, C, "positional, table, refreshed within");
+  w[7] = 2.5;
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_FALSE(C.table_in_use());
+  same("refreshed outside the table");
+  check_device_products(M, w, C, s, "positional, table turned off");
+  PjdsDevice<double> E;
+  ASSERT_EQ(cudaSuccess, E.build(M.view(w), pt, s)) << E.why();
+  Pjds<double> a, b;
+  ASSERT_EQ(cudaSuccess, C.download(a));
+  ASSERT_EQ(cudaSuccess, E.download(b));
+  EXPECT_TRUE(gpumat_test::same_values(a.val, b.val)) << "refreshed values: a build's from them";
+  // refreshes without a table, from host and device memory, in several staging chunks
+  check_refresh<double>(M, pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
+  const matgen::Csr L = matgen::stencil_2d(1000, 1000);
+  ASSERT_GT(L.colidx.size(), std::size_t(gpumat::cuda::kRefreshChunk));
+  check_refresh<double>(L, pp(32, 4096, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain), s);
+}
+
+// Equal entry by entry: the same bits, or both NaN (a NaN's payload is the hardware's).
+template <typename T>
+bool same_or_nan(const std::vector<T> &a, const std::vector<T> &b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (gpumat::value_bits(a[k]) != gpumat::value_bits(b[k]) && !(std::isnan(a[k]) && std::isnan(b[k]))) return false;
+  return true;
+}
+
+// The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 stored as 0,
+// and column 1234 taken out (no row stores it, the padding of its neighbours' rows points at it;
+// row 1234 has no diagonal).
+matgen::Csr stencil_with_zeros() {
+  const matgen::Csr S = matgen::stencil_2d(300, 200);
+  matgen::Csr       M;
+  M.name  = "stencil_2d with stored zeros, no column 1234";
+  M.nrows = S.nrows, M.ncols = S.ncols;
+  for (index_t r = 0; r < S.nrows; ++r) {
+    for (index_t k = S.rowptr[std::size_t(r)]; k < S.rowptr[std::size_t(r) + 1]; ++k)
+      if (S.colidx[std::size_t(k)] != 1234) M.colidx.push_back(S.colidx[std::size_t(k)]), M.val.push_back(k % 5 == 0 || r == 77 ? 0.0 : S.val[std::size_t(k)]);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
+// Stored zeros (the stencil's above, the 3-dof problem's): the products, transpose and diagonal as
+// the 32-bit layout's (check_positional_against_plain: bitwise), across b_r, the value table and
+// fp32 storage; an infinite x at a stored zero's column gives NaN in its row (0 x Inf, as AIJ's
+// product) and the 32-bit layout's every other row bit for bit; an infinite x at column 1234, which
+// only padding points at, leaves every row finite.
+TEST(PjdsDevice, PositionalStoredZerosAndInfiniteX) {
+  const Stream s;
+  for (const matgen::Csr &M : {stencil_with_zeros(), dof_problem(60, 50, 3)}) {
+    const auto v = M.values<double>();
+    for (int br : {32, 8})
+      for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+        for (bool fp32 : {false, true}) {
+          PjdsParams p = pp(br, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(br, 1, 0, gpumat::PjdsColumns::Plain, vals);
+          p.fp32 = pl.fp32        = fp32;
+          const std::string where = M.name + " " + describe(p) + (fp32 ? " fp32" : "");
+          check_positional_against_plain<double>(M, v, p, s, where);
+          PjdsDevice<double> Q, P;
+          ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+          ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+          const std::vector<double> z(std::size_t(M.nrows), 0.0);
+          const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 31);
+          int                       tried = 0;
+          for (index_t r = 0; r < M.nrows && tried < 3; ++r)
+            for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) {
+              if (v[std::size_t(k)] != 0.0) continue;
+              const index_t c  = M.colidx[std::size_t(k)];
+              auto          xi = x;
+              xi[std::size_t(c)] = std::numeric_limits<double>::infinity();
+              const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, xi, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, xi, z, ZMode::None, s);
+              ASSERT_TRUE(std::isnan(yq[std::size_t(r)])) << where << ": row " << r << ", x(" << c << ") = Inf at its stored zero: " << yq[std::size_t(r)];
+              ASSERT_TRUE(same_or_nan(yq, yp)) << where << ": x(" << c << ") = Inf, not the 32-bit layout's";
+              ++tried;
+              break;
+            }
+          ASSERT_EQ(tried, 3) << where;
+          if (M.ncols > 1234 && M.name.find("1234") != std::string::npos) {
+            auto xi    = x;
+            xi[1234]   = std::numeric_limits<double>::infinity();
+            const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, xi, z, ZMode::None, s);
+            for (index_t r = 0; r < M.nrows; ++r) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)])) << where << ": x(1234) = Inf only padding points at, row " << r;
+            EXPECT_TRUE(yq == gpumat_test::device_apply(P, Op::NoTrans, xi, z, ZMode::None, s)) << where;
+          }
+        }
+  }
+}
+
+// A refresh that brings stored zeros (every third value) and a value with the padding sentinel's
+// bits (fp64's; an fp32 case: fp32's), from host and device memory: the layout a build's from those
+// values (the sentinel's bits stored as the canonical NaN, check_pjds_device_layout), the product's
+// row of that value NaN and every other the 32-bit layout's (refreshed alike) bit for bit, the
+// diagonal the 32-bit layout's; a value table built from the stencil's values (4, -1 and the
+// sentinel) holds neither 0 nor the NaN: the refresh turns it off, and the values are read.
+template <typename T>
+void refresh_zeros_and_sentinel(const matgen::Csr &M, gpumat::PjdsValues vals, bool fp32, cudaStream_t s) {
+  const std::vector<T> v = M.values<T>();
+  std::vector<T>       w(v);
+  for (std::size_t k = 0; k < w.size(); k += 3) w[k] = T(0);
+  const index_t     r = 4321;
+  const std::size_t q = std::size_t(M.rowptr[std::size_t(r)] + 1);
+  w[q]                = gpumat::pjds_pad<T>();
+  PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+  p.fp32 = pl.fp32 = fp32;
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 37);
+  const std::vector<T> z(std::size_t(M.nrows), T(0));
+  for (gpumat::Mem where : {gpumat::Mem::Host, gpumat::Mem::Device}) {
+    const std::string what = M.name + " " + describe(p) + (fp32 ? " fp32" : "") + (sizeof(T) == 4 ? " float" : "") + (where == gpumat::Mem::Host ? " host values" : " device values");
+    PjdsDevice<T>     Q, P;
+    ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+    ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+    const DeviceArray<T> dw(w);
+    ASSERT_EQ(cudaSuccess, Q.refresh(where == gpumat::Mem::Host ? w.data() : dw.p, s, where)) << what;
+    ASSERT_EQ(cudaSuccess, P.refresh(where == gpumat::Mem::Host ? w.data() : dw.p, s, where)) << what;
+    Pjds<T> G;
+    ASSERT_EQ(cudaSuccess, Q.download(G));
+    ASSERT_LT(G.slot[q], G.padded());
+    EXPECT_EQ(gpumat::value_bits(G.val[std::size_t(G.slot[q])]), gpumat::value_bits(gpumat::pjds_nan<T>())) << what << ": the sentinel's bits stored as the canonical NaN";
+    if (Q.single()) {
+      EXPECT_EQ(gpumat::value_bits(G.val32[std::size_t(G.slot[q])]), gpumat::value_bits(gpumat::pjds_nan<float>())) << what;
+    }
+    if (vals == gpumat::PjdsValues::Table) {
+      EXPECT_FALSE(Q.table_in_use()) << what << ": 0 and NaN are not among the table's values";
+    }
+    // the layout: a build's from w, on the host (the table as built from v aside)
+    PjdsParams ph = p;
+    ph.values     = gpumat::PjdsValues::Plain;
+    Pjds<T> H;
+    gpumat::pjds_build(M.view(w), ph, H);
+    EXPECT_TRUE(gpumat_test::same_values(G.val, H.val)) << what << ": the values a build's from them";
+    if (Q.single()) {
+      EXPECT_TRUE(gpumat_test::same_values(G.val32, H.val32)) << what << ": fp32 values";
+    }
+    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s);
+    for (index_t i = 0; i < M.nrows; ++i) {
+      if (i == r) {
+        ASSERT_TRUE(std::isnan(yq[std::size_t(i)])) << what << ": the NaN's row";
+      } else {
+        ASSERT_EQ(gpumat::value_bits(yq[std::size_t(i)]), gpumat::value_bits(yp[std::size_t(i)])) << what << ": row " << i;
+      }
+    }
+    DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+    ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
+    ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_TRUE(same_or_nan(dq.download(), dp.download())) << what << ": diagonal";
+  }
+}
+
+TEST(PjdsDevice, PositionalRefreshZerosAndSentinel) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(120, 90);
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table}) {
+    refresh_zeros_and_sentinel<double>(M, vals, false, s);
+    refresh_zeros_and_sentinel<float>(M, vals, false, s);
+  }
+  refresh_zeros_and_sentinel<double>(M, gpumat::PjdsValues::Plain, true, s);
+}
+
+// The value table's entries include the padding's sentinel, on the device as on the host: 255
+// distinct stored values and padding make a table of 8-bit codes (the hash sets' path), 256 and
+// padding one of 16-bit codes (the sort's path); 65,535 and padding fill a table of 16-bit codes,
+// 65,536 and padding make none.
+TEST(PjdsDevice, PositionalTableCountsTheSentinel) {
+  const Stream s;
+  for (int distinct : {255, 256, 65535, 65536}) {
+    const matgen::Csr   M = distinct < 300 ? matgen::stencil_2d(40, 40) : matgen::stencil_2d(300, 240);
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    const PjdsParams   p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table);
+    PjdsDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    EXPECT_EQ(D.table_in_use(), distinct != 65536) << distinct << " values";
+    EXPECT_EQ(D.table_entries(), distinct != 65536 ? distinct + 1 : 0) << distinct << " values";
+    EXPECT_EQ(D.code_bytes(), distinct == 255 ? 1 : distinct != 65536 ? 2 : 0) << distinct << " values";
+    gpumat_test::check_pjds_device_layout(M, v, p, D, "positional, distinct values " + std::to_string(distinct));
+  }
+}
+
+// A table of 16-bit codes on the device: a 5-point stencil whose values repeat with period 1,000
+// (each value and the padding's 0, or positional columns' sentinel), with 32-bit, dictionary
+// (b_r 32: the dictionary in shared memory; b_r 16: read through L1) and positional columns, double
+// and float, values auto and fp32 asked for (the table wins): coded as the host codes them (the
+// table, ascending by bit pattern, and every code: check_pjds_device_layout); the product bitwise
+// equal to the layout's with the same columns and plain values, and the diagonal too, as built,
+// after a refresh within the table (kept, the codes re-derived by the binary search) and after one
+// with a value outside it (turned off: the product reads the values); the transposed product
+// (atomics: any order) within rounding of it.
+template <typename T>
+void check_device_table16(gpumat::PjdsColumns cols, int br, bool fp32, cudaStream_t s) {
+  const matgen::Csr M = matgen::stencil_2d(600, 400);
+  std::vector<T>    v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = T(1) + T(1e-3) * T(k % 1000) - T(M.val[k] == 4.0 ? 0 : 2);
+  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 9);
+  const std::vector<T> z(std::size_t(M.nrows), T(0));
+  PjdsParams           pt = pp(br, 1, 0, cols, gpumat::PjdsValues::Auto), pl = pp(br, 1, 0, cols, gpumat::PjdsValues::Plain);
+  pt.fp32                 = fp32;
+  const std::string where = describe(pt) + (fp32 ? " fp32" : "") + (sizeof(T) == 8 ? " double" : " float");
+  PjdsDevice<T>     C, P;
+  ASSERT_EQ(cudaSuccess, C.build(M.view(v), pt, s)) << C.why();
+  ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+  ASSERT_TRUE(C.tabled()) << where;
+  ASSERT_TRUE(C.table_in_use()) << where;
+  EXPECT_FALSE(C.single()) << where << ": the table wins over fp32";
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  EXPECT_GT(C.table_entries(), gpumat::kPjdsTableMax) << where;
+  EXPECT_EQ(P.format_bytes() - C.format_bytes(), (sizeof(T) - 2) * std::size_t(C.padded()) - sizeof(T) * std::size_t(C.table_entries())) << where;
+  gpumat_test::check_pjds_device_layout(M, v, pt, C, where);
+  auto same = [&](const std::vector<T> &w, const char *what) {
+    EXPECT_TRUE(gpumat_test::same_values(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s), gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)))
+        << where << " " << what;
+    const auto ct = gpumat_test::device_apply(C, Op::Trans, x, z, ZMode::None, s), pt2 = gpumat_test::device_apply(P, Op::Trans, x, z, ZMode::None, s);
+    ASSERT_EQ(ct.size(), pt2.size());
+    for (std::size_t k = 0; k < ct.size(); ++k) ASSERT_NEAR(double(ct[k]), double(pt2[k]), 8 * double(tolerance<T>()) * (1 + std::fabs(double(pt2[k])))) << where << " " << what << ": Trans " << k;
+    DeviceArray<T> dc(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+    ASSERT_EQ(cudaSuccess, C.diagonal(nullptr, dc.p, s));
+    ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+    EXPECT_TRUE(gpumat_test::same_values(dc.download(), dp.download())) << where << " " << what << ": diagonal";
+    gpumat_test::check_device_diagonal(M, w, C, s, where + " " + what);
+  };
+  same(v, "as built");
+  std::vector<T> w(v);
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = v[(k + 7) % v.size()]; // the same values, moved: in the table
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_TRUE(C.table_in_use()) << where;
+  gpumat_test::check_pjds_device_layout(M, w, pt, C, where + ", refreshed within");
+  same(w, "refreshed within the table");
+  w[7] = T(0.125);
+  ASSERT_EQ(cudaSuccess, C.refresh(w.data(), s));
+  ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s));
+  EXPECT_FALSE(C.table_in_use()) << where;
+  same(w, "refreshed outside the table");
+}
+
+TEST(PjdsDevice, Table16BitwiseEqualAndRefresh) {
+  const Stream s;
+  for (gpumat::PjdsColumns cols : {gpumat::PjdsColumns::Plain, gpumat::PjdsColumns::Dictionary, gpumat::PjdsColumns::Positional})
+    for (int br : {32, 16}) {
+      check_device_table16<double>(cols, br, false, s);
+      check_device_table16<double>(cols, br, true, s);
+      check_device_table16<float>(cols, br, false, s);
+    }
+}
+
+// More than 65,536 distinct values: no table, even when asked for (the sort's count); every
+// instance of the product (occupancy 4 and 6) with a table of 16-bit codes gives the same bits.
+TEST(PjdsDevice, Table16LimitAndEveryOccupancy) {
+  const Stream      s;
+  const matgen::Csr M = matgen::stencil_2d(300, 240);
+  const auto        x = matgen::random_vector<double>(std::size_t(M.ncols), 3);
+  const std::vector<double> z(std::size_t(M.nrows), 0.0);
+  for (int distinct : {65535, 65537}) {
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    const PjdsParams   p = pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Table);
+    PjdsDevice<double> D4, D6;
+    ASSERT_TRUE(D4.set_occupancy(4) && D6.set_occupancy(6));
+    ASSERT_EQ(cudaSuccess, D4.build(M.view(v), p, s)) << D4.why();
+    ASSERT_EQ(cudaSuccess, D6.build(M.view(v), p, s)) << D6.why();
+    EXPECT_EQ(D4.table_in_use(), distinct == 65535) << distinct << " values";
+    gpumat_test::check_pjds_device_layout(M, v, p, D4, "distinct values " + std::to_string(distinct));
+    EXPECT_TRUE(gpumat_test::device_apply(D4, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(D6, Op::NoTrans, x, z, ZMode::None, s)) << distinct;
+    check_device_products(M, v, D6, s, "distinct values " + std::to_string(distinct));
+  }
+}
+
+// fp32 storage with positional columns: the host builder's rounded values; the product bitwise the
+// 32-bit layout's on the matrix rounded beforehand (the long rows' kept: long_row 32), as built and
+// after a refresh; the diagonal the rounded one.
+TEST(PjdsDevice, PositionalFp32) {
+  const Stream s;
+  for (const matgen::Csr &M : {dof_problem(60, 50, 3), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
+    std::vector<double> v = M.values<double>();
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table, never 0
+    auto rounded = [&](const std::vector<double> &w) {
+      std::vector<double> r(w);
+      for (index_t row = 0; row < M.nrows; ++row)
+        if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
+          for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
+      return r;
+    };
+    PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    p.fp32       = true;
+    PjdsParams q = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain);
+    const std::string   where = M.name + " positional fp32";
+    PjdsDevice<double>  D, E;
+    std::vector<double> vr = rounded(v);
+    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+    ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
+    ASSERT_TRUE(D.single() && D.positional()) << where;
+    gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+    const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
+    const std::vector<double> zr(std::size_t(M.nrows), 0.0);
+    auto same = [&](const std::vector<double> &w, const char *what) {
+      EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, x, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, x, zr, ZMode::None, s)) << where << " " << what;
+      gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
+    };
+    same(v, "as built");
+    std::vector<double> w(v);
+    for (auto &a : w) a = a * 1.5 + 0.01;
+    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+    vr = rounded(w);
+    ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
+    gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
+    same(w, "refreshed");
+  }
+}
+
+// Random patterns (empty rows, ragged rows, offsets of every kind) across b_r, sigma, long_row,
+// the values' reading and fp32: the layout the host builder's, the products the reference's and
+// (fp64 values) bitwise the 32-bit layout's, a refresh a build's.
+TEST(PjdsDeviceFuzz, PositionalRandomPatterns) {
+  const Stream    s;
+  std::mt19937_64 g(97);
+  for (int m = 0; m < 40; ++m) {
+    const index_t        nrows = index_t(1 + g() % 3000), ncols = index_t(1 + g() % 5000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 30) + 1);
+    const matgen::Csr    M     = matgen::from_lengths("positional_fuzz" + std::to_string(m), ncols, len, 400 + std::uint64_t(m));
+    const int            brs[] = {1, 8, 32, 64};
+    const std::int64_t   sig[] = {1, 32, 4096, gpumat::pjds_all_rows};
+    const std::int64_t   lrs[] = {0, 16, 1000000};
+    const gpumat::PjdsValues vals[] = {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Auto, gpumat::PjdsValues::Table};
+    PjdsParams           p     = pp(brs[g() % 4], sig[g() % 4], lrs[g() % 3], gpumat::PjdsColumns::Positional, vals[g() % 3]);
+    p.fp32                     = m % 4 == 3;
+    std::vector<double> v      = M.values<double>();
+    if (m % 3 == 1)
+      for (auto &a : v) a = a > 0 ? 1.0 : -2.0; // a table's values
+    const std::string where = M.name + " " + describe(p) + (p.fp32 ? " fp32" : "");
+    if (!p.fp32) {
+      check_positional_against_plain<double>(M, v, p, s, where);
+    } else {
+      PjdsDevice<double> D;
+      ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << where << ": " << D.why();
+      gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+    }
+    if (!p.fp32) check_refresh<double>(M, p, s); // (fp32: its products are the rounded matrix's, PositionalFp32)
+  }
 }
 
 // Fuzz: random patterns (empty rows, a full row, ragged sizes) across b_r, sigma and long_row.

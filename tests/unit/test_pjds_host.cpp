@@ -54,7 +54,7 @@ TEST(PjdsResolve, DefaultsAndRanges) {
   EXPECT_THROW(gpumat::pjds_resolve(pp(-1, 0, 0)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, -2, 0)), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, -1)), std::invalid_argument);
-  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns(3))), std::invalid_argument);
+  EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns(4))), std::invalid_argument);
   EXPECT_THROW(gpumat::pjds_resolve(pp(32, 0, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues(3))), std::invalid_argument);
 }
 
@@ -129,6 +129,94 @@ TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
   equal("refreshed outside the table");
 }
 
+// A table of 16-bit codes: a 5-point stencil whose values repeat with period 1,000 (and the
+// padding's 0 or, positional, its sentinel) is coded with auto, 2 B a stored entry instead of 8 plus
+// the table; its products equal, bit for bit, those of the layout that reads the values (the same
+// columns, plain or positional); a refresh within the table keeps it (codes re-derived), one outside
+// it drops it (counted), the products then reading the values, still equal. fp32 storage asked for
+// as well: the table wins (lossless, fewer bytes). Double and float values.
+template <typename T>
+void check_table16(gpumat::PjdsColumns columns, bool fp32) {
+  const matgen::Csr M = matgen::stencil_2d(150, 120);
+  std::vector<T>    v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = T(1) + T(1e-3) * T(k % 1000) - T(M.val[k] == 4.0 ? 0 : 2);
+  const std::string where = std::string(columns == gpumat::PjdsColumns::Positional ? "positional" : "dictionary") + (fp32 ? " fp32" : "") + (sizeof(T) == 8 ? " double" : " float");
+  PjdsParams        pc = pp(32, 1, 0, columns, gpumat::PjdsValues::Auto), pv = pp(32, 1, 0, columns, gpumat::PjdsValues::Plain);
+  pc.fp32              = fp32;
+  Pjds<T> C, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pc), C);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pv), P);
+  std::set<std::uint64_t> distinct;
+  for (const T &a : v) distinct.insert(gpumat::value_bits(a));
+  ASSERT_GT(distinct.size(), std::size_t(gpumat::kPjdsTableMax)) << where;
+  ASSERT_TRUE(C.tabled()) << where;
+  ASSERT_FALSE(P.tabled()) << where;
+  EXPECT_FALSE(C.single()) << where << ": the table wins over fp32";
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  EXPECT_TRUE(C.vcode.empty()) << where;
+  EXPECT_EQ(C.vcode16.size(), C.val.size()) << where;
+  EXPECT_EQ(C.table.size(), distinct.size() + 1) << where << ": the values and the padding's";
+  EXPECT_EQ(P.bytes() - C.bytes(), (sizeof(T) - 2) * std::size_t(C.padded()) - sizeof(T) * C.table.size()) << where;
+  EXPECT_EQ(P.read_bytes() - C.read_bytes(), P.bytes() - C.bytes()) << where;
+  gpumat_test::check_pjds_layout(M, v, C, where);
+  std::vector<T> x(std::size_t(M.ncols)), yc(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::cos(double(k))) - T(0.2);
+  auto equal = [&](const char *what) {
+    for (Op op : {Op::NoTrans, Op::Trans}) {
+      gpumat::pjds_apply(C, op, x.data(), static_cast<const T *>(nullptr), yc.data());
+      gpumat::pjds_apply(P, op, x.data(), static_cast<const T *>(nullptr), yp.data());
+      EXPECT_TRUE(gpumat_test::same_values(yc, yp)) << where << ", " << what << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise equal";
+    }
+  };
+  equal("as built");
+  std::vector<T> w(v);
+  for (std::size_t k = 0; k < w.size(); ++k) w[k] = v[(k + 7) % v.size()]; // the same values, moved: in the table
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_TRUE(C.tabled()) << where;
+  EXPECT_EQ(C.table_drops, 0) << where;
+  EXPECT_EQ(C.code_bytes(), 2) << where;
+  gpumat_test::check_pjds_layout(M, w, C, where + ", refreshed within");
+  equal("refreshed within the table");
+  w[5] = T(0.125); // outside
+  gpumat::pjds_refresh(M.view(w), C);
+  gpumat::pjds_refresh(M.view(w), P);
+  EXPECT_FALSE(C.tabled()) << where;
+  EXPECT_TRUE(C.vcode16.empty()) << where;
+  EXPECT_EQ(C.table_drops, 1) << where;
+  gpumat_test::check_pjds_layout(M, w, C, where + ", table dropped");
+  equal("refreshed outside the table");
+}
+
+TEST(PjdsValueTable, Table16BitwiseEqualAndRefresh) {
+  for (bool fp32 : {false, true})
+    for (gpumat::PjdsColumns c : {gpumat::PjdsColumns::Dictionary, gpumat::PjdsColumns::Positional}) {
+      check_table16<double>(c, fp32);
+      check_table16<float>(c, false);
+    }
+}
+
+// A table of 16-bit codes under positional columns against the 32-bit layout with its values
+// plain: the products equal bit for bit (the padding's sentinel one of the table's entries, skipped).
+TEST(PjdsPositional, Table16AgainstThe32BitLayout) {
+  const matgen::Csr   M = matgen::stencil_2d(150, 120);
+  std::vector<double> v(M.val.size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.5 + 1e-3 * double(k % 1000);
+  Pjds<double> Q, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), Q);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  ASSERT_TRUE(Q.tabled());
+  EXPECT_EQ(Q.code_bytes(), 2);
+  EXPECT_TRUE(gpumat::is_pjds_pad(Q.table.back())) << "the sentinel among the table's entries";
+  std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
+    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
+    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
+  }
+}
+
 // fp32 storage (PjdsParams::fp32): the products read the padded values rounded to float and sum in
 // double, so they equal, bitwise, the fp64 layout's products on the same matrix with its values
 // rounded to float beforehand (the long part keeps its doubles: rows longer than long_row are left
@@ -137,10 +225,11 @@ TEST(PjdsValueTable, StencilTableRefreshKeepsOrDrops) {
 // table keeps the table (lossless, fewer bytes); float values are stored as they are.
 TEST(PjdsFp32, ProductsReadRoundedValues) {
   // three long rows at long_row 32 (the pJDS part's few values would fit a table: plain asked for);
-  // random rows of 1-40 entries (those over 32 in the long part), 977 distinct values (no table)
+  // random rows of 1-40 entries (those over 32 in the long part), every value distinct (a table
+  // would read more bytes: none)
   for (const matgen::Csr &M : {matgen::long_rows(7), matgen::random_rows("random_1_40", 3000, 2000, 1, 40, 0.05, 11)}) {
   std::vector<double> v = M.values<double>();
-  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not exact in float
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k)) - 0.3; // not exact in float
   gpumat::PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Auto, M.name == "long_rows" ? gpumat::PjdsValues::Plain : gpumat::PjdsValues::Auto);
   p.fp32               = true;
   auto rounded = [&](const std::vector<double> &w) { // the pJDS part's values rounded, the long rows' kept
@@ -213,15 +302,17 @@ TEST(PjdsFp32, TableWinsAndFloatStaysAsIs) {
   EXPECT_FALSE(F.single()) << "float values are stored as they are";
 }
 
-// More than 256 distinct values: no table, even when asked for.
+// Up to 256 distinct values 8-bit codes, up to 65,536 16-bit ones; more: no table, even when
+// asked for.
 TEST(PjdsValueTable, TooManyValuesStayPlain) {
-  const matgen::Csr M = matgen::stencil_2d(40, 40);
-  for (int distinct : {255, 300}) { // the padding's 0 may add one more
+  const matgen::Csr M = matgen::stencil_2d(300, 240); // 360,000 entries
+  for (int distinct : {255, 300, 65535, 65537}) { // the padding's 0 may add one more
     std::vector<double> v(M.val.size());
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
     Pjds<double> B;
     gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Table)), B);
-    EXPECT_EQ(B.tabled(), distinct == 255) << distinct << " values";
+    EXPECT_EQ(B.tabled(), distinct < 65537) << distinct << " values";
+    EXPECT_EQ(B.code_bytes(), distinct == 255 ? 1 : distinct < 65537 ? 2 : 0) << distinct << " values";
     gpumat_test::check_pjds_layout(M, v, B, "distinct values " + std::to_string(distinct));
   }
 }
@@ -418,6 +509,323 @@ TEST(PjdsModel, CodeBalance) {
   EXPECT_NEAR(gpumat::pjds_code_balance(1e12, 1.0), 10.0, 1e-9);
   EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0 / 8.0), 6.0 + 0.5 + 1.0, 1e-12);
   EXPECT_NEAR(gpumat::pjds_code_balance(8.0, 1.0, 1.5), (18.0 + 8.0 + 2.0) / 2.0, 1e-12);
+}
+
+// Positional columns (pjds.hpp), the products against the CSR reference (every op and z mode)
+template <typename T>
+void check_positional(const matgen::Csr &M, const std::vector<T> &vals, const Pjds<T> &B, const std::string &where) {
+  ASSERT_TRUE(B.positional()) << where;
+  EXPECT_TRUE(B.col.empty()) << where << ": no column per entry";
+  EXPECT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) EXPECT_EQ(B.block_width(b), B.poff_start[std::size_t(b) + 1] - B.poff_start[std::size_t(b)]) << where << ": block " << b;
+  for (Op op : {Op::NoTrans, Op::Trans})
+    for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias})
+      ASSERT_EQ(gpumat_test::product_mismatch(M, vals, op, zm, 83, 84, [&](const T *x, const T *z, T *y) { gpumat::pjds_apply(B, op, x, z, y); }), "")
+          << where << (op == Op::Trans ? " Trans" : " NoTrans") << " z mode " << int(zm);
+}
+
+// The 5-point stencil in the matrix's order: every block holds at most the stencil's 5 offsets from
+// the row (groups of 1), so it stores 5 values a row and 20 B of offsets a block against 12 B an
+// entry; the products equal the 32-bit layout's bit for bit (the same entries, in column order).
+// A refresh within the value table keeps it; the products follow.
+TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
+  const matgen::Csr M = matgen::stencil_2d(200, 150);
+  const auto        v = M.values<double>();
+  Pjds<double>      Q, P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  check_positional(M, v, Q, "stencil_2d positional");
+  EXPECT_EQ(Q.pgroup, 1);
+  for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 5) << "block " << b;
+  EXPECT_LT(Q.bytes(), P.bytes());
+  std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
+  for (Op op : {Op::NoTrans, Op::Trans}) {
+    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
+    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
+    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
+  }
+  // an infinite x where a block's padding points: rows without that column keep finite sums, as the
+  // 32-bit layout's (its padding repeats the row's own last column)
+  const index_t c = index_t(M.ncols / 2);
+  x[std::size_t(c)] = std::numeric_limits<double>::infinity();
+  gpumat::pjds_apply(Q, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yq.data());
+  gpumat::pjds_apply(P, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yp.data());
+  for (index_t r = 0; r < M.nrows; ++r) {
+    bool holds = false;
+    for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) holds = holds || M.colidx[std::size_t(k)] == c;
+    if (!holds) {
+      ASSERT_TRUE(std::isfinite(yq[std::size_t(r)]) && yq[std::size_t(r)] == yp[std::size_t(r)]) << "row " << r << " without column " << c << ": " << yq[std::size_t(r)];
+    }
+  }
+  x[std::size_t(c)] = 1.0;
+  // with the value table (-1, 4 and the padding's sentinel): refreshed within it, then outside it
+  Pjds<double> T;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), T);
+  ASSERT_TRUE(T.tabled());
+  EXPECT_EQ(T.table.size(), 3u);
+  std::vector<double> w(v);
+  for (auto &a : w) a = a == 4.0 ? -1.0 : 4.0;
+  gpumat::pjds_refresh(M.view(w), T);
+  EXPECT_TRUE(T.tabled());
+  check_positional(M, w, T, "stencil_2d positional, table refreshed within");
+  w[7] = 2.5;
+  gpumat::pjds_refresh(M.view(w), T);
+  EXPECT_FALSE(T.tabled());
+  check_positional(M, w, T, "stencil_2d positional, table dropped");
+}
+
+// A problem of `dof` unknowns per node (each node coupled to its 5-point neighbours of an nx x ny
+// grid, every dof to every dof), values L.val * (1 + 0.1 d) + 0.01 r: exactly 0 where 0.01 r cancels
+// a -1 coupling's -(1 + 0.1 d) (rows 100, 110 and 120, the couplings to dof 0, 1 and 2), stored
+// zeros as PETSc's preallocated patterns hold them.
+matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
+  const matgen::Csr L = matgen::stencil_2d(nx, ny);
+  matgen::Csr       M;
+  M.name  = std::to_string(dof) + " dof";
+  M.nrows = M.ncols = dof * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / dof;
+    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
+      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
+// A 3-dof problem: from each row the offsets differ by its dof, from its node's first row they are
+// one set, so the group is 3 and every block stores at most 15 a row, the rows' own count inside.
+TEST(PjdsPositional, NodeGroups) {
+  const matgen::Csr M = dof_problem(14, 12, 3);
+  const auto   v = M.values<double>();
+  Pjds<double> Q;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
+  check_positional(M, v, Q, "3 dof positional");
+  EXPECT_EQ(Q.pgroup, 3);
+  for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 15) << "block " << b;
+}
+
+// y = op(B) x into a new vector (no z).
+template <typename T>
+std::vector<T> product(const Pjds<T> &B, Op op, const std::vector<T> &x) {
+  std::vector<T> y(std::size_t(op == Op::NoTrans ? B.nrows : B.ncols));
+  gpumat::pjds_apply(B, op, x.data(), static_cast<const T *>(nullptr), y.data());
+  return y;
+}
+
+// The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
+// stored: the positional layout holds them as values, not padding.
+matgen::Csr stencil_with_zeros() {
+  matgen::Csr M = matgen::stencil_2d(60, 50);
+  M.name        = "stencil_2d with stored zeros";
+  for (std::size_t k = 0; k < M.val.size(); k += 5) M.val[k] = 0.0;
+  for (index_t k = M.rowptr[77]; k < M.rowptr[78]; ++k) M.val[std::size_t(k)] = 0.0;
+  return M;
+}
+
+// Stored zeros (the stencil's and the 2- and 3-dof problems'): the positional products equal the
+// 32-bit layout's bit for bit (both host products add a row's entries in its order: a stored zero
+// is an entry, not padding), across b_r, sigma, the value table and fp32 storage, every op; an
+// infinite x at a stored zero's column gives NaN in that row (0 x Inf, as AIJ's product); an
+// infinite x at a column only padding points at (a column no row stores) leaves every row finite.
+template <typename T>
+void stored_zeros_case(const matgen::Csr &M) {
+  const std::vector<T> v = M.values<T>();
+  std::int64_t         zeros = 0;
+  for (T a : v) zeros += a == T(0);
+  ASSERT_GT(zeros, 0) << M.name << ": no stored zero";
+  std::vector<T> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::sin(double(k)) + 0.1);
+  for (int br : {32, 8, 128})
+    for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows})
+      for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+        for (bool fp32 : {false, true}) {
+          PjdsParams q = pp(br, sigma, 0, gpumat::PjdsColumns::Positional, vals), p = pp(br, sigma, 0, gpumat::PjdsColumns::Plain, vals);
+          q.fp32 = p.fp32 = fp32;
+          Pjds<T> Q, P;
+          gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(q), Q);
+          gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), P);
+          const std::string where = M.name + " " + describe(Q.p) + (fp32 ? " fp32" : "");
+          gpumat_test::check_pjds_layout(M, v, Q, where);
+          ASSERT_TRUE(Q.positional()) << where;
+          for (Op op : {Op::NoTrans, Op::Trans}) {
+            ASSERT_TRUE(gpumat_test::same_values(product(Q, op, x), product(P, op, x))) << where << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise the 32-bit layout's";
+          }
+          // an infinite x at a stored zero's column, in the first 3 rows holding one
+          int tried = 0;
+          for (index_t r = 0; r < M.nrows && tried < 3; ++r)
+            for (index_t k = M.rowptr[std::size_t(r)]; k < M.rowptr[std::size_t(r) + 1]; ++k) {
+              if (v[std::size_t(k)] != T(0)) continue;
+              const index_t c = M.colidx[std::size_t(k)];
+              std::vector<T> xi(x);
+              xi[std::size_t(c)] = std::numeric_limits<T>::infinity();
+              const std::vector<T> yq = product(Q, Op::NoTrans, xi), yp = product(P, Op::NoTrans, xi);
+              ASSERT_TRUE(std::isnan(yq[std::size_t(r)])) << where << ": row " << r << ", x(" << c << ") = Inf at its stored zero: " << yq[std::size_t(r)];
+              ASSERT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": x(" << c << ") = Inf, bitwise the 32-bit layout's";
+              ++tried;
+              break;
+            }
+          ASSERT_GE(tried, 2) << where;
+        }
+}
+
+TEST(PjdsPositional, StoredZerosBitwiseAndInfinities) {
+  stored_zeros_case<double>(stencil_with_zeros());
+  stored_zeros_case<float>(stencil_with_zeros());
+  for (index_t dof : {2, 3}) {
+    stored_zeros_case<double>(dof_problem(14, 12, dof));
+    if (HasFatalFailure()) return;
+  }
+  stored_zeros_case<float>(dof_problem(14, 12, 3));
+}
+
+// A column no row stores (the stencil's column 1234 taken out) that the padding of its neighbours'
+// rows points at (their blocks hold the offsets that reach it): an infinite x there leaves every
+// row finite, the products as the 32-bit layout's.
+TEST(PjdsPositional, InfiniteXAtAPaddingOnlyColumn) {
+  const matgen::Csr S = stencil_with_zeros();
+  const index_t     c = 1234;
+  matgen::Csr       M;
+  M.name  = "stencil without column 1234";
+  M.nrows = S.nrows, M.ncols = S.ncols;
+  for (index_t r = 0; r < S.nrows; ++r) {
+    for (index_t k = S.rowptr[std::size_t(r)]; k < S.rowptr[std::size_t(r) + 1]; ++k)
+      if (S.colidx[std::size_t(k)] != c) M.colidx.push_back(S.colidx[std::size_t(k)]), M.val.push_back(S.val[std::size_t(k)]);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  const auto   v = M.values<double>();
+  std::vector<double> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k));
+  x[std::size_t(c)] = std::numeric_limits<double>::infinity();
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+    for (bool fp32 : {false, true}) {
+      PjdsParams q = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), p = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+      q.fp32 = p.fp32 = fp32;
+      Pjds<double> Q, P;
+      gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(q), Q);
+      gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(p), P);
+      const std::string where = describe(Q.p) + (fp32 ? " fp32" : "");
+      std::int64_t      pads = 0; // padding positions at column c
+      for (std::int64_t i = 0; i < Q.nrows_pj; ++i) {
+        const std::int64_t b = i / Q.p.block_rows, base = Q.block_start[std::size_t(b)] + i % Q.p.block_rows;
+        for (std::int64_t j = 0; j < Q.block_width(b); ++j) pads += Q.pad(base + j * Q.block_rows(b)) && Q.column(base + j * Q.block_rows(b), i) == c;
+      }
+      ASSERT_GE(pads, 4) << where << ": the padding of column " << c << "'s neighbours points at it";
+      const std::vector<double> yq = product(Q, Op::NoTrans, x);
+      for (index_t r = 0; r < M.nrows; ++r) ASSERT_TRUE(std::isfinite(yq[std::size_t(r)])) << where << ": row " << r;
+      ASSERT_TRUE(yq == product(P, Op::NoTrans, x)) << where;
+    }
+}
+
+// A stored value with the sentinel's bits (fp64's, or a float's, or in fp32 storage a double NaN
+// that rounds to fp32's sentinel) is stored as the canonical NaN, by the build and by a refresh, and
+// its row's product is NaN, every other row's the 32-bit layout's.
+template <typename T>
+void sentinel_value_case(T bad, bool fp32, const std::string &what) {
+  const matgen::Csr    M = matgen::stencil_2d(40, 30);
+  const std::vector<T> v = M.values<T>();
+  std::vector<T>       w(v);
+  const index_t        r = 555;
+  const std::size_t    q = std::size_t(M.rowptr[std::size_t(r)] + 1);
+  w[q]                   = bad;
+  std::vector<T> x(std::size_t(M.ncols));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::sin(double(k)) + 0.5);
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+    for (bool refreshed : {false, true}) {
+      PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+      p.fp32 = pl.fp32 = fp32;
+      Pjds<T> Q, P;
+      gpumat::pjds_build(M.view(refreshed ? v : w), gpumat::pjds_resolve(p), Q);
+      if (refreshed) gpumat::pjds_refresh(M.view(w), Q);
+      gpumat::pjds_build(M.view(w), gpumat::pjds_resolve(pl), P);
+      const std::string where = what + " " + describe(Q.p) + (refreshed ? " refreshed" : " built");
+      const std::int64_t s = Q.slot[q];
+      ASSERT_LT(s, Q.padded()) << where;
+      EXPECT_FALSE(Q.pad(s)) << where << ": taken for padding";
+      EXPECT_FALSE(gpumat::is_pjds_pad(Q.val[std::size_t(s)])) << where;
+      if (gpumat::is_pjds_pad(bad)) {
+        EXPECT_EQ(gpumat::value_bits(Q.val[std::size_t(s)]), gpumat::value_bits(gpumat::pjds_nan<T>())) << where << ": the canonical NaN";
+      }
+      if (Q.single()) {
+        EXPECT_EQ(gpumat::value_bits(Q.val32[std::size_t(s)]), gpumat::value_bits(gpumat::pjds_nan<float>())) << where << ": fp32's canonical NaN";
+      }
+      gpumat_test::check_pjds_layout(M, w, Q, where);
+      const std::vector<T> yq = product(Q, Op::NoTrans, x), yp = product(P, Op::NoTrans, x);
+      for (index_t i = 0; i < M.nrows; ++i) {
+        if (i == r) {
+          ASSERT_TRUE(std::isnan(yq[std::size_t(i)])) << where << ": the NaN's row";
+        } else {
+          ASSERT_EQ(yq[std::size_t(i)], yp[std::size_t(i)]) << where << ": row " << i;
+        }
+      }
+      EXPECT_TRUE(std::isnan(product(Q, Op::Trans, x)[std::size_t(M.colidx[q])])) << where << ": the transpose";
+    }
+}
+
+TEST(PjdsPositional, SentinelValueStoredAsNaN) {
+  sentinel_value_case<double>(gpumat::pjds_pad<double>(), false, "fp64 sentinel");
+  sentinel_value_case<double>(gpumat::pjds_pad<double>(), true, "fp64 sentinel, fp32 storage");
+  sentinel_value_case<float>(gpumat::pjds_pad<float>(), false, "fp32 sentinel");
+  // a double NaN whose payload's top bits are fp32's sentinel's: float() keeps them on x86
+  const double d = gpumat::value_from_bits<double>(0x7FF0000000000000ull | (std::uint64_t(gpumat::kPjdsPadBits32 & 0x7FFFFFu) << 29));
+  ASSERT_TRUE(std::isnan(d) && !gpumat::is_pjds_pad(d));
+  sentinel_value_case<double>(d, true, "a double NaN rounding to fp32's sentinel");
+  EXPECT_EQ(gpumat::value_bits(gpumat::pjds_round(d)), gpumat::value_bits(gpumat::pjds_nan<float>()));
+  EXPECT_TRUE(gpumat::is_pjds_pad(gpumat::pjds_round(gpumat::pjds_pad<double>())));
+}
+
+// The value table's entries include the padding's sentinel: 255 distinct stored values and padding
+// make a table of 8-bit codes, 256 and padding one of 16-bit codes; 65,535 and padding fill a table
+// of 16-bit codes, 65,536 and padding make none.
+TEST(PjdsPositional, TableCountsTheSentinel) {
+  for (int distinct : {255, 256, 65535, 65536}) {
+    const matgen::Csr   M = distinct < 300 ? matgen::stencil_2d(40, 40) : matgen::stencil_2d(300, 240);
+    std::vector<double> v(M.val.size());
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k % std::size_t(distinct));
+    Pjds<double> B;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Table)), B);
+    ASSERT_GT(B.padding(), 0);
+    EXPECT_EQ(B.tabled(), distinct != 65536) << distinct << " values";
+    if (B.tabled()) {
+      EXPECT_EQ(B.table.size(), std::size_t(distinct) + 1);
+      EXPECT_EQ(B.code_bytes(), distinct == 255 ? 1 : 2) << distinct << " values";
+      EXPECT_TRUE(gpumat::is_pjds_pad(B.table.back())) << "the sentinel, a NaN, has the largest bits";
+    }
+    gpumat_test::check_pjds_layout(M, v, B, "positional, distinct values " + std::to_string(distinct));
+  }
+}
+
+// Random patterns across b_r, sigma and long_row, fp64 and fp32 storage: whatever the offsets
+// (blocks as wide as they take), the products equal the CSR reference, and again after a refresh.
+TEST(PjdsPositional, RandomPatterns) {
+  std::mt19937_64 g(93);
+  for (int m = 0; m < 30; ++m) {
+    const index_t        nrows = index_t(1 + g() % 500), ncols = index_t(1 + g() % 2000);
+    std::vector<index_t> len(static_cast<std::size_t>(nrows));
+    for (auto &l : len) l = g() % 5 == 0 ? 0 : index_t(g() % std::min<index_t>(ncols, 30) + 1);
+    const matgen::Csr  M     = matgen::from_lengths("positional" + std::to_string(m), ncols, len, 300 + std::uint64_t(m));
+    const int          brs[] = {1, 8, 32, 64};
+    const std::int64_t sig[] = {1, 32, 4096, gpumat::pjds_all_rows};
+    const std::int64_t lrs[] = {0, 16, 1000000};
+    PjdsParams         p     = pp(brs[g() % 4], sig[g() % 4], lrs[g() % 3], gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
+    p.fp32                   = m % 3 == 0;
+    const auto   v           = M.values<double>();
+    Pjds<double> Q;
+    gpumat::pjds_build(M.view(v), p, Q);
+    const std::string where = M.name + " " + describe(Q.p);
+    if (Q.padded() == 0) continue; // no short rows: nothing positional
+    if (!p.fp32) check_positional(M, v, Q, where);
+    else { // the rounded values: against the same matrix rounded to float beforehand
+      std::vector<double> r(v);
+      for (std::size_t q = 0; q < r.size(); ++q)
+        if (Q.slot[q] < Q.padded()) r[q] = double(float(r[q]));
+      check_positional(M, r, Q, where + " fp32");
+    }
+    std::vector<double> w(v);
+    for (auto &a : w) a = 2.0 * a + 1.0;
+    gpumat::pjds_refresh(M.view(w), Q);
+    if (!p.fp32) check_positional(M, w, Q, where + " refreshed");
+  }
 }
 
 // Fuzz: random patterns (random lengths with empty rows and a few long rows, random columns,
