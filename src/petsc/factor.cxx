@@ -77,21 +77,32 @@ PetscErrorCode Operand(const Phases *p, Mat A, Mat *S)
 
 void Take(Mat F, Phases *p);
 
-// n values from x to y, read and written where their arrays are current (host, device or Kokkos)
+// n values from x to y, each read or written where its array is current: a copy on the GPU where
+// both are there (CUDA or Kokkos vectors), else through the host side (logged as a transfer) and
+// finished before it returns
 PetscErrorCode CopyValues(Vec x, Vec y)
 {
   const PetscScalar *src;
   PetscScalar       *dst;
+  PetscMemType       mx, my;
   PetscInt           n, m;
+  cudaStream_t       stream;
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetLocalSize(y, &m));
   PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "a factor's solve with vectors of %" PetscInt_FMT " and %" PetscInt_FMT " entries", n, m);
-  PetscCall(VecGetArrayRead(x, &src));
-  PetscCall(VecGetArrayWrite(y, &dst));
-  PetscCall(PetscArraycpy(dst, src, n));
-  PetscCall(VecRestoreArrayWrite(y, &dst));
-  PetscCall(VecRestoreArrayRead(x, &src));
+  PetscCall(VecGetArrayReadAndMemType(x, &src, &mx));
+  PetscCall(VecGetArrayWriteAndMemType(y, &dst, &my));
+  if (n > 0) {
+    const size_t bytes = (size_t)n * sizeof(PetscScalar);
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
+    if (!PetscMemTypeDevice(mx) || !PetscMemTypeDevice(my)) PetscCallCUDA(cudaStreamSynchronize(stream));
+    if (!PetscMemTypeDevice(mx) && PetscMemTypeDevice(my)) PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+    if (PetscMemTypeDevice(mx) && !PetscMemTypeDevice(my)) PetscCall(PetscLogGpuToCpu((PetscLogDouble)bytes));
+  }
+  PetscCall(VecRestoreArrayWriteAndMemType(y, &dst));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &src));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
