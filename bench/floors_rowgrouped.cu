@@ -244,6 +244,66 @@ __global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, Lon
   }
 }
 
+// The positional layout with 8-bit codes packed four to a word: word g of a row holds its entries
+// 4g .. 4g + 3 (the first in the low byte), at w_start[b] + g rows_b + lane; the block's offsets
+// padded to a multiple of four (int4 loads, o4_start in int4s). A thread issues one 32-bit load per
+// four codes and one 16-byte load per four offsets, where kCode8 issues one load per code and per
+// offset: the same bytes, a quarter of the loads and of their registers
+// (floor:pjds-pos-table-w4-*).
+struct PosPacked {
+  const std::uint32_t *w;
+  const int4          *offs4;
+  const std::int64_t  *w_start, *o4_start, *off_start;
+  const double        *table;
+  const int           *perm;
+  int                  npj, br, g, ncols, ntable;
+  long long            threads() const { return npj; }
+};
+
+__global__ void __launch_bounds__(kThreads, 6) posw4_gather_floor(PosPacked a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+  __shared__ double tab[256];
+  for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
+  __syncthreads();
+  if (blockIdx.x < lblocks) {
+    const long long stride = lblocks * kThreads;
+    double          acc    = 0;
+    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+    if (acc == 1.2345e-300) *sink = acc;
+    return;
+  }
+  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
+  if (i >= unsigned(a.npj)) return;
+  const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
+  const long long             ws   = a.w_start[b.b], o4 = a.o4_start[b.b];
+  const int                   ng   = int(a.o4_start[b.b + 1] - o4);
+  const int                   u    = int(a.off_start[b.b + 1] - a.off_start[b.b]);
+  const int                   r    = a.perm ? a.perm[i] : int(i);
+  const int                   base = r - r % a.g;
+  double                      s0 = 0, s1 = 0;
+  for (int g = 0; g < ng; g += 2) {
+    unsigned w[2];
+    int4     o[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const bool ok = g + k < ng;
+      w[k]          = ok ? __ldcs(a.w + ws + (long long)(g + k) * b.rows + b.lane) : 0u;
+      o[k]          = ok ? __ldg(a.offs4 + o4 + g + k) : make_int4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < 2; ++k)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int j = 4 * (g + k) + e;
+        if (j < u) {
+          const int off = e == 0 ? o[k].x : e == 1 ? o[k].y : e == 2 ? o[k].z : o[k].w;
+          const int c   = min(max(base + off, 0), a.ncols - 1);
+          (e & 1 ? s1 : s0) += tab[(w[k] >> (8 * e)) & 0xffu] * __ldg(x + c);
+        }
+      }
+  }
+  y[i] = s0 + s1;
+}
+
 // pjds's plain layout (32-bit columns) with its values as 16-bit codes into a table of at most
 // 65,536 values read through L1: floor:pjds-table16-*, the layout of a value table wider than the
 // type's 8-bit one.
@@ -656,6 +716,34 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
       char name[48];
       snprintf(name, sizeof(name), "%s%s", m == kVal64 ? "pjds-pos" : m == kCode8 ? "pjds-pos-table" : "pjds-pos-table16", tile == 1 ? "" : tile == 4 ? "-tile4" : "-tile16");
       if (!G.run_custom(name, Lp.threads(), lgp, gather, positions_ref(G), res, maxres, nres)) return G.rc();
+    }
+    if (mode == kCode8) { // the codes four to a word, the offsets four to an int4: floor:pjds-pos-table-w4-*
+      std::vector<std::uint32_t> w;
+      std::vector<int>           o;
+      std::vector<std::int64_t>  w_start{0}, o4_start{0};
+      for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+        const std::int64_t rows = B.block_rows(b), u = P.off_start[(size_t)b + 1] - P.off_start[(size_t)b], ng = (u + 3) / 4, v0 = P.val_start[(size_t)b];
+        for (std::int64_t j = 0; j < 4 * ng; ++j) o.push_back(j < u ? P.offs[(size_t)(P.off_start[(size_t)b] + j)] : 0);
+        o4_start.push_back((std::int64_t)o.size() / 4);
+        const size_t w0 = w.size();
+        w.resize(w0 + (size_t)(ng * rows), 0u);
+        for (std::int64_t j = 0; j < u; ++j)
+          for (std::int64_t lane = 0; lane < rows; ++lane) w[w0 + (size_t)((j / 4) * rows + lane)] |= P.codes[(size_t)(v0 + j * rows + lane)] << (8 * (j % 4));
+        w_start.push_back((std::int64_t)w.size());
+      }
+      std::vector<int4> o4(o.size() / 4);
+      for (size_t k = 0; k < o4.size(); ++k) o4[k] = make_int4(o[4 * k], o[4 * k + 1], o[4 * k + 2], o[4 * k + 3]);
+      Floors    G(reps, warmup, err, errlen);
+      PosPacked Lw{};
+      LongDev   lgw{};
+      const int *lr = nullptr, *lp = nullptr;
+      if (!G.up(w, &Lw.w) || !G.up(o4, &Lw.offs4) || !G.up(w_start, &Lw.w_start) || !G.up(o4_start, &Lw.o4_start) || !G.up(P.off_start, &Lw.off_start) || !G.up(P.table, &Lw.table) ||
+          !G.up(B.long_val, &lgw.val) || !G.up(B.long_col, &lgw.col) || !G.up(B.long_rows, &lr) || !G.up(B.long_ptr, &lp) || (!B.perm.empty() && !G.up(B.perm, &Lw.perm)) || !G.vectors(nrows, ncols))
+        return G.rc();
+      Lw.npj = B.nrows_pj, Lw.br = B.p.block_rows, Lw.g = int(pc.diag_group), Lw.ncols = ncols, Lw.ntable = int(P.table.size());
+      lgw.nnz     = (long long)B.long_val.size();
+      auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { posw4_gather_floor<<<grid, kThreads, 0, st>>>(Lw, lgw, lb, x, y, sink); };
+      if (!G.run_custom("pjds-pos-table-w4", Lw.threads(), lgw, gather, positions_ref(G), res, maxres, nres)) return G.rc();
     }
   }
   return 0;
