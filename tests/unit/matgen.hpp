@@ -187,6 +187,24 @@ inline Csr stencil_2d(index_t nx, index_t ny) {
   return A;
 }
 
+// A problem of `dof` unknowns per node: each node of an nx x ny 5-point stencil coupled to its
+// neighbours, every dof to every dof, values L.val * (1 + 0.1 d) + 0.01 r. Exactly 0 where 0.01 r
+// cancels a -1 coupling's -(1 + 0.1 d) (rows 100, 110 and 120, the couplings to dof 0, 1 and 2):
+// stored zeros, as PETSc's preallocated patterns hold them.
+inline Csr dof_problem(index_t nx, index_t ny, index_t dof) {
+  const Csr L = stencil_2d(nx, ny);
+  Csr       M;
+  M.name  = std::to_string(dof) + " dof";
+  M.nrows = M.ncols = dof * L.nrows;
+  for (index_t r = 0; r < M.nrows; ++r) {
+    const index_t node = r / dof;
+    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
+      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
+    M.rowptr.push_back(index_t(M.colidx.size()));
+  }
+  return M;
+}
+
 // An n x n cyclic band: row r holds the w columns r - w/2 .. r - w/2 + w - 1 (mod n), ascending,
 // values 1, 2, 3 by column: rows of equal length, a handful of offsets a block.
 inline Csr cyclic_band(index_t n, index_t w) {

@@ -476,23 +476,6 @@ void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &
   EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal (0 where a row stores none, not the sentinel)";
 }
 
-// A dof-per-node problem: each node of an nx x ny 5-point stencil coupled to its neighbours, every
-// dof to every dof (the host test's, test_pjds_host.cpp), values L.val * (1 + 0.1 d) + 0.01 r:
-// stored zeros where 0.01 r cancels a -1 coupling's -(1 + 0.1 d) (rows 100, 110, 120).
-matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
-  const matgen::Csr L = matgen::stencil_2d(nx, ny);
-  matgen::Csr       M;
-  M.name  = std::to_string(dof) + " dof";
-  M.nrows = M.ncols = dof * L.nrows;
-  for (index_t r = 0; r < M.nrows; ++r) {
-    const index_t node = r / dof;
-    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
-      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
-    M.rowptr.push_back(index_t(M.colidx.size()));
-  }
-  return M;
-}
-
 // The 5-point stencil (group 1, at most 5 offsets a block) with 32, 128 and 8 rows a block, in the
 // matrix's order and sorted: built as the host builds it, bitwise equal to the 32-bit layout, fewer
 // bytes read; the product kernel's instances (4, 6 blocks per SM) the same bits.
@@ -564,7 +547,7 @@ TEST(PjdsDevice, PositionalInfiniteXOffTheRows) {
 TEST(PjdsDevice, PositionalNodeGroups) {
   const Stream s;
   for (index_t dof : {3, 2}) {
-    const matgen::Csr M = dof_problem(90, 70, dof);
+    const matgen::Csr M = matgen::dof_problem(90, 70, dof);
     const auto        v = M.values<double>();
     for (int br : {32, 64})
       for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
@@ -659,7 +642,7 @@ matgen::Csr stencil_with_zeros() {
 // only padding points at, leaves every row finite.
 TEST(PjdsDevice, PositionalStoredZerosAndInfiniteX) {
   const Stream s;
-  for (const matgen::Csr &M : {stencil_with_zeros(), dof_problem(60, 50, 3)}) {
+  for (const matgen::Csr &M : {stencil_with_zeros(), matgen::dof_problem(60, 50, 3)}) {
     const auto v = M.values<double>();
     for (int br : {32, 8})
       for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
@@ -883,7 +866,7 @@ TEST(PjdsDevice, Table16LimitAndEveryOccupancy) {
 // after a refresh; the diagonal the rounded one.
 TEST(PjdsDevice, PositionalFp32) {
   const Stream s;
-  for (const matgen::Csr &M : {dof_problem(60, 50, 3), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
+  for (const matgen::Csr &M : {matgen::dof_problem(60, 50, 3), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
     std::vector<double> v = M.values<double>();
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table, never 0
     auto rounded = [&](const std::vector<double> &w) {

@@ -575,28 +575,10 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
   check_positional(M, w, T, "stencil_2d positional, table dropped");
 }
 
-// A problem of `dof` unknowns per node (each node coupled to its 5-point neighbours of an nx x ny
-// grid, every dof to every dof), values L.val * (1 + 0.1 d) + 0.01 r: exactly 0 where 0.01 r cancels
-// a -1 coupling's -(1 + 0.1 d) (rows 100, 110 and 120, the couplings to dof 0, 1 and 2), stored
-// zeros as PETSc's preallocated patterns hold them.
-matgen::Csr dof_problem(index_t nx, index_t ny, index_t dof) {
-  const matgen::Csr L = matgen::stencil_2d(nx, ny);
-  matgen::Csr       M;
-  M.name  = std::to_string(dof) + " dof";
-  M.nrows = M.ncols = dof * L.nrows;
-  for (index_t r = 0; r < M.nrows; ++r) {
-    const index_t node = r / dof;
-    for (index_t k = L.rowptr[std::size_t(node)]; k < L.rowptr[std::size_t(node) + 1]; ++k)
-      for (index_t d = 0; d < dof; ++d) M.colidx.push_back(dof * L.colidx[std::size_t(k)] + d), M.val.push_back(L.val[std::size_t(k)] * (1.0 + 0.1 * d) + 0.01 * r);
-    M.rowptr.push_back(index_t(M.colidx.size()));
-  }
-  return M;
-}
-
 // A 3-dof problem: from each row the offsets differ by its dof, from its node's first row they are
 // one set, so the group is 3 and every block stores at most 15 a row, the rows' own count inside.
 TEST(PjdsPositional, NodeGroups) {
-  const matgen::Csr M = dof_problem(14, 12, 3);
+  const matgen::Csr M = matgen::dof_problem(14, 12, 3);
   const auto   v = M.values<double>();
   Pjds<double> Q;
   gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
@@ -673,10 +655,10 @@ TEST(PjdsPositional, StoredZerosBitwiseAndInfinities) {
   stored_zeros_case<double>(stencil_with_zeros());
   stored_zeros_case<float>(stencil_with_zeros());
   for (index_t dof : {2, 3}) {
-    stored_zeros_case<double>(dof_problem(14, 12, dof));
+    stored_zeros_case<double>(matgen::dof_problem(14, 12, dof));
     if (HasFatalFailure()) return;
   }
-  stored_zeros_case<float>(dof_problem(14, 12, 3));
+  stored_zeros_case<float>(matgen::dof_problem(14, 12, 3));
 }
 
 // A column no row stores (the stencil's column 1234 taken out) that the padding of its neighbours'
