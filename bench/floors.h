@@ -77,6 +77,9 @@ typedef struct {
   /* the plain layout with its values as 16-bit codes into a table, where they number 257 to 65,536:
      the bytes of floor:pjds-table16-* (0: not timed) */
   double    table16_bytes;
+  /* the plain layout with its values as 8-bit codes packed four to a word, where they number at
+     most 256: the bytes of floor:pjds-table-w4-* (0: not timed) */
+  double    table_w4_bytes;
 } BenchPjdsInfo;
 
 /* Builds the default pjds of the host CSR on the host (32-bit columns and fp64 values), copies the

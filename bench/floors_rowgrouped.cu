@@ -260,7 +260,87 @@ struct PosPacked {
   long long            threads() const { return npj; }
 };
 
-__global__ void __launch_bounds__(kThreads, 6) posw4_gather_floor(PosPacked a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+// R rows a thread (positions i, i + 256, ... of a CUDA block of R x 256), every row's word and
+// offset loads issued before any x is read: R times the bytes in flight per thread
+// (floor:pjds-pos-table-w4-r2-*).
+template <int R>
+__global__ void __launch_bounds__(kThreads, R == 1 ? 6 : 4) posw4_gather_floor(PosPacked a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+  __shared__ double tab[256];
+  for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
+  __syncthreads();
+  if (blockIdx.x < lblocks) {
+    const long long stride = lblocks * kThreads;
+    double          acc    = 0;
+    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+    if (acc == 1.2345e-300) *sink = acc;
+    return;
+  }
+  const unsigned first = unsigned(blockIdx.x - lblocks) * (R * kThreads) + threadIdx.x;
+  long long      ws[R], o4[R];
+  int            ng[R], u[R], base[R], lane[R], rows[R];
+  int            gmax = 0;
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const unsigned i = first + unsigned(k * kThreads);
+    ng[k] = u[k] = base[k] = lane[k] = rows[k] = 0, ws[k] = o4[k] = 0;
+    if (i >= unsigned(a.npj)) continue;
+    const gpumat::cuda::PjdsPos b = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
+    ws[k] = a.w_start[b.b], o4[k] = a.o4_start[b.b];
+    ng[k] = int(a.o4_start[b.b + 1] - o4[k]), u[k] = int(a.off_start[b.b + 1] - a.off_start[b.b]);
+    const int r = a.perm ? a.perm[i] : int(i);
+    base[k] = r - r % a.g, lane[k] = int(b.lane), rows[k] = int(b.rows);
+    gmax    = max(gmax, ng[k]);
+  }
+  double s0[R], s1[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) s0[k] = s1[k] = 0;
+  for (int g = 0; g < gmax; g += 2) {
+    unsigned w[R][2];
+    int4     o[R][2];
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const bool ok = g + h < ng[k];
+        w[k][h]       = ok ? __ldcs(a.w + ws[k] + (long long)(g + h) * rows[k] + lane[k]) : 0u;
+        o[k][h]       = ok ? __ldg(a.offs4 + o4[k] + g + h) : make_int4(0, 0, 0, 0);
+      }
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int j = 4 * (g + h) + e;
+          if (j < u[k]) {
+            const int off = e == 0 ? o[k][h].x : e == 1 ? o[k][h].y : e == 2 ? o[k][h].z : o[k][h].w;
+            const int c   = min(max(base[k] + off, 0), a.ncols - 1);
+            (e & 1 ? s1[k] : s0[k]) += tab[(w[k][h] >> (8 * e)) & 0xffu] * __ldg(x + c);
+          }
+        }
+  }
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const unsigned i = first + unsigned(k * kThreads);
+    if (i < unsigned(a.npj)) y[i] = s0[k] + s1[k];
+  }
+}
+
+// pjds's plain layout (32-bit columns) with its values as 8-bit codes packed four to a word: word
+// g of a row holds its entries 4g .. 4g + 3, at w_start[b] + g rows_b + lane; the table (at most
+// 256 values) in shared memory. One 32-bit load per four codes where the type loads each code
+// alone (floor:pjds-table-w4-*).
+struct PjdsW4 {
+  const int           *col, *rowlen;
+  const std::uint32_t *w;
+  const std::int64_t  *block_start, *w_start;
+  const double        *table;
+  int                  npj, br, ntable;
+  bool                 read_rowlen;
+  long long            threads() const { return npj; }
+};
+
+__global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
   __shared__ double tab[256];
   for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
   __syncthreads();
@@ -273,33 +353,20 @@ __global__ void __launch_bounds__(kThreads, 6) posw4_gather_floor(PosPacked a, L
   }
   const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
   if (i >= unsigned(a.npj)) return;
-  const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             ws   = a.w_start[b.b], o4 = a.o4_start[b.b];
-  const int                   ng   = int(a.o4_start[b.b + 1] - o4);
-  const int                   u    = int(a.off_start[b.b + 1] - a.off_start[b.b]);
-  const int                   r    = a.perm ? a.perm[i] : int(i);
-  const int                   base = r - r % a.g;
+  const gpumat::cuda::PjdsPos b  = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
+  const long long             bs = a.block_start[b.b], ws = a.w_start[b.b];
+  const int                   n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
   double                      s0 = 0, s1 = 0;
-  for (int g = 0; g < ng; g += 2) {
+  for (int j = 0; j < n; j += 8) {
     unsigned w[2];
-    int4     o[2];
+    int      c[8];
 #pragma unroll
-    for (int k = 0; k < 2; ++k) {
-      const bool ok = g + k < ng;
-      w[k]          = ok ? __ldcs(a.w + ws + (long long)(g + k) * b.rows + b.lane) : 0u;
-      o[k]          = ok ? __ldg(a.offs4 + o4 + g + k) : make_int4(0, 0, 0, 0);
-    }
+    for (int h = 0; h < 2; ++h) w[h] = j + 4 * h < n ? __ldcs(a.w + ws + (long long)(j / 4 + h) * b.rows + b.lane) : 0u;
 #pragma unroll
-    for (int k = 0; k < 2; ++k)
+    for (int q = 0; q < 8; ++q) c[q] = j + q < n ? __ldcs(a.col + bs + (long long)(j + q) * b.rows + b.lane) : 0;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int j = 4 * (g + k) + e;
-        if (j < u) {
-          const int off = e == 0 ? o[k].x : e == 1 ? o[k].y : e == 2 ? o[k].z : o[k].w;
-          const int c   = min(max(base + off, 0), a.ncols - 1);
-          (e & 1 ? s1 : s0) += tab[(w[k] >> (8 * e)) & 0xffu] * __ldg(x + c);
-        }
-      }
+    for (int q = 0; q < 8; ++q)
+      if (j + q < n) (q & 1 ? s1 : s0) += tab[(w[q / 4] >> (8 * (q % 4))) & 0xffu] * __ldg(x + c[q]);
   }
   y[i] = s0 + s1;
 }
@@ -648,10 +715,13 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
   // 16-bit value codes on the plain layout, where its padded values number 257 to 65,536 (the type's
   // own table holds 256): floor:pjds-table16-stream and -gather
   info->table16_bytes = 0;
+  std::vector<double>        vtable; // the plain layout's distinct values (at most 65,536) and their codes
+  std::vector<std::uint32_t> vcodes;
+  const bool                 vtabled = value_table(B.val, 65536, vtable, vcodes);
   {
-    std::vector<double>        table;
-    std::vector<std::uint32_t> codes;
-    if (value_table(B.val, 65536, table, codes) && table.size() > 256) {
+    const std::vector<double>        &table = vtable;
+    const std::vector<std::uint32_t> &codes = vcodes;
+    if (vtabled && table.size() > 256) {
       const std::vector<std::uint16_t> c16(codes.begin(), codes.end());
       info->table16_bytes = (double)B.read_bytes() - 8.0 * (double)B.val.size() + 2.0 * (double)c16.size() + 8.0 * (double)table.size() + 8.0 * ncols + 8.0 * nrows;
       Floors               G(reps, warmup, err, errlen);
@@ -667,6 +737,37 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
       lg2.nnz      = (long long)B.long_val.size();
       auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { t16_gather_floor<PjdsLayout><<<grid, kThreads, 0, st>>>(L2, dc, dt, lg2, lb, x, y, sink); };
       if (!G.run_custom("pjds-table16", L2.threads(), lg2, gather2, positions_ref(G), res, maxres, nres)) return G.rc();
+    }
+  }
+  // the plain layout with 8-bit codes packed four to a word, where the values number at most 256:
+  // floor:pjds-table-w4-*
+  info->table_w4_bytes = 0;
+  {
+    const std::vector<double>        &table = vtable;
+    const std::vector<std::uint32_t> &codes = vcodes;
+    if (vtabled && table.size() <= 256) {
+      std::vector<std::uint32_t> w;
+      std::vector<std::int64_t>  w_start{0};
+      for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+        const std::int64_t rows = B.block_rows(b), bs = B.block_start[(size_t)b], width = rows ? (B.block_start[(size_t)b + 1] - bs) / rows : 0, ng = (width + 3) / 4;
+        const size_t       w0 = w.size();
+        w.resize(w0 + (size_t)(ng * rows), 0u);
+        for (std::int64_t j = 0; j < width; ++j)
+          for (std::int64_t lane = 0; lane < rows; ++lane) w[w0 + (size_t)((j / 4) * rows + lane)] |= codes[(size_t)(bs + j * rows + lane)] << (8 * (j % 4));
+        w_start.push_back((std::int64_t)w.size());
+      }
+      info->table_w4_bytes = (double)B.read_bytes() - 8.0 * (double)B.val.size() + 4.0 * (double)w.size() + 8.0 * (double)(w_start.size() + table.size()) + 8.0 * ncols + 8.0 * nrows;
+      Floors     G(reps, warmup, err, errlen);
+      PjdsW4     L4{};
+      LongDev    lg4{};
+      const int *lr = nullptr, *lp = nullptr;
+      if (!G.up(B.col, &L4.col) || !G.up(w, &L4.w) || !G.up(w_start, &L4.w_start) || !G.up(table, &L4.table) || !G.up(B.rowlen, &L4.rowlen, read_rowlen) || !G.up(B.block_start, &L4.block_start) ||
+          !G.up(B.long_val, &lg4.val) || !G.up(B.long_col, &lg4.col) || !G.up(B.long_rows, &lr) || !G.up(B.long_ptr, &lp) || !G.vectors(nrows, ncols))
+        return G.rc();
+      L4.npj = B.nrows_pj, L4.br = B.p.block_rows, L4.ntable = int(table.size()), L4.read_rowlen = read_rowlen;
+      lg4.nnz      = (long long)B.long_val.size();
+      auto gather4 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { pjw4_gather_floor<<<grid, kThreads, 0, st>>>(L4, lg4, lb, x, y, sink); };
+      if (!G.run_custom("pjds-table-w4", L4.threads(), lg4, gather4, positions_ref(G), res, maxres, nres)) return G.rc();
     }
   }
   // positional offsets (src/core/compress_model.hpp), where every block of the plain layout reads
@@ -742,8 +843,10 @@ extern "C" int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *r
         return G.rc();
       Lw.npj = B.nrows_pj, Lw.br = B.p.block_rows, Lw.g = int(pc.diag_group), Lw.ncols = ncols, Lw.ntable = int(P.table.size());
       lgw.nnz     = (long long)B.long_val.size();
-      auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { posw4_gather_floor<<<grid, kThreads, 0, st>>>(Lw, lgw, lb, x, y, sink); };
+      auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { posw4_gather_floor<1><<<grid, kThreads, 0, st>>>(Lw, lgw, lb, x, y, sink); };
       if (!G.run_custom("pjds-pos-table-w4", Lw.threads(), lgw, gather, positions_ref(G), res, maxres, nres)) return G.rc();
+      auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { posw4_gather_floor<2><<<grid, kThreads, 0, st>>>(Lw, lgw, lb, x, y, sink); };
+      if (!G.run_custom("pjds-pos-table-w4-r2", (Lw.threads() + 1) / 2, lgw, gather2, positions_ref(G), res, maxres, nres)) return G.rc();
     }
   }
   return 0;

@@ -369,7 +369,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2], fp[24], fe[3];
+  BenchFloor         fl[8], fb[2], fp[28], fe[3];
   BenchBccooInfo     info;
   BenchPjdsInfo      pinfo;
   BenchBceInfo       einfo;
@@ -414,7 +414,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
     else snprintf(desc, sizeof(desc), "pjds b_r %d, sigma %lld, long rows > %lld: %lld rows, %lld entries; padding %lld (%.2f %% of nnz)", pinfo.block_rows, pinfo.sigma, pinfo.long_row, pinfo.long_rows, pinfo.long_entries, pinfo.padding, nnz_all > 0 ? 100.0 * (double)pinfo.padding / nnz_all : 0.0);
   }
   for (int i = 0; i < nfp; i++) {
-    const double fb  = strstr(fp[i].name, "-auto-") ? pinfo.auto_bytes : strstr(fp[i].name, "-fp32-") ? pinfo.fp32_bytes : strstr(fp[i].name, "-pos-table") ? pinfo.pos_table_bytes : strstr(fp[i].name, "-pos-") ? pinfo.pos_bytes : strstr(fp[i].name, "-table16-") ? pinfo.table16_bytes : pinfo.bytes; /* each layout's own bytes */
+    const double fb  = strstr(fp[i].name, "-auto-") ? pinfo.auto_bytes : strstr(fp[i].name, "-fp32-") ? pinfo.fp32_bytes : strstr(fp[i].name, "-pos-table") ? pinfo.pos_table_bytes : strstr(fp[i].name, "-pos-") ? pinfo.pos_bytes : strstr(fp[i].name, "-table16-") ? pinfo.table16_bytes : strstr(fp[i].name, "pjds-table-w4") ? pinfo.table_w4_bytes : pinfo.bytes; /* each layout's own bytes */
     double       gbs = csr_bytes / (fp[i].median_ms * 1e-3) / 1e9, fmt_gbs = fb / (fp[i].median_ms * 1e-3) / 1e9;
     char         pdesc[96] = "";
     if (strstr(fp[i].name, "-pos-")) snprintf(pdesc, sizeof(pdesc), "; positional offsets (not stored by the type yet) from groups of %d rows", pinfo.pos_group);
