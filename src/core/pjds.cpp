@@ -181,13 +181,17 @@ bool code_values_in_table(Pjds<T> &B) {
 
 // The padded part's values as codes into a table of their distinct values (pjds.hpp) where `mode`
 // asks and they fit (auto: and that reads fewer bytes). The distinct bit patterns are gathered in a
-// set that stops at kPjdsTable16Max + 1: a matrix of many values costs at most that many insertions.
+// set that stops once it holds one more than the largest table that can result (auto: 256 or
+// pjds_table16_cap, the device builder's limit too; table: kPjdsTable16Max): a matrix of many values
+// costs at most that many insertions.
 template <typename T>
 void code_values(Pjds<T> &B, PjdsValues mode) {
   if (mode == PjdsValues::Plain || B.padded() == 0) return;
+  const std::size_t cap =
+      std::size_t(mode == PjdsValues::Auto ? std::max<std::int64_t>(kPjdsTableMax, pjds_table16_cap(B.padded(), std::int64_t(sizeof(T)))) : kPjdsTable16Max);
   std::unordered_set<std::uint64_t> seen;
-  for (std::size_t k = 0; k < B.val.size() && seen.size() <= std::size_t(kPjdsTable16Max); ++k) seen.insert(value_bits(B.val[k]));
-  if (seen.size() > std::size_t(kPjdsTable16Max)) return;
+  for (std::size_t k = 0; k < B.val.size() && seen.size() <= cap; ++k) seen.insert(value_bits(B.val[k]));
+  if (seen.size() > cap) return;
   if (mode == PjdsValues::Auto && !pjds_table_pays(B.padded(), std::int64_t(seen.size()), std::int64_t(sizeof(T)))) return;
   std::vector<std::uint64_t> keys(seen.begin(), seen.end());
   std::sort(keys.begin(), keys.end());

@@ -341,6 +341,17 @@ constexpr bool pjds_table_pays(std::int64_t padded, std::int64_t entries, std::i
          pjds_code_bytes(entries) * padded + value_bytes * entries < value_bytes * padded;
 }
 
+// The most entries of a table of 16-bit codes that pjds_table_pays accepts for `padded` entries of
+// `value_bytes`: at most kPjdsTable16Max, at most padded / kPjdsTable16MinRepeat, and fewer than
+// (value_bytes - 2) padded / value_bytes (the bytes). It accepts kPjdsTableMax + 1 .. this many
+// entries, none where this is at most kPjdsTableMax. Auto's builders (host and device) count the
+// distinct values up to it and stop beyond.
+constexpr std::int64_t pjds_table16_cap(std::int64_t padded, std::int64_t value_bytes) {
+  const std::int64_t code  = pjds_code_bytes(kPjdsTable16Max);
+  const std::int64_t bytes = value_bytes > code && padded > 0 ? ((value_bytes - code) * padded - 1) / value_bytes : 0;
+  return std::min(std::min<std::int64_t>(kPjdsTable16Max, padded / kPjdsTable16MinRepeat), bytes);
+}
+
 // Builds B from A with resolved parameters (pjds_resolve, or pjds_model's p), its columns as
 // p.columns says. Throws
 // std::invalid_argument when the padded part exceeds 32-bit positions of index_t (with what to do).

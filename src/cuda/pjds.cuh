@@ -123,8 +123,8 @@ private:
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
   cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
-  cudaError_t code_values(cudaStream_t s);                     // pjds_build.cu
-  cudaError_t code_values16(cudaStream_t s);                   // pjds_build.cu: the table of 16-bit codes
+  cudaError_t code_values(StreamTemps &tmp, cudaStream_t s);   // pjds_build.cu
+  cudaError_t code_values16(StreamTemps &tmp, cudaStream_t s, bool empty_seen); // pjds_build.cu: the table of 16-bit codes
   unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);

@@ -28,12 +28,13 @@
 //   values  (unless the values are plain) the value table (PjdsDevice::code_values): the distinct
 //           values gathered in hash sets, their count read back; where they are at most 256 (and,
 //           auto, that pays) the table is sorted on the host, uploaded, and every value's 8-bit
-//           code found by a binary search in shared memory. Where they are more, a copy of the
-//           values' bit patterns radix sorted (CUB), its distinct keys selected (CUB's
-//           DeviceSelect::Unique), the count read back; where it is at most 65,536 (and, auto,
-//           that pays) the table is those keys' values (ascending by bit pattern, the host's
-//           order) and every value's 16-bit code is found by a binary search in the table in
-//           global memory.
+//           code found by a binary search in shared memory. Where they are more and a table of
+//           16-bit codes can result (auto: pjds_table16_cap above 256; table: up to 65,536), the
+//           values' bit patterns go into a global hash set that stops once it counts more than
+//           that cap, the count read back; within it the set's keys compacted and radix sorted
+//           (CUB, at most the cap), and where they pay (auto) the table is those keys' values
+//           (ascending by bit pattern, the host's order) and every value's 16-bit code is found by
+//           a binary search in the table in global memory.
 // A refresh scatters new values through the slot map (positional columns: then a thread per CSR
 // entry rewrites a value with the sentinel's bits as the canonical NaN), then re-derives the value
 // codes or the fp32 copy with the same kernels (a value outside the table clears table_ok: the
@@ -283,9 +284,9 @@ __global__ void __launch_bounds__(kThreads) pj_unpad_slots(const unsigned *__res
 // CUDA block's in shared memory, then one in global memory), the count read back; the table sorted
 // on the host (at most kPjdsTableMax entries), uploaded, and every value's 8-bit code found by a
 // binary search in shared memory. More values (or one with kTableEmpty's bits, which the sets cannot
-// hold): the sort's path (PjdsDevice::code_values16).
+// hold): the bounded set's path (PjdsDevice::code_values16).
 constexpr int           kTableSlots = 2 * kPjdsTableMax; // open addressing, linear probing
-constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits: a value with them goes to the sort's path
+constexpr std::uint64_t kTableEmpty = ~0ull;             // a NaN's bits (fp64 only: a float's are zero-extended); a flag stands for it
 
 template <typename T>
 __device__ __forceinline__ std::uint64_t value_bits(T v) {
@@ -295,9 +296,13 @@ __device__ __forceinline__ std::uint64_t value_bits(T v) {
 
 __device__ __forceinline__ unsigned table_hash(std::uint64_t b) { return unsigned((b * 0x9E3779B97F4A7C15ull) >> 40) & (kTableSlots - 1); }
 
-// Inserts b into the set (slots, kTableSlots of them); true where this call added it.
-__device__ __forceinline__ bool table_insert(unsigned long long *slots, std::uint64_t b) {
-  for (unsigned h = table_hash(b), probes = 0; probes < kTableSlots; h = (h + 1) & (kTableSlots - 1), ++probes) {
+// Inserts b (not kTableEmpty) into a set of mask + 1 slots (a power of two) by linear probing from
+// slot h: each slot read first, an atomicCAS only where it is empty, so a value already there costs
+// reads. true where this call added it. Where stop is not null, a probe past the first gives up
+// once *stop is set. false also where the set is full: the caller's count has passed its limit.
+__device__ __forceinline__ bool set_insert(unsigned long long *slots, unsigned mask, unsigned h, std::uint64_t b, const int *stop) {
+  for (unsigned probes = 0; probes <= mask; h = (h + 1) & mask, ++probes) {
+    if (stop && probes > 0 && *(const volatile int *)stop) return false;
     const unsigned long long cur = slots[h];
     if (cur == b) return false;
     if (cur == kTableEmpty) {
@@ -306,11 +311,14 @@ __device__ __forceinline__ bool table_insert(unsigned long long *slots, std::uin
       if (old == b) return false;
     }
   }
-  return false; // full: the caller's count has passed the limit already
+  return false;
 }
 
+// Inserts b into a set of kTableSlots slots (each CUDA block's, and the global one, of the 8-bit path).
+__device__ __forceinline__ bool table_insert(unsigned long long *slots, std::uint64_t b) { return set_insert(slots, kTableSlots - 1, table_hash(b), b, nullptr); }
+
 // state[0]: distinct values in the global set; state[1]: nonzero where there are more than
-// kPjdsTableMax (or a value with kTableEmpty's bits).
+// kPjdsTableMax or a value has kTableEmpty's bits; state[2]: nonzero where one has.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) pj_table_gather(const T *__restrict__ val, long long n, unsigned long long *__restrict__ global_slots, int *state) {
   __shared__ unsigned long long slots[kTableSlots];
@@ -322,6 +330,7 @@ __global__ void __launch_bounds__(kThreads) pj_table_gather(const T *__restrict_
     if (*(volatile int *)(state + 1)) break;
     const std::uint64_t b = value_bits(val[k]);
     if (b == kTableEmpty) {
+      state[2] = 1;
       state[1] = 1;
       break;
     }
@@ -354,11 +363,24 @@ __global__ void __launch_bounds__(kThreads) pj_table_codes(const T *__restrict__
   }
 }
 
-// The table of 16-bit codes: keys[k] = val[k]'s bit pattern (as the host's value_bits: a float's
-// zero-extended), for the sort.
+// The table of 16-bit codes: the distinct bit patterns of val[0, n) (as the host's value_bits: a
+// float's zero-extended) into a global set of mask + 1 slots (at least 2 cap; preset to kTableEmpty),
+// hashed to their top bits (b * the golden ratio >> shift). state[0] counts the distinct values,
+// kTableEmpty's bits included (state[2] set where seen: the set cannot hold them); once it exceeds
+// cap, state[1] is set and every thread stops (read each iteration, and between probes).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) pj_value_keys(const T *__restrict__ val, long long n, std::uint64_t *__restrict__ keys) {
-  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) keys[k] = value_bits(val[k]);
+__global__ void __launch_bounds__(kThreads) pj_value_set(const T *__restrict__ val, long long n, unsigned long long *__restrict__ slots, unsigned mask, int shift, int cap,
+                                                         int *state) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (long long)gridDim.x * blockDim.x) {
+    if (*(volatile int *)(state + 1)) break;
+    const std::uint64_t b     = value_bits(val[k]);
+    const bool          added = b == kTableEmpty ? *(volatile int *)(state + 2) == 0 && atomicCAS(state + 2, 0, 1) == 0
+                                                 : set_insert(slots, mask, unsigned((b * 0x9E3779B97F4A7C15ull) >> shift) & mask, b, state + 1);
+    if (added && atomicAdd(state, 1) >= cap) {
+      state[1] = 1;
+      break;
+    }
+  }
 }
 
 // table[t] = the value of bit pattern keys[t], t < n.
@@ -522,7 +544,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     clock.mark("code");
   }
   if (p_.values != PjdsValues::Plain && padded_ > 0) {
-    GPUMAT_CUDA_TRY(code_values(s));
+    GPUMAT_CUDA_TRY(code_values(tmp, s));
     clock.mark("values");
   }
   if (p_.fp32 && sizeof(T) > sizeof(float) && !table_ && padded_ > 0) { // fp32 storage (pjds.hpp)
@@ -651,7 +673,7 @@ unsigned PjdsDevice<T>::table_grid() const {
 }
 
 template <typename T>
-cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
+cudaError_t PjdsDevice<T>::code_values(StreamTemps &tmp, cudaStream_t s) {
   unsigned long long *slots = nullptr;
   int                *state = nullptr;
   auto                done  = [&](cudaError_t e) {
@@ -660,18 +682,18 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
     return e;
   };
   cudaError_t e = device_alloc(slots, kTableSlots);
-  if (e == cudaSuccess) e = device_alloc(state, 2);
+  if (e == cudaSuccess) e = device_alloc(state, 3);
   if (e == cudaSuccess) e = cudaMemsetAsync(slots, 0xff, kTableSlots * sizeof(unsigned long long), s); // kTableEmpty
-  if (e == cudaSuccess) e = cudaMemsetAsync(state, 0, 2 * sizeof(int), s);
+  if (e == cudaSuccess) e = cudaMemsetAsync(state, 0, 3 * sizeof(int), s);
   if (e != cudaSuccess) return done(e);
   const unsigned grid = table_grid();
   pj_table_gather<T><<<grid, kThreads, 0, s>>>(val_, padded_, slots, state);
   e = launched();
-  int h[2] = {0, 0};
+  int h[3] = {0, 0, 0};
   if (e == cudaSuccess) e = cudaMemcpyAsync(h, state, sizeof(h), cudaMemcpyDeviceToHost, s);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return done(e);
-  if (h[1] || h[0] > kPjdsTableMax) return done(code_values16(s)); // more than 256: 16-bit codes where they fit
+  if (h[1] || h[0] > kPjdsTableMax) return done(code_values16(tmp, s, h[2] != 0)); // more than 256: 16-bit codes where they fit
   if (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T))) return done(cudaSuccess); // the values as stored
   std::vector<unsigned long long> hs(kTableSlots), keys;
   e = cudaMemcpy(hs.data(), slots, kTableSlots * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
@@ -701,33 +723,48 @@ cudaError_t PjdsDevice<T>::code_values(cudaStream_t s) {
   return done(e);
 }
 
-// The table of 16-bit codes (more than kPjdsTableMax distinct values; pjds.hpp): the values' bit
-// patterns sorted and their distinct ones selected, the count read back (one synchronization);
-// where at most kPjdsTable16Max (and, auto, that reads fewer bytes: pjds_table_pays) the table is
-// built from them and every value coded; else the values are read as stored (as the host). Also
-// where the hash sets could not hold a value (kTableEmpty's bits): then at most kPjdsTableMax
-// distinct values take 8-bit codes, as the host's.
+// The table of 16-bit codes (more than kPjdsTableMax distinct values; pjds.hpp). cap: the largest
+// table that can result (auto: pjds_table16_cap, as the host builder; table: kPjdsTable16Max); where
+// that is at most kPjdsTableMax, no table and nothing to do. Else the values' distinct bit patterns
+// go into a global hash set of a power of two >= 2 cap slots (pj_value_set), which stops once it
+// has counted more than cap; the count and that stop read back (one synchronization). Stopped: the
+// values are read as stored (as the host). Else the set's keys are compacted and sorted (CUB, at
+// most cap keys), kTableEmpty's bits appended where a value has them (the largest pattern: last),
+// and where they pay (auto: pjds_table_pays) the table is built from them (ascending by bit
+// pattern, the host's order) and every value's code found by a binary search. Also where the 8-bit
+// path's sets could not hold a value (empty_seen: kTableEmpty's bits): then cap is at least
+// kPjdsTableMax and at most that many distinct values take 8-bit codes, as the host's.
 template <typename T>
-cudaError_t PjdsDevice<T>::code_values16(cudaStream_t s) {
-  StreamTemps    tmp(s);
-  std::uint64_t *keys = tmp.get<std::uint64_t>(std::size_t(padded_)), *sorted = tmp.get<std::uint64_t>(std::size_t(padded_));
-  int           *count = tmp.get<int>(1);
-  if (tmp.err != cudaSuccess) return tmp.err;
-  pj_value_keys<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, keys);
+cudaError_t PjdsDevice<T>::code_values16(StreamTemps &tmp, cudaStream_t s, bool empty_seen) {
+  std::int64_t cap = p_.values == PjdsValues::Auto ? pjds_table16_cap(padded_, std::int64_t(sizeof(T))) : std::int64_t(kPjdsTable16Max);
+  if (empty_seen) cap = std::max<std::int64_t>(cap, kPjdsTableMax);
+  else if (cap <= kPjdsTableMax) return cudaSuccess; // no table of 16-bit codes can pay: the values as stored
+  int bits = 10;
+  while ((std::int64_t(1) << bits) < 2 * cap) ++bits; // at most 2^17 slots (cap <= 65,536)
+  const std::int64_t  nslots = std::int64_t(1) << bits;
+  unsigned long long *slots  = tmp.get<unsigned long long>(std::size_t(nslots));
+  std::uint64_t      *keys = tmp.get<std::uint64_t>(std::size_t(cap)), *sorted = tmp.get<std::uint64_t>(std::size_t(cap));
+  int                *state = tmp.get<int>(4); // count, stopped, kTableEmpty's bits seen; the compaction's count
+  GPUMAT_CUDA_TRY(tmp.err);
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(slots, 0xff, std::size_t(nslots) * sizeof(unsigned long long), s)); // kTableEmpty
+  GPUMAT_CUDA_TRY(cudaMemsetAsync(state, 0, 4 * sizeof(int), s));
+  pj_value_set<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, slots, unsigned(nslots - 1), 64 - bits, int(cap), state);
   GPUMAT_CUDA_TRY(launched());
-  // the distinct keys into keys (read by the sort before the selection writes them)
-  GPUMAT_CUDA_TRY(sort_unique_keys(keys, sorted, keys, count, padded_, int(8 * sizeof(T)), s));
-  int n = 0;
-  GPUMAT_CUDA_TRY(cudaMemcpyAsync(&n, count, sizeof(int), cudaMemcpyDeviceToHost, s));
+  int h[3] = {0, 0, 0};
+  GPUMAT_CUDA_TRY(cudaMemcpyAsync(h, state, sizeof(h), cudaMemcpyDeviceToHost, s));
   GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
-  if (n > kPjdsTable16Max || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, n, sizeof(T)))) return cudaSuccess; // the values as stored
-  cudaError_t e = device_alloc(table_, std::size_t(n));
-  const bool wide = n > kPjdsTableMax;
+  const int n = h[0];
+  if (h[1] || n > kPjdsTable16Max || (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, n, sizeof(T)))) return cudaSuccess; // the values as stored
+  const int held = n - (h[2] ? 1 : 0); // the keys in the set
+  GPUMAT_CUDA_TRY(sort_set_keys(reinterpret_cast<const std::uint64_t *>(slots), nslots, kTableEmpty, keys, sorted, state + 3, held, int(8 * sizeof(T)), s));
+  if (h[2]) GPUMAT_CUDA_TRY(cudaMemsetAsync(sorted + held, 0xff, sizeof(std::uint64_t), s)); // kTableEmpty, the last
+  cudaError_t e    = device_alloc(table_, std::size_t(n));
+  const bool  wide = n > kPjdsTableMax;
   if (e == cudaSuccess) e = wide ? device_alloc(vcode16_, std::size_t(padded_)) : device_alloc(vcode_, std::size_t(padded_));
   if (e == cudaSuccess) e = device_alloc(table_ok_, 1);
   if (e == cudaSuccess) e = cudaMemsetAsync(table_ok_, 1, sizeof(int), s);
   if (e == cudaSuccess) {
-    pj_table_from_keys<T><<<unsigned(std::min<long long>(grid_for(n, kThreads), 1024)), kThreads, 0, s>>>(keys, n, table_);
+    pj_table_from_keys<T><<<unsigned(std::min<long long>(grid_for(n, kThreads), 1024)), kThreads, 0, s>>>(sorted, n, table_);
     e = launched();
   }
   if (e == cudaSuccess) {
@@ -773,8 +810,8 @@ cudaError_t PjdsDevice<T>::refresh(const T *val, cudaStream_t s, Mem where) {
   template cudaError_t PjdsDevice<T>::code_columns(StreamTemps &, cudaStream_t); \
   template cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &, StreamTemps &, cudaStream_t); \
   template unsigned    PjdsDevice<T>::table_grid() const; \
-  template cudaError_t PjdsDevice<T>::code_values(cudaStream_t); \
-  template cudaError_t PjdsDevice<T>::code_values16(cudaStream_t); \
+  template cudaError_t PjdsDevice<T>::code_values(StreamTemps &, cudaStream_t); \
+  template cudaError_t PjdsDevice<T>::code_values16(StreamTemps &, cudaStream_t, bool); \
   template cudaError_t PjdsDevice<T>::refresh(const T *, cudaStream_t, Mem);
 GPUMAT_PJDS_BUILD(double)
 GPUMAT_PJDS_BUILD(float)

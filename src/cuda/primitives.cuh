@@ -79,11 +79,12 @@ struct StreamTemps {
 cudaError_t sort_pairs(const std::uint64_t *keys_in, std::uint64_t *keys_out, const index_t *vals_in, index_t *vals_out, std::int64_t n, int end_bit,
                        cudaStream_t s);
 
-// The distinct keys of keys[0, n), ascending, into unique[0, *count) (*count a device int; CUB's
-// DeviceRadixSort over bits [0, end_bit) into sorted, then DeviceSelect::Unique; sorted and unique
-// hold n keys each, keys is left as it is; temporary storage stream-ordered on s). radix_sort.cu's
-// module. Asynchronous.
-cudaError_t sort_unique_keys(const std::uint64_t *keys, std::uint64_t *sorted, std::uint64_t *unique, int *count, std::int64_t n, int end_bit, cudaStream_t s);
+// The keys of a hash set, ascending: the n slots of slots[0, nslots) that are not `empty` compacted
+// into keys (CUB's DeviceSelect::If; *count, a device int, gets n), then sorted over bits
+// [0, end_bit) into sorted (DeviceRadixSort); keys and sorted hold n keys each; temporary storage
+// stream-ordered on s. radix_sort.cu's module. Asynchronous.
+cudaError_t sort_set_keys(const std::uint64_t *slots, std::int64_t nslots, std::uint64_t empty, std::uint64_t *keys, std::uint64_t *sorted, int *count, std::int64_t n,
+                          int end_bit, cudaStream_t s);
 
 // dst[slot[k]] = src[k], k < n (the value of CSR entry k into the format's position); S is the
 // slot type (index_t, or unsigned where a format's value array may exceed 2^31 entries).

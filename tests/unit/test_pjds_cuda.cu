@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -754,7 +755,7 @@ TEST(PjdsDevice, PositionalRefreshZerosAndSentinel) {
 
 // The value table's entries include the padding's sentinel, on the device as on the host: 255
 // distinct stored values and padding make a table of 8-bit codes (the hash sets' path), 256 and
-// padding one of 16-bit codes (the sort's path); 65,535 and padding fill a table of 16-bit codes,
+// padding one of 16-bit codes (the bounded set's path); 65,535 and padding fill a table of 16-bit codes,
 // 65,536 and padding make none.
 TEST(PjdsDevice, PositionalTableCountsTheSentinel) {
   const Stream s;
@@ -858,6 +859,56 @@ TEST(PjdsDevice, Table16LimitAndEveryOccupancy) {
     gpumat_test::check_pjds_device_layout(M, v, p, D4, "distinct values " + std::to_string(distinct));
     EXPECT_TRUE(gpumat_test::device_apply(D4, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(D6, Op::NoTrans, x, z, ZMode::None, s)) << distinct;
     check_device_products(M, v, D6, s, "distinct values " + std::to_string(distinct));
+  }
+}
+
+// The bounded hash set of the 16-bit path (code_values16) stops where no table can result, as the
+// host builder's set: values all distinct (more than 65,536) give no table, auto or asked for;
+// exactly pjds_table16_cap distinct values (the padding's 0 among them) a table of 16-bit codes
+// under auto, one more none under auto and a table where asked for. The same with a value of the
+// sets' empty mark's bits (a NaN: counted by a flag, the table's last entry), and where such a
+// value comes with at most 256 distinct ones: 8-bit codes, also where pjds_table16_cap is below 256
+// (a small matrix). The download the host builder's in each.
+TEST(PjdsDevice, Table16SetStopsAtTheCap) {
+  const Stream        s;
+  const double        empty_bits = gpumat::value_from_bits<double>(~0ull);
+  const matgen::Csr   M          = matgen::stencil_2d(300, 240);
+  std::vector<double> v          = M.values<double>();
+  Pjds<double>        P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  const std::int64_t cap = gpumat::pjds_table16_cap(P.padded(), 8), extra = P.padding() > 0 ? 1 : 0; // the padding's 0
+  ASSERT_GT(cap, gpumat::kPjdsTableMax);
+  ASSERT_LT(cap, gpumat::kPjdsTable16Max);
+  auto check = [&](const matgen::Csr &A, const std::vector<double> &w, gpumat::PjdsValues mode, std::int64_t entries, const std::string &what) {
+    const PjdsParams   p     = pp(32, 1, 0, gpumat::PjdsColumns::Plain, mode);
+    const std::string  where = what + (mode == gpumat::PjdsValues::Table ? ", table" : ", auto");
+    PjdsDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(A.view(w), p, s)) << D.why();
+    EXPECT_EQ(D.table_in_use(), entries > 0) << where;
+    EXPECT_EQ(D.table_entries(), entries) << where;
+    EXPECT_EQ(D.code_bytes(), entries > gpumat::kPjdsTableMax ? 2 : entries > 0 ? 1 : 0) << where;
+    gpumat_test::check_pjds_device_layout(A, w, p, D, where);
+  };
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(k);
+  check(M, v, gpumat::PjdsValues::Auto, 0, "all distinct");
+  check(M, v, gpumat::PjdsValues::Table, 0, "all distinct");
+  for (bool nan : {false, true})
+    for (std::int64_t distinct : {cap, cap + 1}) {
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(std::int64_t(k) % (distinct - extra));
+      if (nan) std::replace(v.begin(), v.end(), 1.0, empty_bits);
+      const std::string what = std::to_string(distinct) + " values, cap " + std::to_string(cap) + (nan ? ", one of the empty mark's bits" : "");
+      check(M, v, gpumat::PjdsValues::Auto, distinct == cap ? distinct : 0, what);
+      check(M, v, gpumat::PjdsValues::Table, distinct, what);
+    }
+  for (const matgen::Csr &A : {matgen::stencil_2d(20, 20), matgen::stencil_2d(40, 40)}) { // pjds_table16_cap below 256, above
+    std::vector<double> w(A.val.size());
+    for (std::size_t k = 0; k < w.size(); ++k) w[k] = k % 100 == 0 ? empty_bits : 1.0 + double(k % 100);
+    Pjds<double> H;
+    gpumat::pjds_build(A.view(w), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), H);
+    const std::int64_t entries = 100 + (H.padding() > 0 ? 1 : 0);
+    const std::string  what    = std::to_string(A.val.size()) + " entries, 100 values with the empty mark's bits, cap " + std::to_string(gpumat::pjds_table16_cap(H.padded(), 8));
+    check(A, w, gpumat::PjdsValues::Auto, entries, what);
+    check(A, w, gpumat::PjdsValues::Table, entries, what);
   }
 }
 

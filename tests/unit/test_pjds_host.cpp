@@ -317,6 +317,54 @@ TEST(PjdsValueTable, TooManyValuesStayPlain) {
   }
 }
 
+// pjds_table16_cap is the largest table of 16-bit codes pjds_table_pays accepts (one more is
+// refused), for fp64 and fp32 values, from a padded part too small for one to one that reaches
+// kPjdsTable16Max.
+TEST(PjdsValueTable, Table16CapIsWhatPays) {
+  for (std::int64_t vb : {4, 8})
+    for (std::int64_t padded : {0LL, 1LL, 4000LL, 4111LL, 4112LL, 4113LL, 5000LL, 99999LL, 1048575LL, 1048576LL, 1048577LL, 50000000LL}) {
+      const std::int64_t cap = gpumat::pjds_table16_cap(padded, vb);
+      if (cap > gpumat::kPjdsTableMax) {
+        EXPECT_TRUE(gpumat::pjds_table_pays(padded, cap, vb)) << padded << " x " << vb << " B: " << cap;
+        EXPECT_TRUE(gpumat::pjds_table_pays(padded, gpumat::kPjdsTableMax + 1, vb)) << padded << " x " << vb << " B";
+      }
+      const std::int64_t beyond = std::max<std::int64_t>(cap, gpumat::kPjdsTableMax) + 1;
+      EXPECT_FALSE(gpumat::pjds_table_pays(padded, beyond, vb)) << padded << " x " << vb << " B: " << beyond;
+      EXPECT_LE(cap, gpumat::kPjdsTable16Max);
+    }
+  EXPECT_EQ(gpumat::pjds_table16_cap(50000000, 8), gpumat::kPjdsTable16Max);
+  EXPECT_EQ(gpumat::pjds_table16_cap(4112, 8), 257);
+}
+
+// Values that repeat fewer than kPjdsTable16MinRepeat times on average: one more distinct value
+// than pjds_table16_cap allows gets no table under auto, a table of 16-bit codes where asked for;
+// exactly that many, a table of 16-bit codes under auto too.
+TEST(PjdsValueTable, AutoStopsAtTheCapTableDoesNot) {
+  const matgen::Csr   M = matgen::stencil_2d(300, 240); // 360,000 entries
+  std::vector<double> v = M.values<double>();
+  Pjds<double>        P;
+  gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+  const std::int64_t cap   = gpumat::pjds_table16_cap(P.padded(), 8);
+  const std::int64_t extra = P.padding() > 0 ? 1 : 0; // the padding's 0
+  ASSERT_GT(cap, gpumat::kPjdsTableMax);
+  ASSERT_LT(cap, gpumat::kPjdsTable16Max);
+  for (std::int64_t distinct : {cap, cap + 1}) {
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + double(std::int64_t(k) % (distinct - extra));
+    for (gpumat::PjdsValues mode : {gpumat::PjdsValues::Auto, gpumat::PjdsValues::Table}) {
+      const bool        table = mode == gpumat::PjdsValues::Table;
+      const std::string where = std::to_string(distinct) + " values, cap " + std::to_string(cap) + (table ? ", table" : ", auto");
+      Pjds<double>      B;
+      gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, mode)), B);
+      EXPECT_EQ(B.tabled(), table || distinct == cap) << where;
+      if (B.tabled()) {
+        EXPECT_EQ(std::int64_t(B.table.size()), distinct) << where;
+        EXPECT_EQ(B.code_bytes(), 2) << where;
+      }
+      gpumat_test::check_pjds_layout(M, v, B, where);
+    }
+  }
+}
+
 // A block whose entries have more than 256 distinct offsets keeps 32-bit columns, even when
 // dictionary columns are asked for; with fewer they are coded.
 TEST(PjdsDictionary, TooManyOffsetsStayPlain) {
