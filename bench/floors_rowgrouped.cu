@@ -275,10 +275,7 @@ __global__ void __launch_bounds__(kThreads, R == 1 ? 6 : 4) posw4_gather_floor(P
   for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
   __syncthreads();
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   const unsigned first = unsigned(blockIdx.x - lblocks) * (R * kThreads) + threadIdx.x;
@@ -351,10 +348,7 @@ __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongD
   for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
   __syncthreads();
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
