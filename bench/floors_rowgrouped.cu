@@ -96,6 +96,18 @@ struct LongDev {
   long long     nnz;
 };
 
+// The gather floors' first lblocks CUDA blocks: the long part's entries, grid-stride over those
+// blocks, each entry's value times x at its column summed (the sum kept only through sink).
+__device__ __forceinline__ void long_part_floor(const LongDev &lg, long long lblocks, const double *__restrict__ x, double *sink) {
+  const long long stride = lblocks * kThreads;
+  double          acc    = 0;
+  for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
+  if (acc == 1.2345e-300) *sink = acc;
+}
+
+// The CUDA blocks the gather floors give the long part (kLongPer entries a thread, at most 65,535).
+inline long long long_blocks(const LongDev &lg) { return lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0; }
+
 // In 32 bits, as the products: the builds keep the padded entries below 2^31.
 struct Pos {
   unsigned p;      // the first entry
@@ -153,10 +165,7 @@ struct BceLayout {
 template <class L, bool Permuted>
 __global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   Pos q;
@@ -209,38 +218,35 @@ __global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, Lon
     __syncthreads();
   }
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   for (int t = 0; t < a.tile; ++t) {
-  const unsigned i = (unsigned(blockIdx.x - lblocks) * unsigned(a.tile) + unsigned(t)) * kThreads + threadIdx.x;
-  if (i >= unsigned(a.npj)) return;
-  const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             os   = a.off_start[b.b], vs = a.val_start[b.b];
-  const int                   u    = int(a.off_start[b.b + 1] - os);
-  const int                   r    = a.perm ? a.perm[i] : int(i);
-  const int                   base = r - r % a.g;
-  double                      s0 = 0, s1 = 0;
-  for (int j = 0; j < u; j += kUnroll) {
-    double v[kUnroll];
-    int    c[kUnroll];
+    const unsigned i = (unsigned(blockIdx.x - lblocks) * unsigned(a.tile) + unsigned(t)) * kThreads + threadIdx.x;
+    if (i >= unsigned(a.npj)) return;
+    const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
+    const long long             os   = a.off_start[b.b], vs = a.val_start[b.b];
+    const int                   u    = int(a.off_start[b.b + 1] - os);
+    const int                   r    = a.perm ? a.perm[i] : int(i);
+    const int                   base = r - r % a.g;
+    double                      s0 = 0, s1 = 0;
+    for (int j = 0; j < u; j += kUnroll) {
+      double v[kUnroll];
+      int    c[kUnroll];
 #pragma unroll
-    for (int q = 0; q < kUnroll; ++q) {
-      const bool      ok  = j + q < u;
-      const long long pos = vs + (long long)(j + q) * b.rows + b.lane;
-      if (Mode == kCode8) v[q] = ok ? tab[__ldcs(a.code + pos)] : 0.0;
-      else if (Mode == kCode16) v[q] = ok ? __ldg(a.table + __ldcs(a.code16 + pos)) : 0.0;
-      else v[q] = ok ? __ldcs(a.val + pos) : 0.0;
-      c[q] = ok ? min(max(base + __ldg(a.offs + os + j + q), 0), a.ncols - 1) : 0;
+      for (int q = 0; q < kUnroll; ++q) {
+        const bool      ok  = j + q < u;
+        const long long pos = vs + (long long)(j + q) * b.rows + b.lane;
+        if (Mode == kCode8) v[q] = ok ? tab[__ldcs(a.code + pos)] : 0.0;
+        else if (Mode == kCode16) v[q] = ok ? __ldg(a.table + __ldcs(a.code16 + pos)) : 0.0;
+        else v[q] = ok ? __ldcs(a.val + pos) : 0.0;
+        c[q] = ok ? min(max(base + __ldg(a.offs + os + j + q), 0), a.ncols - 1) : 0;
+      }
+#pragma unroll
+      for (int q = 0; q < kUnroll; ++q)
+        if (j + q < u) (q & 1 ? s1 : s0) += v[q] * __ldg(x + c[q]);
     }
-#pragma unroll
-    for (int q = 0; q < kUnroll; ++q)
-      if (j + q < u) (q & 1 ? s1 : s0) += v[q] * __ldg(x + c[q]);
-  }
-  y[i] = s0 + s1;
+    y[i] = s0 + s1;
   }
 }
 
@@ -269,10 +275,7 @@ __global__ void __launch_bounds__(kThreads, R == 1 ? 6 : 4) posw4_gather_floor(P
   for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
   __syncthreads();
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   const unsigned first = unsigned(blockIdx.x - lblocks) * (R * kThreads) + threadIdx.x;
@@ -345,10 +348,7 @@ __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongD
   for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
   __syncthreads();
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
@@ -378,10 +378,7 @@ template <class L>
 __global__ void __launch_bounds__(kThreads, 6) t16_gather_floor(L a, const std::uint16_t *__restrict__ code16, const double *__restrict__ table, LongDev lg, long long lblocks, const double *__restrict__ x,
                                                                 double *__restrict__ y, double *sink) {
   if (blockIdx.x < lblocks) {
-    const long long stride = lblocks * kThreads;
-    double          acc    = 0;
-    for (long long k = (long long)blockIdx.x * kThreads + threadIdx.x; k < lg.nnz; k += stride) acc += __ldcs(lg.val + k) * __ldg(x + __ldcs(lg.col + k));
-    if (acc == 1.2345e-300) *sink = acc;
+    long_part_floor(lg, lblocks, x, sink);
     return;
   }
   Pos q;
@@ -482,7 +479,7 @@ public:
         !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
       return false;
     const int       sgrid   = std::max(1, per_sm) * sms;
-    const long long lblocks = lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0;
+    const long long lblocks = long_blocks(lg);
     const long long grid    = lblocks + (layout.threads() + kThreads - 1) / kThreads;
     auto            gather  = [&](bool permuted) {
       if (grid > 0 && permuted) rg_gather_floor<L, true><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
@@ -522,7 +519,7 @@ public:
         !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
       return false;
     const int       sgrid   = std::max(1, per_sm) * sms;
-    const long long lblocks = lg.nnz ? std::min<long long>((lg.nnz + kThreads * kLongPer - 1) / (kThreads * kLongPer), 65535) : 0;
+    const long long lblocks = long_blocks(lg);
     const long long grid    = lblocks + (threads + kThreads - 1) / kThreads;
     auto            gather  = [&] {
       if (grid > 0) gather_on((unsigned)grid, lblocks, s_, x_, y_, sink_);
