@@ -112,7 +112,9 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 // Positional columns (pjds.hpp) from the layout with 32-bit columns as built (before the long part:
 // the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
 // of kPjdsPositionalGroups that stores the fewest entries, the first of equals; the padding the
-// sentinel, a value with its bits the canonical NaN (pjds_unpad).
+// sentinel, a value with its bits the canonical NaN (pjds_unpad). Where they would not store fewer
+// bytes (pjds_positional_pays; unless positional_always) the 32-bit columns stay and
+// positional_declined says how many positions they would have stored.
 template <typename T>
 void position_columns(Pjds<T> &B) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
@@ -127,6 +129,10 @@ void position_columns(Pjds<T> &B) {
       stored += B.block_rows(b) * std::int64_t(u.size());
     }
     if (least < 0 || stored < least) least = stored, g = cand;
+  }
+  if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
+    B.positional_declined = least;
+    return;
   }
   check(least <= INT_MAX, "positional columns would store " + std::to_string(least) + " entries, beyond the 32-bit positions of the index; use plain columns");
   std::vector<std::int64_t> entry(std::size_t(padded), -1); // the CSR entry at each position as built
@@ -426,7 +432,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value the products skip where a row has none; only when asked)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value the products skip where a row has none; only when asked, and where that stores fewer bytes than 32-bit columns)",
                               "auto");
       o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }

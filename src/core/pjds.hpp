@@ -23,7 +23,7 @@
 // 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
 // the same entries summed in the same order.
 // Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional; only when asked, never
-// by auto): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
+// by auto, and only where they store fewer bytes: pjds_positional_pays): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
 // their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
 // poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or the
 // padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
@@ -56,7 +56,7 @@ namespace gpumat {
 // block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
 // kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays), plain (32-bit columns), or
 // dictionary (wherever every block's offsets fit, whatever the bytes), or positional (no column per
-// entry, see the layout above; only when asked). The width: on an H200 the
+// entry, see the layout above; only when asked, and where pjds_positional_pays). The width: on an H200 the
 // coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
 // 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
 // 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
@@ -174,6 +174,9 @@ struct PjdsParams {
   PjdsColumns  columns    = PjdsColumns::Auto;
   PjdsValues   values     = PjdsValues::Auto;
   bool         fp32       = false; // the padded values stored rounded to float for the products (above)
+  // positional columns even where pjds_positional_pays says no (the kernels' tests on arbitrary
+  // patterns); the PETSc adapter never sets it
+  bool         positional_always = false;
 };
 
 constexpr int          pjds_max_block_rows = 1024;
@@ -192,9 +195,10 @@ PjdsParams pjds_resolve(PjdsParams p);
 //   (measured on the H100: rows of up to 1024 entries walked by one thread each made products
 //   4-14x slower than aijcusparse on matrices of 1-20M nonzeros, the walk of the longest row
 //   outlasting the whole stream of the matrix);
-// - sigma: the smallest window of kPjdsWindows (1: no sorting, the matrix's order and its x
-//   locality kept; then 4096 .. 1M rows: rows move only within a window, so the x a warp gathers
-//   stays within a window's span of columns on matrices with locality; all rows) whose padding is
+// - sigma (with positional columns 1: the matrix's order): the smallest window of kPjdsWindows
+//   (1: no sorting, the matrix's order and its x locality kept; then 4096 .. 1M rows: rows move
+//   only within a window, so the x a warp gathers stays within a window's span of columns on
+//   matrices with locality; all rows) whose padding is
 //   at most kPjdsPadTarget of the nonzeros (4.5 %: a target of 5 % with a margin for sampled
 //   estimates); all rows when none is, and then, unless the user set long_row, the threshold
 //   halved (down to kPjdsLongLow, a warp's worth of a row) until the sorted padding is within the
@@ -248,6 +252,9 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   std::vector<index_t>      poff;
   std::vector<std::int64_t> poff_start; // nblocks + 1 offsets into poff; empty: not positional
   index_t                   pgroup = 0; // rows per group the offsets start from
+  // positional columns asked for and declined (pjds_positional_pays): the positions they would have
+  // stored (the 32-bit columns kept); 0 otherwise
+  std::int64_t              positional_declined = 0;
   // value table (tabled()): the padded part's distinct values ascending by bit pattern, a code
   // per padded entry: 8-bit (vcode) where the table has at most kPjdsTableMax entries, else 16-bit
   // (vcode16; the other vector empty); val kept (refreshes write it)
@@ -311,6 +318,19 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
 // else it walks each block's width, the padding adding zeros. No padded entries: nothing to read.
 constexpr bool pjds_reads_rowlen(std::int64_t padded, std::int64_t padding, std::int64_t rows, std::int64_t value_bytes) {
   return padded > 0 && padding * (value_bytes + std::int64_t(sizeof(index_t))) > rows * std::int64_t(sizeof(index_t));
+}
+
+// Whether positional columns are kept where asked for: their `positions` (`nblocks` blocks) store
+// fewer bytes than the 32-bit layout's `padded` entries, values of `value_bytes` (the stored type's,
+// before any table or fp32 rounding) and 8 B a block start against value and 4 B column an entry
+// (each block's offsets, at most one per b_r positions, left out). A pattern without a few offsets
+// shared by a block's rows makes every row of the block as wide as all their distinct offsets:
+// on PETSc's ex13 operator (Q2, 61 entries a row) the positional layout with a value table read
+// 4,230 MB against the 32-bit layout's 551 MB and its product was 8x slower, and on an MPI matrix's
+// off-diagonal block (columns compressed to the ghosts) 42x slower (H200, session 17: lap3dv 200^3
+// at 2 ranks; docs/results/h200-2026-11-29g-positional-tests). Host and device builders decide alike.
+constexpr bool pjds_positional_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes) {
+  return positions * value_bytes + 8 * nblocks < padded * (value_bytes + std::int64_t(sizeof(index_t)));
 }
 
 // Whether the padded part's rows are wide enough for auto to code their columns: `padded` entries

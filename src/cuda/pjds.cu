@@ -477,6 +477,7 @@ cudaError_t PjdsDevice<T>::download(Pjds<T> &B) const {
   B.nrows    = nrows_;
   B.ncols    = ncols_;
   B.nrows_pj = npj_;
+  B.positional_declined = pos_declined_;
   auto get   = [](auto &v, const auto *d, std::size_t n) {
     v.resize(n);
     return n ? cudaMemcpy(v.data(), d, n * sizeof(*d), cudaMemcpyDeviceToHost) : cudaSuccess;

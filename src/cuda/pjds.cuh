@@ -99,6 +99,9 @@ public:
   bool               positional() const { return poff_start_ != nullptr; } // positional columns (pjds.hpp)
   std::int64_t       offset_entries() const { return npoff_; }  // positional columns: in all blocks
   index_t            group() const { return pgroup_; }           // positional columns: rows per group (else 0)
+  // positional columns asked for and declined (pjds_positional_pays): the positions they would have
+  // stored, the 32-bit columns kept (0 otherwise); the host builder's decision
+  std::int64_t       positional_declined() const { return pos_declined_; }
   // A value table built (pjds.hpp, PjdsValues); whether the product reads it now (a refresh with a
   // value outside it turns it off until the next build; reading that synchronizes the device).
   bool               tabled() const { return table_ != nullptr; }
@@ -151,6 +154,7 @@ private:
   std::int64_t *poff_start_ = nullptr;  // nblocks_ + 1 (null: not positional)
   std::int64_t  npoff_ = 0;
   index_t       pgroup_ = 0;            // rows per group the offsets start from
+  std::int64_t  pos_declined_ = 0;      // positional_declined()
   T            *table_ = nullptr;       // ntable_ distinct values ascending by bit pattern (null: none)
   std::uint8_t *vcode_ = nullptr;       // padded_: their codes, where ntable_ <= kPjdsTableMax (else null)
   std::uint16_t *vcode16_ = nullptr;    // padded_: their codes, where ntable_ > kPjdsTableMax (else null)

@@ -433,6 +433,7 @@ void PjdsDevice<T>::release() {
   device_free(poff_start_);
   npoff_  = 0;
   pgroup_ = 0;
+  pos_declined_ = 0;
   device_free(table_);
   device_free(vcode_);
   device_free(vcode16_);
@@ -602,7 +603,9 @@ cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
 }
 
 // Positional columns from the 32-bit layout as built (before the long part: its slots and values
-// come after the padded part's new size). Where they would store more than 2^31 - 1 entries, why_
+// come after the padded part's new size). Where they would not store fewer bytes
+// (pjds_positional_pays; unless positional_always) the 32-bit columns stay and pos_declined_ says how
+// many positions they would have stored; where they would store more than 2^31 - 1 entries, why_
 // says so (the caller fails, as the host builder throws).
 template <typename T>
 cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s) {
@@ -631,6 +634,10 @@ cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTem
     GPUMAT_CUDA_TRY(cudaMemcpyAsync(&stored, start[cur] + nblocks_, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
     GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
     if (least < 0 || stored < least) least = stored, g = cand, std::swap(best, cur);
+  }
+  if (!p_.positional_always && !pjds_positional_pays(padded_, least, nblocks_, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
+    pos_declined_ = least;
+    return cudaSuccess;
   }
   if (least > INT_MAX) {
     why_ = "pjds: positional columns would store " + std::to_string(least) + " entries, beyond the 32-bit positions of the index; use plain columns";

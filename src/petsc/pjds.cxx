@@ -151,7 +151,8 @@ public:
 
   // Once built: columns (dictionary|positional|plain: as stored), dictionary_entries,
   // positional_offsets and positional_group (the offsets of all blocks and the rows per group they
-  // start from; 0 unless positional), values (table|fp32|plain:
+  // start from; 0 unless positional), positional_declined (positional columns asked for and not
+  // built, pjds_positional_pays: the positions they would have stored; else 0), values (table|fp32|plain:
   // as the product reads them now; fp32: -mat_gpumat_values fp32), table_entries (0 without),
   // table_bits (the codes' width: 8 up to 256 entries, else 16; 0 without),
   // block_rows, sigma (the sorting window in rows, "all" for all rows), long_row, each with its
@@ -187,6 +188,7 @@ public:
                            {"dictionary_entries", std::to_string(DictEntries())},
                            {"positional_offsets", std::to_string(Positional() ? Offsets() : 0)},
                            {"positional_group", std::to_string(Positional() ? Group() : 0)},
+                           {"positional_declined", std::to_string(Declined())},
                            {"values", TableEntries() ? "table" : Single() ? "fp32" : "plain"},
                            {"table_entries", std::to_string(TableEntries())},
                            {"table_bits", std::to_string(TableBits())}});
@@ -286,6 +288,8 @@ private:
     return AsStored([](const auto &d) { return std::int64_t(d.offset_entries()); }, [](const auto &h) { return std::int64_t(h.poff.size()); });
   }
   index_t      Group() const { return AsStored([](const auto &d) { return d.group(); }, [](const auto &h) { return h.pgroup; }); }
+  // positional columns asked for and declined: the positions they would have stored (0: not so)
+  std::int64_t Declined() const { return AsStored([](const auto &d) { return d.positional_declined(); }, [](const auto &h) { return h.positional_declined; }); }
   std::int64_t DictEntries() const
   {
     return AsStored([](const auto &d) { return std::int64_t(d.dict_entries()); }, [](const auto &h) { return std::int64_t(h.dict.size()); });
@@ -322,6 +326,9 @@ private:
     if (Positional())
       return "positional: no column per entry, each block's rows as wide as its distinct offsets from the first row of their group of " + std::to_string(Group()) + " rows (" +
              std::to_string(Offsets()) + " offsets in all)";
+    if (const std::int64_t n = Declined())
+      return "32-bit (positional asked for: its " + std::to_string(n) + " positions would not read fewer bytes than the " + std::to_string(AsStored([](const auto &d) { return d.padded(); }, [](const auto &h) { return h.padded(); })) +
+             " entries of 32-bit columns)";
     if (!Coded()) return "32-bit";
     return "8-bit codes into per-block dictionaries of offsets (" + std::to_string(DictEntries()) + " entries in all)";
   }

@@ -84,6 +84,8 @@ void check_pjds_device_layout(const matgen::Csr &M, const std::vector<T> &vals, 
   EXPECT_EQ(G.pgroup, H.pgroup) << where << ": positional group";
   EXPECT_EQ(D.group(), H.pgroup) << where;
   EXPECT_EQ(D.offset_entries(), std::int64_t(H.poff.size())) << where;
+  EXPECT_EQ(G.positional_declined, H.positional_declined) << where << ": positional columns declined as by the host";
+  EXPECT_EQ(D.positional_declined(), H.positional_declined) << where;
   EXPECT_EQ(D.table_in_use(), H.tabled()) << where << ": a value table as the host's";
   EXPECT_EQ(D.single(), H.single()) << where << ": fp32 storage as the host's";
   // bit for bit where not equal: the positional padding's sentinel (a NaN) included

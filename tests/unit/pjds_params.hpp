@@ -18,6 +18,9 @@ inline gpumat::PjdsParams pp(int br, std::int64_t sigma, std::int64_t long_row, 
   p.long_row   = long_row;
   p.columns    = columns;
   p.values     = values;
+  // positional columns on every pattern, where they pay or not: the kernels' and layouts' tests
+  // (pjds_positional_pays's own tests clear it)
+  p.positional_always = columns == gpumat::PjdsColumns::Positional;
   return p;
 }
 

@@ -921,6 +921,44 @@ TEST(PjdsDevice, Table16SetStopsAtTheCap) {
   }
 }
 
+// Positional columns asked for as the PETSc adapter asks (positional_always clear): the device keeps
+// or declines them as the host builder does (check_pjds_device_layout: positional_declined and the
+// whole layout): kept on the 5-point stencil and the 3-dof problem, declined on random columns,
+// whose layout, products and refresh are then a plain-columns build's bit for bit; values plain,
+// a table and fp32 storage.
+TEST(PjdsDevice, PositionalDeclinedAsTheHost) {
+  const Stream         s;
+  std::vector<index_t> len(3000);
+  std::mt19937_64      g(17);
+  for (auto &l : len) l = index_t(4 + g() % 12);
+  const matgen::Csr R = matgen::from_lengths("random columns", 40000, len, 29);
+  for (const matgen::Csr &M : {matgen::stencil_2d(120, 90), matgen::dof_problem(40, 30, 3), R})
+    for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+      for (bool fp32 : {false, true}) {
+        PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+        p.positional_always = false;
+        p.fp32 = pl.fp32 = fp32;
+        const std::string  where = M.name + " " + describe(p) + (fp32 ? " fp32" : "");
+        const auto         v     = M.values<double>();
+        PjdsDevice<double> Q, P;
+        ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+        ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
+        gpumat_test::check_pjds_device_layout(M, v, p, Q, where);
+        EXPECT_EQ(Q.positional(), M.name != R.name) << where;
+        EXPECT_EQ(Q.positional_declined() > 0, M.name == R.name) << where;
+        if (Q.positional()) continue;
+        const auto x = matgen::random_vector<double>(std::size_t(M.ncols), 41);
+        const std::vector<double> z(std::size_t(M.nrows), 0.0);
+        EXPECT_TRUE(gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where;
+        std::vector<double> w(v);
+        for (auto &a : w) a = 0.5 * a - 1.0;
+        ASSERT_EQ(cudaSuccess, Q.refresh(w.data(), s, gpumat::Mem::Host)) << where;
+        ASSERT_EQ(cudaSuccess, P.refresh(w.data(), s, gpumat::Mem::Host)) << where;
+        EXPECT_FALSE(Q.positional()) << where << ": refreshed";
+        EXPECT_TRUE(gpumat_test::device_apply(Q, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where << ": refreshed";
+      }
+}
+
 // fp32 storage with positional columns: the host builder's rounded values; the product bitwise the
 // 32-bit layout's on the matrix rounded beforehand (the long rows' kept: long_row 32), as built and
 // after a refresh; the diagonal the rounded one.

@@ -858,6 +858,77 @@ TEST(PjdsPositional, RandomPatterns) {
   }
 }
 
+// The model keeps the matrix's order for positional columns (sigma 1) unless sigma is set: on a
+// matrix whose rows it sorts for 32-bit columns (a power law's).
+TEST(PjdsPositional, ModelKeepsTheOrder) {
+  const matgen::Csr M = matgen::power_law(5000, 5000, 1.3, 2.0, 3000, 36);
+  const auto        v = M.values<double>();
+  PjdsParams        p = pp(32, 0, 0, gpumat::PjdsColumns::Positional), q = pp(32, 0, 0, gpumat::PjdsColumns::Plain);
+  p.positional_always = false;
+  EXPECT_EQ(gpumat::pjds_model(M.view(v), p).p.sigma, 1);
+  EXPECT_GT(gpumat::pjds_model(M.view(v), q).p.sigma, 1) << "the test's matrix: sorted for 32-bit columns";
+  p.sigma = 4096;
+  EXPECT_EQ(gpumat::pjds_model(M.view(v), p).p.sigma, 4096);
+}
+
+// pjds_positional_pays at its edges: positions x value bytes + 8 B a block against entries x
+// (value bytes + 4 B), strictly fewer.
+TEST(PjdsPositional, PaysOnlyWithFewerBytes) {
+  EXPECT_TRUE(gpumat::pjds_positional_pays(100, 149, 0, 8));  // 1,192 < 1,200
+  EXPECT_FALSE(gpumat::pjds_positional_pays(100, 150, 0, 8)); // 1,200
+  EXPECT_FALSE(gpumat::pjds_positional_pays(100, 149, 1, 8)); // 1,200 with a block's start
+  EXPECT_TRUE(gpumat::pjds_positional_pays(100, 199, 0, 4));  // 796 < 800 (float)
+  EXPECT_FALSE(gpumat::pjds_positional_pays(100, 200, 0, 4));
+  EXPECT_FALSE(gpumat::pjds_positional_pays(0, 0, 0, 8)); // nothing padded: nothing to save
+}
+
+// Positional columns asked for (positional_always clear, as the PETSc adapter asks): kept on the
+// 5-point stencil and the 3-dof problem, where they store fewer bytes; on random columns declined:
+// the layout is the 32-bit one (columns, values, slots and products bit for bit a build with plain
+// columns'), positional_declined the positions a forced build stores, and a refresh keeps it so;
+// fp32 storage and a value table asked for decide alike (the stored type's bytes).
+TEST(PjdsPositional, DeclinedWhereItDoesNotPay) {
+  const matgen::Csr S = matgen::stencil_2d(120, 90), F = matgen::dof_problem(40, 30, 3);
+  std::vector<index_t> len(3000);
+  std::mt19937_64      g(17);
+  for (auto &l : len) l = index_t(4 + g() % 12);
+  const matgen::Csr R = matgen::from_lengths("random columns", 40000, len, 29);
+  for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+    for (bool fp32 : {false, true})
+      for (const matgen::Csr *M : {&S, &F, &R}) {
+        PjdsParams p = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals), pf = p, pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain, vals);
+        p.positional_always = false;
+        p.fp32 = pf.fp32 = pl.fp32 = fp32;
+        const std::string where = M->name + " " + describe(p) + (fp32 ? " fp32" : "");
+        const auto        v     = M->values<double>();
+        Pjds<double>      Q, Fq, P;
+        gpumat::pjds_build(M->view(v), p, Q);
+        gpumat::pjds_build(M->view(v), pf, Fq);
+        gpumat::pjds_build(M->view(v), pl, P);
+        ASSERT_TRUE(Fq.positional()) << where;
+        const bool pays = gpumat::pjds_positional_pays(P.padded(), Fq.padded(), P.nblocks(), 8);
+        EXPECT_EQ(pays, M != &R) << where << ": " << Fq.padded() << " positions against " << P.padded() << " entries";
+        EXPECT_EQ(Q.positional(), pays) << where;
+        if (pays) {
+          EXPECT_EQ(Q.positional_declined, 0) << where;
+          continue;
+        }
+        EXPECT_EQ(Q.positional_declined, Fq.padded()) << where;
+        EXPECT_TRUE(Q.col == P.col && Q.block_start == P.block_start && Q.slot == P.slot && Q.vcode == P.vcode && Q.vcode16 == P.vcode16) << where << ": the 32-bit layout";
+        EXPECT_TRUE(gpumat_test::same_values(Q.val, P.val) && gpumat_test::same_values(Q.val32, P.val32)) << where;
+        std::vector<double> x(std::size_t(M->ncols)), yq(std::size_t(M->nrows)), yp(std::size_t(M->nrows));
+        for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k)) - 0.2;
+        gpumat::pjds_apply(Q, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yq.data());
+        gpumat::pjds_apply(P, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yp.data());
+        EXPECT_TRUE(yq == yp) << where;
+        std::vector<double> w(v);
+        for (auto &a : w) a = 0.5 * a - 1.0;
+        gpumat::pjds_refresh(M->view(w), Q);
+        EXPECT_EQ(Q.positional_declined, Fq.padded()) << where << ": refreshed";
+        EXPECT_FALSE(Q.positional()) << where;
+      }
+}
+
 // Fuzz: random patterns (random lengths with empty rows and a few long rows, random columns,
 // ragged sizes) against the CSR reference at 1e-12, across b_r, sigma and long_row.
 TEST(PjdsHostFuzz, RandomPatterns) {
