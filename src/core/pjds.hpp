@@ -326,9 +326,8 @@ constexpr bool pjds_reads_rowlen(std::int64_t padded, std::int64_t padding, std:
 // (each block's offsets, at most one per b_r positions, left out). A pattern without a few offsets
 // shared by a block's rows makes every row of the block as wide as all their distinct offsets:
 // on PETSc's ex13 operator (Q2, 61 entries a row) the positional layout with a value table read
-// 4,230 MB against the 32-bit layout's 551 MB and its product was 8x slower, and on an MPI matrix's
-// off-diagonal block (columns compressed to the ghosts) 42x slower (H200, session 17: lap3dv 200^3
-// at 2 ranks; docs/results/h200-2026-11-29g-positional-tests). Host and device builders decide alike.
+// 4,230 MB against the 32-bit layout's 551 MB and its product was 8x slower (H200,
+// docs/results/h200-2026-11-29g-positional-tests). Host and device builders decide alike.
 constexpr bool pjds_positional_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes) {
   return positions * value_bytes + 8 * nblocks < padded * (value_bytes + std::int64_t(sizeof(index_t)));
 }
