@@ -98,6 +98,10 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
                      "(MatMult(Ad)), the off-diagonal block (MatMultAdd(Ao) on the ghosts) and the forward scatter\n"
                      "of x into the ghosts, and each rank's own median of its diagonal block (a line 'split <type>:\n"
                      "diagonal block by rank'). The floors and the copy bandwidth are measured by rank 0 alone.\n"
+                     "  -split_alone       the split's block products timed one rank at a time, the others waiting\n"
+                     "                     at a barrier (default: where two ranks share a device, whose contexts\n"
+                     "                     take turns on it, so one rank's CUDA events would count the other's\n"
+                     "                     kernels); the scatter, whose messages need every rank, at once\n"
                      "  -gpu_aware_halo    P ranks, CUDA PETSc: every scatter made afterwards hands device buffers to\n"
                      "                     MPI (PETSc's use_gpu_aware_mpi set after its start-up check, which\n"
                      "                     -use_gpu_aware_mpi 0 skipped), aijcusparse's halo as ours: for an MPI that moves\n"
@@ -120,6 +124,9 @@ static char help[] = "MatMult and KSP benchmark: one matrix, every type, on one 
 #include <unistd.h> /* mkstemp's file: close */
 
 static PetscMPIInt nranks = 1, myrank = 0; /* of PETSC_COMM_WORLD */
+/* -split_alone: the split's block products timed one rank at a time (default: where ranks share a
+   device, whose contexts time-slice, so one rank's events would count another's kernels) */
+static PetscBool split_alone = PETSC_FALSE;
 
 static int CmpDouble(const void *a, const void *b)
 {
@@ -197,7 +204,8 @@ static PetscErrorCode CopyBandwidth(double *gbs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The ranks, the visible devices and PETSc's device of each rank (rank % visible devices), one line. */
+/* The ranks, the visible devices and PETSc's device of each rank (rank % visible devices), one
+   line; split_alone's default: whether two ranks share a device. */
 static PetscErrorCode PrintDevices(void)
 {
   int  ndev = 0, dev = -1, *devs = NULL;
@@ -210,11 +218,13 @@ static PetscErrorCode PrintDevices(void)
   PetscCallMPI(MPI_Gather(&dev, 1, MPI_INT, devs, 1, MPI_INT, 0, PETSC_COMM_WORLD));
   for (PetscMPIInt r = 0; myrank == 0 && r < nranks; r++) {
     char item[16];
+    for (PetscMPIInt q = 0; q < r; q++) split_alone = (PetscBool)(split_alone || devs[q] == devs[r]);
     PetscCall(PetscSNPrintf(item, sizeof(item), "%s%d", r ? " " : "", devs[r]));
     PetscCall(PetscStrlcat(line, item, sizeof(line)));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ranks %d, visible devices %d, device of each rank: %s\n", nranks, ndev, line));
   PetscCall(PetscFree(devs));
+  PetscCallMPI(MPI_Bcast(&split_alone, 1, MPIU_BOOL, 0, PETSC_COMM_WORLD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -255,11 +265,13 @@ static PetscErrorCode RunOp(const BenchOps *o, BenchOp op)
 }
 
 /* One operation, timed: CUDA events on PETSc's stream for device matrices, the host clock
-   otherwise. On P ranks every rank waits for its device and at a barrier first. */
-static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, double *ms)
+   otherwise. On P ranks (collective) every rank waits for its device and at a barrier first;
+   alone, this rank waits for its device only. */
+static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, PetscBool collective, double *ms)
 {
   PetscFunctionBegin;
-  if (nranks > 1) {
+  if (!collective) PetscCall(Sync());
+  else if (nranks > 1) {
     PetscCall(Sync());
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   }
@@ -296,12 +308,18 @@ static PetscErrorCode TimedOp(const BenchOps *o, BenchOp op, PetscBool gpu, doub
 
 /* nwarm untimed operations, then nrep timed ones (t: room for nrep); on P ranks a rep's time is
    the maximum over the ranks. Median, min and max over the reps; own (if not NULL): this rank's
-   own median, before the maximum over the ranks. */
-static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max, double *own)
+   own median, before the maximum over the ranks. Alone (an operation of this rank's own, no
+   messages): the ranks take turns, each timing its reps while the others wait at a barrier. */
+static PetscErrorCode TimeReps(const BenchOps *o, BenchOp op, PetscBool gpu, PetscBool alone, PetscInt nwarm, PetscInt nrep, double *t, double *median, double *min, double *max, double *own)
 {
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < nwarm; i++) PetscCall(RunOp(o, op));
-  for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedOp(o, op, gpu, &t[i]));
+  for (PetscMPIInt turn = 0; turn < (alone ? nranks : 1); turn++) {
+    if (!alone || turn == myrank) {
+      for (PetscInt i = 0; i < nwarm; i++) PetscCall(RunOp(o, op));
+      for (PetscInt i = 0; i < nrep; i++) PetscCall(TimedOp(o, op, gpu, (PetscBool)!alone, &t[i]));
+    }
+    if (alone && nranks > 1) PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  }
   if (own) {
     double *c;
     PetscCall(PetscMalloc1(nrep, &c));
@@ -1249,8 +1267,10 @@ int main(int argc, char **argv)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PrintDevices());
 #endif
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-split_alone", &split_alone, NULL));
   if (nranks > 1) {
     double mean = (double)nnz / nranks;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "split's block products: %s\n", split_alone ? "timed one rank at a time (-split_alone)" : "timed on all ranks at once"));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "distribution: %d ranks, layout %s: rows per rank %.0f..%.0f, nonzeros per rank %.0f..%.0f (max/mean %.3f), off-diagonal share %.4f, ghosts per rank max %.0f (all ranks %.0f)\n", nranks, layout, dist.rows_min,
                           dist.rows_max, dist.nnz_min, dist.nnz_max, mean > 0 ? dist.nnz_max / mean : 0.0, dist.offdiag_share, dist.ghosts_max, dist.ghosts_sum));
   }
@@ -1372,7 +1392,7 @@ int main(int argc, char **argv)
       }
     }
     const PetscInt nrep = r->gpu ? reps : PetscMin(reps, reps_host), nwarm = r->gpu ? warmup : PetscMin(warmup, 1);
-    PetscCall(TimeReps(&ops, OP_MULT, r->gpu, nwarm, nrep, t, &r->median, &r->min, &r->max, NULL));
+    PetscCall(TimeReps(&ops, OP_MULT, r->gpu, PETSC_FALSE, nwarm, nrep, t, &r->median, &r->min, &r->max, NULL));
     if (IsBccoo(type)) PetscCall(TunerLines(A, r->tuner, sizeof(r->tuner)));
     /* agreement with the first type's product, through host arrays */
     if (!yref) {
@@ -1389,14 +1409,14 @@ int main(int argc, char **argv)
       PetscCall(PetscObjectTypeCompare((PetscObject)ops.xl, VECSEQCUDA, &gpu_blocks));
       {
         double *all = NULL, own_median;
-        PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, nwarm, nrep, t, &r->diag, NULL, NULL, &own_median));
+        PetscCall(TimeReps(&ops, OP_DIAG, gpu_blocks, split_alone, nwarm, nrep, t, &r->diag, NULL, NULL, &own_median));
         if (myrank == 0) PetscCall(PetscMalloc1(nranks, &all));
         PetscCallMPI(MPI_Gather(&own_median, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, PETSC_COMM_WORLD));
         for (PetscMPIInt k = 0; myrank == 0 && k < PetscMin(nranks, MAX_SPLIT_RANKS); k++) r->diag_rank[k] = all[k];
         PetscCall(PetscFree(all));
       }
-      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, nwarm, nrep, t, &r->offd, NULL, NULL, NULL));
-      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, nwarm, nrep, t, &r->scatter, NULL, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_OFFD, gpu_blocks, split_alone, nwarm, nrep, t, &r->offd, NULL, NULL, NULL));
+      PetscCall(TimeReps(&ops, OP_SCATTER, gpu_blocks, PETSC_FALSE, nwarm, nrep, t, &r->scatter, NULL, NULL, NULL)); /* messages: all ranks at once */
       PetscCall(SplitDestroy(&ops));
     }
     { /* value refresh: every value rewritten on the host, then a product (a Newton step's
