@@ -59,7 +59,8 @@ void BenchBccooDescribe(const BenchBccooInfo *info, char *buf, int len);
    message in err. */
 int BenchFloorsBccoo(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, const BenchBccooParams *p, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchBccooInfo *info, char *err, int errlen);
 
-/* The pjds of the pjds floors (bench/floors_rowgrouped.cu): the type's default layout (pjds_model). */
+/* The pjds of the pjds floors (bench/floors_rowgrouped.cu; its compressed layouts' floors in
+   bench/floors_pjds.cu): the type's default layout (pjds_model). */
 typedef struct {
   int       block_rows;
   long long sigma, long_row;  /* as built (sigma: rows per sorting window, >= the rows: all) */
@@ -87,7 +88,7 @@ typedef struct {
    BenchFloors does; then the stream floors of the type's default layout (its compressed columns and
    values where it codes them: floor:pjds-auto-stream) and of fp32 storage (floor:pjds-fp32-stream);
    then, where positional offsets pay in every block, their stream and gather floors
-   (floor:pjds-pos-*, with a value table floor:pjds-pos-table-*; bench/floors_rowgrouped.cu).
+   (floor:pjds-pos-*, with a value table floor:pjds-pos-table-*; bench/floors_pjds.cu).
    Returns 0, or nonzero (a CUDA error code, or -1 for a host error) with a message in err. */
 int BenchFloorsPjds(int nrows, int ncols, long long nnz, const int *rowptr, const int *colidx, const double *val, int reps, int warmup, BenchFloor *res, int maxres, int *nres, BenchPjdsInfo *info, char *err, int errlen);
 
