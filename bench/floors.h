@@ -70,7 +70,7 @@ typedef struct {
   double    bytes;            /* format_bytes + 8 ncols (x once) + 8 nrows (y once) */
   double    auto_bytes;       /* the same for the default layout (auto columns and values): floor:pjds-auto-stream */
   double    fp32_bytes;       /* and for fp32 storage (-mat_gpumat_values fp32): floor:pjds-fp32-stream */
-  /* positional offsets (a layout pjds does not store yet), where every block reads fewer bytes so:
+  /* positional offsets as the byte model counts them (the type's -mat_pjds_columns positional), where every block reads fewer bytes so:
      offsets from groups of pos_group rows (0: not timed); the bytes of floor:pjds-pos-* and, where
      the values fit a table of 65,536, of floor:pjds-pos-table(16)-* (0: none), x and y included */
   int       pos_group;

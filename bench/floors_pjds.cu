@@ -42,8 +42,9 @@ using namespace gpumat_floors;
 
 namespace {
 
-// pjds with positional offsets (a layout pjds does not store yet; src/core/compress_model.hpp,
-// pjds_compressed): block b's rows are all u_b = off_start[b + 1] - off_start[b] wide, entry j of a
+// pjds with positional offsets as the byte model counts them (src/core/compress_model.hpp,
+// pjds_compressed; the type stores them under -mat_pjds_columns positional, its padding a NaN
+// sentinel where these floors store 0): block b's rows are all u_b = off_start[b + 1] - off_start[b] wide, entry j of a
 // row at column base + offs[off_start[b] + j] (base: the row less its remainder modulo g), its value
 // at val_start[b] + j rows_b + lane (0 where the row has no such entry): fp64 values (kVal64), 8-bit
 // codes into a table of at most 256 values in shared memory (kCode8), or 16-bit codes into a table
