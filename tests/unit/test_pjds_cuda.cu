@@ -394,6 +394,49 @@ TEST(PjdsDevice, EveryOccupancy) {
   for (int bad : {-1, 1, 5, 8, 16}) EXPECT_FALSE(D.set_occupancy(bad)) << bad;
 }
 
+// The values D's products read, CSR entry by entry: v, with fp32 storage the padded part's rounded
+// ones (downloaded; the long part keeps fp64).
+template <typename T>
+std::vector<T> values_read(const std::vector<T> &v, const PjdsDevice<T> &D) {
+  std::vector<T> r(v);
+  if (!D.single()) return r;
+  Pjds<T> G;
+  EXPECT_EQ(cudaSuccess, D.download(G));
+  for (std::size_t q = 0; q < r.size() && q < G.slot.size(); ++q)
+    if (G.slot[q] < G.padded()) r[q] = T(G.val32[std::size_t(G.slot[q])]);
+  return r;
+}
+
+// Every layout on small matrices, for the sanitizers (compute-sanitizer's racecheck and memcheck
+// run it in seconds; the other tests' matrices take minutes there): a 5-point stencil (8-bit table),
+// a 3-dof problem, a power law with a long part, its values 300 distinct (a 16-bit table where asked)
+// and an empty matrix; columns plain, dictionary, positional (forced) x values plain, table x fp32
+// storage x the two kernel instances: NoTrans and Trans, z absent, separate and aliased, against the
+// long-double reference of the values each layout reads, and the diagonal.
+TEST(PjdsDeviceSanitizer, SmallEveryLayout) {
+  const Stream             s;
+  std::vector<matgen::Csr> ms = {matgen::stencil_2d(40, 30), matgen::dof_problem(12, 10, 3), matgen::power_law(3000, 3000, 1.3, 2.0, 600, 7), matgen::no_nonzeros("empty", 50, 40)};
+  for (const matgen::Csr &M : ms) {
+    std::vector<double> v = M.values<double>();
+    if (M.name.find("power") != std::string::npos)
+      for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 300));
+    for (gpumat::PjdsColumns cols : {gpumat::PjdsColumns::Plain, gpumat::PjdsColumns::Dictionary, gpumat::PjdsColumns::Positional})
+      for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table})
+        for (bool fp32 : {false, true})
+          for (int occ : {4, 6}) {
+            PjdsParams p = pp(32, cols == gpumat::PjdsColumns::Positional ? 1 : 256, 32, cols, vals);
+            p.fp32       = fp32;
+            const std::string  where = M.name + " " + describe(p) + (fp32 ? " fp32" : "") + " occupancy " + std::to_string(occ);
+            PjdsDevice<double> D;
+            ASSERT_TRUE(D.set_occupancy(occ));
+            ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << where << ": " << D.why();
+            const std::vector<double> r = values_read(v, D);
+            check_device_products(M, r, D, s, where);
+            gpumat_test::check_device_diagonal(M, r, D, s, where);
+          }
+  }
+}
+
 // Occupancy 0: the first 2 x kTrialProducts products alternate between the instances, timed; once
 // they have finished the next product decides (the faster kept), every product with the same bits.
 TEST(PjdsDevice, OccupancyMeasuredByTheFirstProducts) {
@@ -471,14 +514,7 @@ void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &
     const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
     for (std::size_t k = 0; k < tq.size(); ++k) ASSERT_NEAR(double(tq[k]), double(tp[k]), tol * (1.0 + std::fabs(double(tp[k])))) << where << ": transpose, z mode " << int(zm) << ", entry " << k;
   }
-  std::vector<T> stored(v); // the values the products read: with fp32 storage, the padded part's rounded ones
-  if (Q.single()) {
-    Pjds<T> G;
-    ASSERT_EQ(cudaSuccess, Q.download(G)) << where;
-    for (std::size_t q = 0; q < stored.size(); ++q)
-      if (G.slot[q] < G.padded()) stored[q] = T(G.val32[std::size_t(G.slot[q])]);
-  }
-  check_device_products(M, stored, Q, s, where);
+  check_device_products(M, values_read(v, Q), Q, s, where);
   DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
   ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
   ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
