@@ -1,5 +1,5 @@
 // pjds on the GPU, its products (see pjds.cuh; the layout: src/core/pjds.hpp; the build:
-// pjds_build.cu).
+// pjds_build.cu, pjds_positional.cu, pjds_values.cu).
 //
 // Product (one kernel): the first blocks' lane groups each sum one chunk of a long row (lanes x
 // kLongLoads x passes entries, long_shape; shuffles within the group; a row of several chunks

@@ -1,6 +1,6 @@
 // pjds on the GPU: PETSc-free device storage, builder and kernels (raw pointers + stream).
-// Included by host C++ (the PETSc adapter, tests) and by pjds.cu and pjds_build.cu; needs only
-// cuda_runtime.h.
+// Included by host C++ (the PETSc adapter, tests) and by pjds.cu and the builder's units
+// (pjds_build.cuh); needs only cuda_runtime.h.
 #pragma once
 #include "../core/pjds.hpp"
 #include "long_rows.cuh"
@@ -125,10 +125,10 @@ private:
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
-  cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
-  cudaError_t code_values(StreamTemps &tmp, cudaStream_t s);   // pjds_build.cu
-  cudaError_t code_values16(StreamTemps &tmp, cudaStream_t s, bool empty_seen); // pjds_build.cu: the table of 16-bit codes
-  unsigned    table_grid() const;                              // the value table's kernels: grid-stride over padded_, at most 1024 blocks
+  cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s); // pjds_positional.cu
+  cudaError_t code_values(StreamTemps &tmp, cudaStream_t s);   // pjds_values.cu
+  cudaError_t code_values16(StreamTemps &tmp, cudaStream_t s, bool empty_seen); // pjds_values.cu: the table of 16-bit codes
+  unsigned    table_grid() const;                              // pjds_values.cu: the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {
     why_ = std::move(why);
     release();
