@@ -209,6 +209,27 @@ TEST(PjdsDevice, Deterministic) {
   for (int k = 0; k < 5; ++k) EXPECT_TRUE(y1 == gpumat_test::device_apply(D, Op::NoTrans, x, z, ZMode::None, s));
 }
 
+// Layout Q's products against layout P's of the same matrix M: y = A x (+ z, z aliased) bit for bit
+// (unless bitwise is false), the transpose to rounding (atomics: any order), the diagonal bit for bit.
+template <typename T>
+void same_as_layout(const PjdsDevice<T> &Q, const PjdsDevice<T> &P, const matgen::Csr &M, cudaStream_t s, const std::string &where, bool bitwise = true) {
+  const auto x = matgen::random_vector<T>(std::size_t(M.ncols), 17), xt = matgen::random_vector<T>(std::size_t(M.nrows), 18);
+  const auto z = matgen::random_vector<T>(std::size_t(M.nrows), 19), zt = matgen::random_vector<T>(std::size_t(M.ncols), 20);
+  for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
+    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, zm, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, zm, s);
+    if (bitwise) EXPECT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": z mode " << int(zm) << ", not the other layout's bits";
+    const auto tq = gpumat_test::device_apply(Q, Op::Trans, xt, zt, zm, s), tp = gpumat_test::device_apply(P, Op::Trans, xt, zt, zm, s);
+    ASSERT_EQ(tq.size(), tp.size());
+    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
+    for (std::size_t k = 0; k < tq.size(); ++k) ASSERT_NEAR(double(tq[k]), double(tp[k]), tol * (1.0 + std::fabs(double(tp[k])))) << where << ": transpose, z mode " << int(zm) << ", entry " << k;
+  }
+  DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
+  ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
+  ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
+  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal";
+}
+
 // Dictionary columns on the device: the stencil's blocks coded as the host builder codes them
 // (sorted within all rows and unsorted; with 32 and 128 rows a block), the product and the
 // diagonal bitwise equal to the 32-bit layout's, the transpose to rounding (atomics), and the
@@ -217,8 +238,6 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
   const Stream      s;
   const matgen::Csr M = matgen::stencil_2d(700, 500);
   const auto        v = M.values<double>();
-  const auto        x = matgen::random_vector<double>(std::size_t(M.ncols), 7);
-  const std::vector<double> z(std::size_t(M.nrows), 0.0);
   for (int br : {32, 128})
     for (std::int64_t sigma : {std::int64_t(1), gpumat::pjds_all_rows}) {
       const PjdsParams   pc = pp(br, sigma, 0, gpumat::PjdsColumns::Dictionary), pl = pp(br, sigma, 0, gpumat::PjdsColumns::Plain);
@@ -232,17 +251,7 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
       ASSERT_FALSE(A.coded()) << where << ": auto, rows of 5 entries";
       EXPECT_LT(C.format_bytes(), P.format_bytes()) << where;
       gpumat_test::check_pjds_device_layout(M, v, pc, C, where);
-      EXPECT_TRUE(gpumat_test::device_apply(C, Op::NoTrans, x, z, ZMode::None, s) == gpumat_test::device_apply(P, Op::NoTrans, x, z, ZMode::None, s)) << where;
-      { // the transpose adds with atomics, in no fixed order: equal to rounding
-        const auto yc = gpumat_test::device_apply(C, Op::Trans, x, z, ZMode::None, s), yp = gpumat_test::device_apply(P, Op::Trans, x, z, ZMode::None, s);
-        ASSERT_EQ(yc.size(), yp.size());
-        for (std::size_t k = 0; k < yc.size(); ++k) ASSERT_NEAR(yc[k], yp[k], 1e-13 * (1.0 + std::fabs(yp[k]))) << where << ": transpose, entry " << k;
-      }
-      DeviceArray<double> dc(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
-      ASSERT_EQ(cudaSuccess, C.diagonal(nullptr, dc.p, s));
-      ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
-      ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-      EXPECT_TRUE(dc.download() == dp.download()) << where << ": diagonal";
+      same_as_layout(C, P, M, s, where);
     }
 }
 
@@ -305,56 +314,65 @@ TEST(PjdsDevice, ValueTableBitwiseEqualAndRefresh) {
   }
 }
 
-// fp32 storage (PjdsParams::fp32): the device stores the host builder's rounded values, reads fewer
-// bytes than the fp64 layout with plain values, and its product is bitwise that layout's on the
-// same matrix with the pJDS part's values rounded beforehand (the long rows' kept: long_row 32), as
-// built and after a refresh; the transposed product
-// (atomics: any order) within 1e-12 of it; the diagonal the rounded one.
+// fp32 storage (p.fp32, p.long_row 32) on the device against the fp64 layout with plain columns
+// and values of the same matrix whose pJDS part's values (rows of at most 32 entries; the long rows
+// keep fp64) are rounded beforehand: the host builder's layout, the product bitwise that layout's,
+// the transpose (atomics: any order) within 1e-12 of it, the diagonal the rounded one; as built and
+// after a refresh. more(D, E) adds the caller's checks of the two as built.
+template <class More>
+void check_fp32_against_rounded(const matgen::Csr &M, const std::vector<double> &v, const PjdsParams &p, cudaStream_t s, const std::string &where, More more) {
+  auto rounded = [&](const std::vector<double> &w) {
+    std::vector<double> r(w);
+    for (index_t row = 0; row < M.nrows; ++row)
+      if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
+        for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
+    return r;
+  };
+  ASSERT_TRUE(p.fp32 && p.long_row == 32) << where;
+  PjdsParams q = pp(p.block_rows, p.sigma, p.long_row, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain); // the rounded values repeat (random_1_40: 8,049 distinct), which auto would table
+  PjdsDevice<double>  D, E;
+  std::vector<double> vr = rounded(v);
+  ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
+  ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
+  ASSERT_TRUE(D.single()) << where;
+  ASSERT_FALSE(E.single()) << where;
+  more(D, E);
+  gpumat_test::check_pjds_device_layout(M, v, p, D, where);
+  const auto                x = matgen::random_vector<double>(std::size_t(std::max(M.nrows, M.ncols)), 9);
+  const std::vector<double> zr(std::size_t(M.nrows), 0.0), zc(std::size_t(M.ncols), 0.0);
+  const std::vector<double> xr(x.begin(), x.begin() + M.ncols), xc(x.begin(), x.begin() + M.nrows);
+  auto same = [&](const std::vector<double> &w, const char *what) {
+    EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, xr, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, xr, zr, ZMode::None, s)) << where << " " << what;
+    const auto yt = gpumat_test::device_apply(D, Op::Trans, xc, zc, ZMode::None, s), et = gpumat_test::device_apply(E, Op::Trans, xc, zc, ZMode::None, s);
+    for (std::size_t c = 0; c < yt.size(); ++c) ASSERT_NEAR(yt[c], et[c], 1e-12 * (1.0 + std::fabs(et[c]))) << where << " " << what << ": Trans, column " << c;
+    gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
+  };
+  same(v, "as built");
+  std::vector<double> w(v);
+  for (auto &a : w) a = a * 1.5 + 0.01;
+  ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
+  vr = rounded(w);
+  ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
+  ASSERT_TRUE(D.single()) << where;
+  gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
+  same(w, "refreshed");
+}
+
+// fp32 storage (PjdsParams::fp32): the device stores the host builder's rounded values and reads
+// fewer bytes than the fp64 layout with plain values, whose products on the values rounded
+// beforehand it gives (check_fp32_against_rounded).
 TEST(PjdsDevice, Fp32ValuesEqualTheRoundedMatrix) {
   const Stream s;
   for (const matgen::Csr &M : {matgen::random_rows("random_1_40", 30000, 20000, 1, 40, 0.05, 11), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
     std::vector<double> v = M.values<double>();
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k)) - 0.3; // not floats, every value distinct: no table
-    auto rounded = [&](const std::vector<double> &w) {
-      std::vector<double> r(w);
-      for (index_t row = 0; row < M.nrows; ++row)
-        if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
-          for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
-      return r;
-    };
     PjdsParams p = pp(32, gpumat::pjds_all_rows, 32);
     p.fp32       = true;
-    PjdsParams q = p;
-    q.fp32       = false;
-    q.values     = gpumat::PjdsValues::Plain; // the rounded values repeat (random_1_40: 8,049 distinct), which auto would table
-    const std::string  where = M.name + " fp32";
-    PjdsDevice<double> D, E;
-    std::vector<double> vr = rounded(v);
-    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
-    ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
-    ASSERT_TRUE(D.single()) << where;
-    ASSERT_FALSE(E.single()) << where;
-    ASSERT_GT(D.long_rows(), 0) << where;
-    EXPECT_LT(D.format_bytes(), E.format_bytes()) << where;
-    gpumat_test::check_pjds_device_layout(M, v, p, D, where);
-    const auto                x = matgen::random_vector<double>(std::size_t(std::max(M.nrows, M.ncols)), 9);
-    const std::vector<double> zr(std::size_t(M.nrows), 0.0), zc(std::size_t(M.ncols), 0.0);
-    const std::vector<double> xr(x.begin(), x.begin() + M.ncols), xc(x.begin(), x.begin() + M.nrows);
-    auto same = [&](const std::vector<double> &w, const char *what) {
-      EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, xr, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, xr, zr, ZMode::None, s)) << where << " " << what;
-      const auto yt = gpumat_test::device_apply(D, Op::Trans, xc, zc, ZMode::None, s), et = gpumat_test::device_apply(E, Op::Trans, xc, zc, ZMode::None, s);
-      for (std::size_t c = 0; c < yt.size(); ++c) ASSERT_NEAR(yt[c], et[c], 1e-12 * (1.0 + std::fabs(et[c]))) << where << " " << what << ": Trans, column " << c;
-      gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
-    };
-    same(v, "as built");
-    std::vector<double> w(v);
-    for (auto &a : w) a = a * 1.5 + 0.01;
-    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
-    vr = rounded(w);
-    ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
-    ASSERT_TRUE(D.single()) << where;
-    gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
-    same(w, "refreshed");
+    const std::string where = M.name + " fp32";
+    check_fp32_against_rounded(M, v, p, s, where, [&](const PjdsDevice<double> &D, const PjdsDevice<double> &E) {
+      EXPECT_GT(D.long_rows(), 0) << where;
+      EXPECT_LT(D.format_bytes(), E.format_bytes()) << where;
+    });
   }
 }
 
@@ -506,22 +524,8 @@ void check_positional_against_plain(const matgen::Csr &M, const std::vector<T> &
   ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << where << ": " << Q.why();
   ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << where << ": " << P.why();
   gpumat_test::check_pjds_device_layout(M, v, p, Q, where);
-  const auto           x = matgen::random_vector<T>(std::size_t(M.ncols), 17), xt = matgen::random_vector<T>(std::size_t(M.nrows), 18);
-  const auto           z = matgen::random_vector<T>(std::size_t(M.nrows), 19), zt = matgen::random_vector<T>(std::size_t(M.ncols), 20);
-  for (ZMode zm : {ZMode::None, ZMode::Separate, ZMode::Alias}) {
-    const auto yq = gpumat_test::device_apply(Q, Op::NoTrans, x, z, zm, s), yp = gpumat_test::device_apply(P, Op::NoTrans, x, z, zm, s);
-    if (bitwise) EXPECT_TRUE(gpumat_test::same_values(yq, yp)) << where << ": z mode " << int(zm) << ", not the 32-bit layout's bits";
-    const auto tq = gpumat_test::device_apply(Q, Op::Trans, xt, zt, zm, s), tp = gpumat_test::device_apply(P, Op::Trans, xt, zt, zm, s);
-    ASSERT_EQ(tq.size(), tp.size());
-    const double tol = sizeof(T) == 8 ? 1e-12 : 1e-4;
-    for (std::size_t k = 0; k < tq.size(); ++k) ASSERT_NEAR(double(tq[k]), double(tp[k]), tol * (1.0 + std::fabs(double(tp[k])))) << where << ": transpose, z mode " << int(zm) << ", entry " << k;
-  }
+  same_as_layout(Q, P, M, s, where, bitwise); // the diagonal: 0 where a row stores none, not the sentinel
   check_device_products(M, values_read(v, Q), Q, s, where);
-  DeviceArray<T> dq(std::size_t(M.nrows)), dp(std::size_t(M.nrows));
-  ASSERT_EQ(cudaSuccess, Q.diagonal(nullptr, dq.p, s));
-  ASSERT_EQ(cudaSuccess, P.diagonal(nullptr, dp.p, s));
-  ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(s));
-  EXPECT_TRUE(dq.download() == dp.download()) << where << ": diagonal (0 where a row stores none, not the sentinel)";
 }
 
 // The 5-point stencil (group 1, at most 5 offsets a block) with 32, 128 and 8 rows a block, in the
@@ -997,45 +1001,16 @@ TEST(PjdsDevice, PositionalDeclinedAsTheHost) {
       }
 }
 
-// fp32 storage with positional columns: the host builder's rounded values; the product bitwise the
-// 32-bit layout's on the matrix rounded beforehand (the long rows' kept: long_row 32), as built and
-// after a refresh; the diagonal the rounded one.
+// fp32 storage with positional columns (check_fp32_against_rounded).
 TEST(PjdsDevice, PositionalFp32) {
   const Stream s;
   for (const matgen::Csr &M : {matgen::dof_problem(60, 50, 3), matgen::power_law(20000, 20000, 1.2, 2.0, 5000, 41)}) {
     std::vector<double> v = M.values<double>();
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 / (1.0 + double(k % 977)) - 0.3; // not floats, no table, never 0
-    auto rounded = [&](const std::vector<double> &w) {
-      std::vector<double> r(w);
-      for (index_t row = 0; row < M.nrows; ++row)
-        if (M.rowptr[std::size_t(row) + 1] - M.rowptr[std::size_t(row)] <= 32)
-          for (index_t q = M.rowptr[std::size_t(row)]; q < M.rowptr[std::size_t(row) + 1]; ++q) r[std::size_t(q)] = double(float(w[std::size_t(q)]));
-      return r;
-    };
     PjdsParams p = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain);
     p.fp32       = true;
-    PjdsParams q = pp(32, gpumat::pjds_all_rows, 32, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain);
-    const std::string   where = M.name + " positional fp32";
-    PjdsDevice<double>  D, E;
-    std::vector<double> vr = rounded(v);
-    ASSERT_EQ(cudaSuccess, D.build(M.view(v), p, s)) << D.why();
-    ASSERT_EQ(cudaSuccess, E.build(M.view(vr), q, s)) << E.why();
-    ASSERT_TRUE(D.single() && D.positional()) << where;
-    gpumat_test::check_pjds_device_layout(M, v, p, D, where);
-    const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 9);
-    const std::vector<double> zr(std::size_t(M.nrows), 0.0);
-    auto same = [&](const std::vector<double> &w, const char *what) {
-      EXPECT_TRUE(gpumat_test::device_apply(D, Op::NoTrans, x, zr, ZMode::None, s) == gpumat_test::device_apply(E, Op::NoTrans, x, zr, ZMode::None, s)) << where << " " << what;
-      gpumat_test::check_device_diagonal(M, rounded(w), D, s, where + " " + what);
-    };
-    same(v, "as built");
-    std::vector<double> w(v);
-    for (auto &a : w) a = a * 1.5 + 0.01;
-    ASSERT_EQ(cudaSuccess, D.refresh(w.data(), s));
-    vr = rounded(w);
-    ASSERT_EQ(cudaSuccess, E.refresh(vr.data(), s));
-    gpumat_test::check_pjds_device_layout(M, w, p, D, where + " refreshed");
-    same(w, "refreshed");
+    const std::string where = M.name + " positional fp32";
+    check_fp32_against_rounded(M, v, p, s, where, [&](const PjdsDevice<double> &D, const PjdsDevice<double> &) { EXPECT_TRUE(D.positional()) << where; });
   }
 }
 

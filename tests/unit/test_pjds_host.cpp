@@ -31,6 +31,23 @@ using gpumat_test::ZMode;
 
 namespace {
 
+// y = op(B) x into a new vector (no z).
+template <typename T>
+std::vector<T> product(const Pjds<T> &B, Op op, const std::vector<T> &x) {
+  std::vector<T> y(std::size_t(op == Op::NoTrans ? B.nrows : B.ncols));
+  gpumat::pjds_apply(B, op, x.data(), static_cast<const T *>(nullptr), y.data());
+  return y;
+}
+
+// Layouts A and B of one matrix: both products bit for bit (x: sin k + 0.1, as long as both sides).
+template <typename T>
+void expect_same_products(const Pjds<T> &A, const Pjds<T> &B, const std::string &where) {
+  std::vector<T> x(std::size_t(std::max(A.nrows, A.ncols)));
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = T(std::sin(double(k)) + 0.1);
+  for (Op op : {Op::NoTrans, Op::Trans}) EXPECT_TRUE(gpumat_test::same_values(product(A, op, x), product(B, op, x))) << where << (op == Op::Trans ? " Trans" : " NoTrans") << ": bitwise equal";
+}
+
+
 template <typename T>
 void check_products(const matgen::Csr &M, const PjdsParams &p) {
   const std::vector<T> vals = M.values<T>();
@@ -78,13 +95,7 @@ TEST(PjdsDictionary, StencilCodedAndBitwiseEqual) {
   for (std::int64_t b = 0; b < C.nblocks(); ++b) EXPECT_LE(C.dict_start[std::size_t(b) + 1] - C.dict_start[std::size_t(b)], 5) << "block " << b;
   EXPECT_EQ(P.bytes() - C.bytes(), std::size_t(3 * C.padded()) - 4 * (C.dict.size() + C.dict_start.size()));
   gpumat_test::check_pjds_layout(M, v, C, "stencil_2d coded");
-  std::vector<double> x(std::size_t(M.ncols)), yc(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
-  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    gpumat::pjds_apply(C, op, x.data(), static_cast<const double *>(nullptr), yc.data());
-    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
-    EXPECT_TRUE(yc == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
-  }
+  expect_same_products(C, P, "stencil_2d coded");
 }
 
 // A value table on the 5-point stencil (values -1 and 4, and the padding's 0): built with auto,
@@ -208,13 +219,7 @@ TEST(PjdsPositional, Table16AgainstThe32BitLayout) {
   ASSERT_TRUE(Q.tabled());
   EXPECT_EQ(Q.code_bytes(), 2);
   EXPECT_TRUE(gpumat::is_pjds_pad(Q.table.back())) << "the sentinel among the table's entries";
-  std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
-  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
-    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
-    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
-  }
+  expect_same_products(Q, P, "stencil_2d positional, 16-bit table");
 }
 
 // fp32 storage (PjdsParams::fp32): the products read the padded values rounded to float and sum in
@@ -586,13 +591,9 @@ TEST(PjdsPositional, StencilBitwiseEqualAndRefresh) {
   EXPECT_EQ(Q.pgroup, 1);
   for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 5) << "block " << b;
   EXPECT_LT(Q.bytes(), P.bytes());
+  expect_same_products(Q, P, "stencil_2d positional");
   std::vector<double> x(std::size_t(M.ncols)), yq(std::size_t(M.nrows)), yp(std::size_t(M.nrows));
   for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(double(k)) + 0.1;
-  for (Op op : {Op::NoTrans, Op::Trans}) {
-    gpumat::pjds_apply(Q, op, x.data(), static_cast<const double *>(nullptr), yq.data());
-    gpumat::pjds_apply(P, op, x.data(), static_cast<const double *>(nullptr), yp.data());
-    EXPECT_TRUE(yq == yp) << (op == Op::Trans ? "Trans" : "NoTrans") << ": bitwise equal";
-  }
   // an infinite x where a block's padding points: rows without that column keep finite sums, as the
   // 32-bit layout's (its padding repeats the row's own last column)
   const index_t c = index_t(M.ncols / 2);
@@ -633,14 +634,6 @@ TEST(PjdsPositional, NodeGroups) {
   check_positional(M, v, Q, "3 dof positional");
   EXPECT_EQ(Q.pgroup, 3);
   for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 15) << "block " << b;
-}
-
-// y = op(B) x into a new vector (no z).
-template <typename T>
-std::vector<T> product(const Pjds<T> &B, Op op, const std::vector<T> &x) {
-  std::vector<T> y(std::size_t(op == Op::NoTrans ? B.nrows : B.ncols));
-  gpumat::pjds_apply(B, op, x.data(), static_cast<const T *>(nullptr), y.data());
-  return y;
 }
 
 // The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
@@ -916,11 +909,7 @@ TEST(PjdsPositional, DeclinedWhereItDoesNotPay) {
         EXPECT_EQ(Q.positional_declined, Fq.padded()) << where;
         EXPECT_TRUE(Q.col == P.col && Q.block_start == P.block_start && Q.slot == P.slot && Q.vcode == P.vcode && Q.vcode16 == P.vcode16) << where << ": the 32-bit layout";
         EXPECT_TRUE(gpumat_test::same_values(Q.val, P.val) && gpumat_test::same_values(Q.val32, P.val32)) << where;
-        std::vector<double> x(std::size_t(M->ncols)), yq(std::size_t(M->nrows)), yp(std::size_t(M->nrows));
-        for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::cos(double(k)) - 0.2;
-        gpumat::pjds_apply(Q, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yq.data());
-        gpumat::pjds_apply(P, Op::NoTrans, x.data(), static_cast<const double *>(nullptr), yp.data());
-        EXPECT_TRUE(yq == yp) << where;
+        expect_same_products(Q, P, where);
         std::vector<double> w(v);
         for (auto &a : w) a = 0.5 * a - 1.0;
         gpumat::pjds_refresh(M->view(w), Q);
