@@ -227,34 +227,13 @@ __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongD
 }
 
 // pjds's plain layout (32-bit columns) with its values as 16-bit codes into a table of at most
-// 65,536 values read through L1: floor:pjds-table16-*, the layout of a value table wider than the
-// type's 8-bit one.
-template <class L>
-__global__ void __launch_bounds__(kThreads, 6) t16_gather_floor(L a, const std::uint16_t *__restrict__ code16, const double *__restrict__ table, LongDev lg, long long lblocks, const double *__restrict__ x,
-                                                                double *__restrict__ y, double *sink) {
-  if (blockIdx.x < lblocks) {
-    long_part_floor(lg, lblocks, x, sink);
-    return;
-  }
-  Pos q;
-  if (!a.at(unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x, q)) return;
-  double   s0 = 0, s1 = 0;
-  unsigned p  = q.p;
-  for (int j = 0; j < q.n; j += kUnroll, p += kUnroll * q.stride) {
-    int    c[kUnroll];
-    double v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const bool ok = j + u < q.n;
-      c[u]          = ok ? __ldcs(a.col + p + u * q.stride) : 0;
-      v[u]          = ok ? __ldg(table + __ldcs(code16 + p + u * q.stride)) : 0.0;
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
-  }
-  y[q.out] = s0 + s1;
-}
+// 65,536 values read through L1 (the values of rg_gather_floor): floor:pjds-table16-*, the layout of
+// a value table wider than the type's 8-bit one.
+struct Table16Values {
+  const std::uint16_t *code16;
+  const double        *table;
+  __device__ __forceinline__ double at(const double *, unsigned p, unsigned k) const { return __ldg(table + __ldcs(code16 + p + k)); }
+};
 
 } // namespace
 
@@ -277,37 +256,6 @@ bool Floors::stream_only(const char *name, BenchFloor *res, int maxres, int *nre
   return true;
 }
 
-template <class Gather, class Check>
-bool Floors::run_custom(const char *name, long long threads, LongDev lg, Gather gather_on, Check ref, BenchFloor *res, int maxres, int *nres) {
-  int dev = 0, sms = 0, per_sm = 0;
-  if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
-      !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
-    return false;
-  const int       sgrid   = std::max(1, per_sm) * sms;
-  const long long lblocks = long_blocks(lg);
-  const long long grid    = lblocks + (threads + kThreads - 1) / kThreads;
-  auto            gather  = [&] {
-    if (grid > 0) gather_on((unsigned)grid, lblocks, s_, x_, y_, sink_);
-    return cudaSuccess;
-  };
-  std::vector<double> hy((size_t)std::max(nrows_, 1));
-  if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(), name) || !ok(cudaGetLastError(), name) ||
-      !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
-    return false;
-  std::string why = ref(hy);
-  if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
-  for (int what = 0; what < 2 && *nres < maxres; ++what) {
-    snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, what ? "gather" : "stream");
-    auto launch = [&] {
-      if (what == 0) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
-      else gather();
-      return cudaSuccess;
-    };
-    if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
-    ++*nres;
-  }
-  return true;
-}
 
 } // namespace gpumat_floors
 
@@ -416,7 +364,7 @@ int gpumat_floors::pjds_compressed_floors(const gpumat::Pjds<double> &B, bool re
         return G.rc();
       L2.npj = B.nrows_pj, L2.br = B.p.block_rows, L2.read_rowlen = read_rowlen, L2.perm = pm;
       lg2.nnz      = (long long)B.long_val.size();
-      auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { t16_gather_floor<PjdsLayout><<<grid, kThreads, 0, st>>>(L2, dc, dt, lg2, lb, x, y, sink); };
+      auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { rg_gather_floor<PjdsLayout, false><<<grid, kThreads, 0, st>>>(L2, lg2, lb, x, y, sink, Table16Values{dc, dt}); };
       if (!G.run_custom("pjds-table16", L2.threads(), lg2, gather2, positions_ref(G), res, maxres, nres)) return G.rc();
     }
   }

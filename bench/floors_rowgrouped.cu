@@ -31,8 +31,8 @@
 // compared with the CSR product of the grouped rows (the floor's sums are the product's).
 // pjds's compressed layouts (its default, fp32 storage, value tables, positional offsets) have
 // their floors in bench/floors_pjds.cu; what both files share is in bench/floors_rowgrouped.cuh.
-// Defined here of that: the stream floor's kernel (rg_stream_floor) and Floors::run; in
-// floors_pjds.cu: Floors::stream_only and Floors::run_custom.
+// Defined here of that: the stream floor's kernel (rg_stream_floor); in floors_pjds.cu:
+// Floors::stream_only.
 #include "floors_rowgrouped.cuh"
 #include "core/bce.hpp"
 #include "core/pjds.hpp"
@@ -72,33 +72,6 @@ struct BceLayout {
   }
 };
 
-// Permuted: y written at the position's matrix row (perm, row_no) as the product writes it, the
-// permutation read: floor:<format>-gather-perm, the gather floor plus the product's scattered stores.
-template <class L, bool Permuted>
-__global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  if (blockIdx.x < lblocks) {
-    long_part_floor(lg, lblocks, x, sink);
-    return;
-  }
-  Pos q;
-  if (!a.at(unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x, q)) return;
-  double   s0 = 0, s1 = 0;
-  unsigned p  = q.p; // may wrap after the last step, unused
-  for (int j = 0; j < q.n; j += kUnroll, p += kUnroll * q.stride) {
-    int    c[kUnroll];
-    double v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const bool ok = j + u < q.n;
-      c[u]          = ok ? __ldcs(a.col + p + u * q.stride) : 0;
-      v[u]          = ok ? __ldcs(a.val + p + u * q.stride) : 0.0;
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
-  }
-  y[Permuted ? q.row : q.out] = s0 + s1;
-}
 
 bool nnz_ok(int nrows, long long nnz, const int *rowptr, const char *name, char *err, int errlen) {
   if (nnz == (long long)(nrows ? rowptr[nrows] : 0)) return true;
@@ -136,44 +109,6 @@ __global__ void __launch_bounds__(kThreads) rg_stream_floor(Arrays a, const doub
   if (acc == 0x9e3779b9u && s == 1.2345e-300) *sink = s; // never true in practice; the compiler cannot know
 }
 
-template <class L, class Check>
-bool Floors::run(const char *name, const L &layout, LongDev lg, Check ref, BenchFloor *res, int maxres, int *nres) {
-  int dev = 0, sms = 0, per_sm = 0;
-  if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
-      !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
-    return false;
-  const int       sgrid   = std::max(1, per_sm) * sms;
-  const long long lblocks = long_blocks(lg);
-  const long long grid    = lblocks + (layout.threads() + kThreads - 1) / kThreads;
-  auto            gather  = [&](bool permuted) {
-    if (grid > 0 && permuted) rg_gather_floor<L, true><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
-    else if (grid > 0) rg_gather_floor<L, false><<<(unsigned)grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_);
-    return cudaSuccess;
-  };
-  // the check: one run, y at the positions against the CSR product of their rows
-  std::vector<double> hy((size_t)std::max(nrows_, 1));
-  if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(gather(false), "gather floor") || !ok(cudaGetLastError(), "gather floor") ||
-      !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
-    return false;
-  std::string why = ref(hy);
-  if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
-  const struct {
-    const char *kind;
-    int         what; // 0 stream, 1 gather, 2 gather with the product's permuted stores
-  } kinds[] = {{"stream", 0}, {"gather", 1}, {"gather-perm", 2}};
-  for (const auto &k : kinds) {
-    if (*nres >= maxres) break;
-    snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, k.kind);
-    auto launch = [&] {
-      if (k.what == 0) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
-      else gather(k.what == 2);
-      return cudaSuccess;
-    };
-    if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
-    ++*nres;
-  }
-  return true;
-}
 
 } // namespace gpumat_floors
 

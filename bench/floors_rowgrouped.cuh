@@ -1,9 +1,10 @@
 // What the floors of the row-grouped formats share (bench/floors_rowgrouped.cu: pjds's layout with
 // 32-bit columns and fp64 values, and bce; bench/floors_pjds.cu: pjds's compressed layouts): the
 // launch constants, the stream floor's kernel (rg_stream_floor), the long part and its gather loop
-// (long_part_floor, long_blocks), pjds's positions (PjdsLayout), the device side of one format's
-// floors (Floors: the uploads, the timings, the check) and the check of a gather floor's sums
-// (check_rows). Include from .cu files only.
+// (long_part_floor, long_blocks), pjds's positions (PjdsLayout), the gather floor of a row-grouped
+// layout with its values read as given (rg_gather_floor: the layout's own, OwnValues, or pjds's
+// 16-bit codes), the device side of one format's floors (Floors: the uploads, the timings, the
+// check) and the check of a gather floor's sums (check_rows). Include from .cu files only.
 #pragma once
 #include "floors.h"
 #include "timing.cuh"
@@ -88,6 +89,42 @@ struct PjdsLayout {
   }
 };
 
+// The values a gather floor reads: the layout's own array (L::val).
+struct OwnValues {
+  static __device__ __forceinline__ double at(const double *val, unsigned p, unsigned k) { return __ldcs(val + p + k); }
+};
+
+// The gather floor of a row-grouped layout L: each position's row read and x gathered, y written.
+// Permuted: y written at the position's matrix row (perm, row_no) as the product writes it, the
+// permutation read: floor:<format>-gather-perm, the gather floor plus the product's scattered stores.
+// vals.at(a.val, p, k): the value of entry p + k (OwnValues: a.val's; the pjds floors' 16-bit codes into
+// a table: floors_pjds.cu).
+template <class L, bool Permuted, class Values>
+__global__ void __launch_bounds__(kThreads, 6) rg_gather_floor(L a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink, Values vals) {
+  if (blockIdx.x < lblocks) {
+    long_part_floor(lg, lblocks, x, sink);
+    return;
+  }
+  Pos q;
+  if (!a.at(unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x, q)) return;
+  double   s0 = 0, s1 = 0;
+  unsigned p  = q.p; // may wrap after the last step, unused
+  for (int j = 0; j < q.n; j += kUnroll, p += kUnroll * q.stride) {
+    int    c[kUnroll];
+    double v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const bool ok = j + u < q.n;
+      c[u]          = ok ? __ldcs(a.col + p + u * q.stride) : 0;
+      v[u]          = ok ? vals.at(a.val, p, u * q.stride) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (j + u < q.n) (u & 1 ? s1 : s0) += v[u] * __ldg(x + c[u]);
+  }
+  y[Permuted ? q.row : q.out] = s0 + s1;
+}
+
 // The device side of one format's floors: the uploads (freed at the end), the two timings, the
 // check of the gather floor's sums.
 class Floors {
@@ -143,14 +180,23 @@ public:
   // floor:<name>-stream alone (a layout whose gather floor has no kernel here: the uploaded arrays
   // at the streaming rate, x and y once); bench/floors_pjds.cu
   bool stream_only(const char *name, BenchFloor *res, int maxres, int *nres);
-  // floor:<name>-stream and floor:<name>-gather into res; ref(y) checks the gather floor's y
-  // (bench/floors_rowgrouped.cu)
+  // floor:<name>-stream, floor:<name>-gather and floor:<name>-gather-perm of layout L (rg_gather_floor
+  // with its own values) into res; ref(y) checks the gather floor's y
   template <class L, class Check>
-  bool run(const char *name, const L &layout, LongDev lg, Check ref, BenchFloor *res, int maxres, int *nres);
-  // floor:<name>-stream and floor:<name>-gather of a layout whose gather kernel gather(grid,
-  // lblocks) launches on the stream given; y checked as run() checks it (bench/floors_pjds.cu)
+  bool run(const char *name, const L &layout, LongDev lg, Check ref, BenchFloor *res, int maxres, int *nres) {
+    auto gather = [&](unsigned grid, long long lblocks, bool permuted) {
+      if (permuted) rg_gather_floor<L, true><<<grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_, OwnValues{});
+      else rg_gather_floor<L, false><<<grid, kThreads, 0, s_>>>(layout, lg, lblocks, x_, y_, sink_, OwnValues{});
+    };
+    return run_kinds(name, layout.threads(), lg, gather, true, "gather floor", ref, res, maxres, nres);
+  }
+  // floor:<name>-stream and floor:<name>-gather of a layout whose gather kernel gather_on(grid,
+  // lblocks, stream, x, y, sink) launches on the stream given; y checked as run() checks it
   template <class Gather, class Check>
-  bool run_custom(const char *name, long long threads, LongDev lg, Gather gather_on, Check ref, BenchFloor *res, int maxres, int *nres);
+  bool run_custom(const char *name, long long threads, LongDev lg, Gather gather_on, Check ref, BenchFloor *res, int maxres, int *nres) {
+    auto gather = [&](unsigned grid, long long lblocks, bool) { gather_on(grid, lblocks, s_, x_, y_, sink_); };
+    return run_kinds(name, threads, lg, gather, false, name, ref, res, maxres, nres);
+  }
   bool fail(const char *what) {
     snprintf(err_, (size_t)errlen_, "%s", what);
     rc_ = -1;
@@ -159,6 +205,47 @@ public:
   int rc() const { return rc_; }
 
 private:
+  // The gather floor of `threads` positions (gather(grid, lblocks, permuted) launches it on s_, the
+  // long part in its first lblocks CUDA blocks) run once and its y checked by ref, then timed with
+  // the stream floor: floor:<name>-stream, -gather and, with_perm, -gather-perm. label names the
+  // gather launch in a CUDA error.
+  template <class Gather, class Check>
+  bool run_kinds(const char *name, long long threads, LongDev lg, Gather gather, bool with_perm, const char *label, Check ref, BenchFloor *res, int maxres, int *nres) {
+    int dev = 0, sms = 0, per_sm = 0;
+    if (!ok(cudaGetDevice(&dev), "cudaGetDevice") || !ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute") ||
+        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rg_stream_floor, kThreads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor"))
+      return false;
+    const int       sgrid   = std::max(1, per_sm) * sms;
+    const long long lblocks = long_blocks(lg);
+    const long long grid    = lblocks + (threads + kThreads - 1) / kThreads;
+    auto            launch_gather = [&](bool permuted) {
+      if (grid > 0) gather((unsigned)grid, lblocks, permuted);
+      return cudaSuccess;
+    };
+    // the check: one run, y at the positions against the CSR product of their rows
+    std::vector<double> hy((size_t)std::max(nrows_, 1));
+    if (!ok(cudaMemsetAsync(y_, 0, hy.size() * sizeof(double), s_), "cudaMemsetAsync") || !ok(launch_gather(false), label) || !ok(cudaGetLastError(), label) ||
+        !ok(cudaMemcpyAsync(hy.data(), y_, hy.size() * sizeof(double), cudaMemcpyDeviceToHost, s_), "cudaMemcpyAsync") || !ok(cudaStreamSynchronize(s_), "cudaStreamSynchronize"))
+      return false;
+    std::string why = ref(hy);
+    if (!why.empty()) return fail((std::string(name) + " floors: the gather floor's sums differ from the CSR product: " + why).c_str());
+    const struct {
+      const char *kind;
+      int         what; // 0 stream, 1 gather, 2 gather with the product's permuted stores
+    } kinds[] = {{"stream", 0}, {"gather", 1}, {"gather-perm", 2}};
+    for (const auto &k : kinds) {
+      if (*nres >= maxres || (k.what == 2 && !with_perm)) break;
+      snprintf(res[*nres].name, sizeof(res[*nres].name), "floor:%s-%s", name, k.kind);
+      auto launch = [&] {
+        if (k.what == 0) rg_stream_floor<<<sgrid, kThreads, 0, s_>>>(arrays_, x_, ncols_, y_, nrows_, sink_);
+        else launch_gather(k.what == 2);
+        return cudaSuccess;
+      };
+      if (!ok(gpumat_bench::time_reps(launch, s_, e0_, e1_, warmup_, reps_, &res[*nres].median_ms, &res[*nres].min_ms), res[*nres].name)) return false;
+      ++*nres;
+    }
+    return true;
+  }
   bool ok(cudaError_t e, const char *what) {
     if (e == cudaSuccess) return true;
     snprintf(err_, (size_t)errlen_, "%s failed: %s", what, cudaGetErrorString(e));
