@@ -23,7 +23,7 @@
 # Environment: OUT (solvers-out), N (100), PROBLEMS ("lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N":
 # kind:n of examples/solve, SPD; FEM_N 40, N2D 1000, PLEX_N 64), NS ("random:$NS_N", NS_N 1000000;
 # "" for none),
-# BRATU_N (64), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none),
+# BRATU_N (64: Bratu's grid per side; "" for none), EX56_NE (60: ex56's elements per side, (EX56_NE+1)^3 x 3 unknowns; "" for none),
 # EX19_N (256: snes ex19's grid per side, EX19_N^2 x 4 unknowns, Newton with GMRES + Jacobi; "" for none), PCS ("jacobi gamg hypre"),
 # FP32_PCS ("gamg": for each problem of $PROBLEMS and each of these PCs, the case PC+fp32P: CG with
 # the PC on its own matrix, -pc_use_amat false, that matrix a copy of A in fp32 for FP32_TYPES, A for
@@ -46,14 +46,15 @@ case "$cfg" in
   cpu | cuda | cudakk) ;;
   *) echo "conf/solvers.sh: GPUMAT_CONFIG must be cpu, cuda or cudakk, not '$cfg'" >&2; exit 2 ;;
 esac
-N=${N:-100} BRATU_N=${BRATU_N:-64} NP=${NP:-1} REPEAT=${REPEAT:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000} PLEX_N=${PLEX_N:-64}
+N=${N:-100} BRATU_N=${BRATU_N-64} NP=${NP:-1} REPEAT=${REPEAT:-1} FEM_N=${FEM_N:-40} N2D=${N2D:-1000} NS_N=${NS_N:-1000000} PLEX_N=${PLEX_N:-64}
 PROBLEMS=${PROBLEMS-lap3d:$N fem3:$FEM_N lap2d:$N2D plex3d:$PLEX_N}
 NS=${NS-random:$NS_N}
 PCS=${PCS:-jacobi gamg hypre}
 TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
 FP32_PCS=${FP32_PCS-gamg}
 FP32_TYPES=${FP32_TYPES-$(echo "${TYPES//,/ }" | tr ' ' '\n' | grep -xE 'pjds|gpuauto' | paste -sd, -)}
-for v in "$N" "$BRATU_N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
+for v in "$N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
+[ -z "$BRATU_N" ] || [[ "$BRATU_N" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: BRATU_N must be a positive integer or empty, not '$BRATU_N'" >&2; exit 2; }
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 EX56_NE=${EX56_NE-60} EX19_N=${EX19_N-256}
 [ -z "$EX56_NE" ] || [[ "$EX56_NE" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX56_NE must be a positive integer or empty, not '$EX56_NE'" >&2; exit 2; }
@@ -207,7 +208,7 @@ for vec in $VECS; do
   done
   [ -n "$EX56_NE" ] && [ "$cfg" != cudakk ] && [ "$vec" != kokkos ] && ex56_case
   [ -n "$EX19_N" ] && [ "$cfg" != cudakk ] && [ "$vec" != kokkos ] && ex19_case
-  for t in ${order//,/ }; do
+  [ -n "$BRATU_N" ] && for t in ${order//,/ }; do
     f=$OUT/bratu-$t-$vec-np$NP$sfx.txt
     logview=()
     [ "${LOGVIEW:-0}" = 1 ] && logview=(-log_view ":${f%.txt}-log.txt" -log_view_gpu_time)
