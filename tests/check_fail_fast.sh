@@ -33,8 +33,9 @@ expect 2 "CTEST_SHARD must be k/n with 1 <= k <= n" env OUT=/tmp/gpumat-fail-fas
 expect 2 "CTEST_JOBS must be a positive integer" env OUT=/tmp/gpumat-fail-fast CTEST_JOBS=0 bash conf/device.sh tests
 expect 2 "GPUMAT_CONFIG must be cpu, cuda or cudakk, not .gpu." env GPUMAT_CONFIG=gpu bash conf/solvers.sh
 expect 2 "VECS must be standard, cuda and/or kokkos, not .opencl." env GPUMAT_CONFIG=cpu VECS=opencl bash conf/solvers.sh
-expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu N=0 bash conf/solvers.sh
-expect 2 "N, BRATU_N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu REPEAT=0 bash conf/solvers.sh
+expect 2 "N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu N=0 bash conf/solvers.sh
+expect 2 "N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" env GPUMAT_CONFIG=cpu REPEAT=0 bash conf/solvers.sh
+expect 2 "BRATU_N must be a positive integer or empty, not '0'" env GPUMAT_CONFIG=cpu BRATU_N=0 bash conf/solvers.sh
 expect 2 "PROBLEMS and NS are kind:n words" env GPUMAT_CONFIG=cpu PROBLEMS=lap3d bash conf/solvers.sh
 expect 2 "SPLIT must be 0 or 1, not .2." env GPUMAT_CONFIG=cpu SPLIT=2 bash conf/solvers.sh
 expect 2 "EX56_NE must be a positive integer or empty" env GPUMAT_CONFIG=cpu EX56_NE=0 bash conf/solvers.sh
