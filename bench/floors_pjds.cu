@@ -65,13 +65,18 @@ struct PosLayout {
 
 enum ValMode { kVal64, kCode8, kCode16 };
 
+// The table of a layout's 8-bit codes (at most 256 values) in shared memory: every thread of the
+// CUDA block copies part of it (the long part's blocks too, which return after the barrier).
+__device__ __forceinline__ const double *shared_table(const double *table, int ntable) {
+  __shared__ double tab[256];
+  for (int t = threadIdx.x; t < ntable; t += kThreads) tab[t] = table[t];
+  __syncthreads();
+  return tab;
+}
+
 template <int Mode>
 __global__ void __launch_bounds__(kThreads, 6) pos_gather_floor(PosLayout a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  __shared__ double tab[Mode == kCode8 ? 256 : 1];
-  if (Mode == kCode8) {
-    for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
-    __syncthreads();
-  }
+  const double *tab = Mode == kCode8 ? shared_table(a.table, a.ntable) : nullptr;
   if (blockIdx.x < lblocks) {
     long_part_floor(lg, lblocks, x, sink);
     return;
@@ -126,9 +131,7 @@ struct PosPacked {
 // (floor:pjds-pos-table-w4-r2-*).
 template <int R>
 __global__ void __launch_bounds__(kThreads, R == 1 ? 6 : 4) posw4_gather_floor(PosPacked a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  __shared__ double tab[256];
-  for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
-  __syncthreads();
+  const double *tab = shared_table(a.table, a.ntable);
   if (blockIdx.x < lblocks) {
     long_part_floor(lg, lblocks, x, sink);
     return;
@@ -199,9 +202,7 @@ struct PjdsW4 {
 };
 
 __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  __shared__ double tab[256];
-  for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
-  __syncthreads();
+  const double *tab = shared_table(a.table, a.ntable);
   if (blockIdx.x < lblocks) {
     long_part_floor(lg, lblocks, x, sink);
     return;
