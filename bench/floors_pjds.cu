@@ -210,16 +210,18 @@ __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongD
   const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
   if (i >= unsigned(a.npj)) return;
   const gpumat::cuda::PjdsPos b  = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             bs = a.block_start[b.b], ws = a.w_start[b.b];
+  const long long             bs = a.block_start[b.b];
   const int                   n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
-  double                      s0 = 0, s1 = 0;
-  for (int j = 0; j < n; j += 8) {
+  // 32-bit positions, as the products and rg_gather_floor (the layout is below 2^31 entries and words)
+  unsigned p = unsigned(bs) + b.lane, pw = unsigned(a.w_start[b.b]) + b.lane;
+  double   s0 = 0, s1 = 0;
+  for (int j = 0; j < n; j += 8, p += 8 * b.rows, pw += 2 * b.rows) {
     unsigned w[2];
     int      c[8];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) w[h] = j + 4 * h < n ? __ldcs(a.w + ws + (long long)(j / 4 + h) * b.rows + b.lane) : 0u;
+    for (int h = 0; h < 2; ++h) w[h] = j + 4 * h < n ? __ldcs(a.w + pw + h * b.rows) : 0u;
 #pragma unroll
-    for (int q = 0; q < 8; ++q) c[q] = j + q < n ? __ldcs(a.col + bs + (long long)(j + q) * b.rows + b.lane) : 0;
+    for (int q = 0; q < 8; ++q) c[q] = j + q < n ? __ldcs(a.col + p + q * b.rows) : 0;
 #pragma unroll
     for (int q = 0; q < 8; ++q)
       if (j + q < n) (q & 1 ? s1 : s0) += tab[(w[q / 4] >> (8 * (q % 4))) & 0xffu] * __ldg(x + c[q]);
