@@ -67,6 +67,19 @@ struct PosLayout {
   long long           threads() const { return (npj + tile - 1) / tile; }
 };
 
+// The start of a gather floor of a thread per pjds position: the first lblocks CUDA blocks gather the
+// long part and stop (false); every other thread takes position i and its block b, false beyond npj.
+__device__ __forceinline__ bool floor_position(const LongDev &lg, long long lblocks, const double *x, double *sink, int npj, int br, unsigned &i, gpumat::cuda::PjdsPos &b) {
+  if (blockIdx.x < lblocks) {
+    long_part_floor(lg, lblocks, x, sink);
+    return false;
+  }
+  i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
+  if (i >= unsigned(npj)) return false;
+  b = gpumat::cuda::pjds_pos(i, unsigned(br), unsigned(npj));
+  return true;
+}
+
 enum ValMode { kVal64, kCode8, kCode16 };
 
 // The table of a layout's 8-bit codes (at most 256 values) in shared memory: every thread of the
@@ -213,23 +226,17 @@ struct PosSkip {
 
 template <bool Mask>
 __global__ void __launch_bounds__(kThreads, 4) pos_skip_floor(PosSkip a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  __shared__ double tab[256];
-  for (int t = threadIdx.x; t < a.ntable; t += kThreads) tab[t] = a.table[t];
-  __syncthreads();
-  if (blockIdx.x < lblocks) {
-    long_part_floor(lg, lblocks, x, sink);
-    return;
-  }
-  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
-  if (i >= unsigned(a.npj)) return;
-  const gpumat::cuda::PjdsPos b    = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             os   = a.off_start[b.b];
-  const int                   u    = int(a.off_start[b.b + 1] - os);
-  const int                   r    = a.perm ? a.perm[i] : int(i);
-  const int                   base = r - r % a.g;
-  const unsigned              m    = Mask ? __ldcs(a.mask + i) : 0u;
-  unsigned                    p    = unsigned(a.val_start[b.b]) + b.lane;
-  double                      s0 = 0, s1 = 0;
+  const double          *tab = shared_table(a.table, a.ntable);
+  unsigned               i;
+  gpumat::cuda::PjdsPos b;
+  if (!floor_position(lg, lblocks, x, sink, a.npj, a.br, i, b)) return;
+  const long long os   = a.off_start[b.b];
+  const int       u    = int(a.off_start[b.b + 1] - os);
+  const int       r    = a.perm ? a.perm[i] : int(i);
+  const int       base = r - r % a.g;
+  const unsigned  m    = Mask ? __ldcs(a.mask + i) : 0u;
+  unsigned        p    = unsigned(a.val_start[b.b]) + b.lane;
+  double          s0 = 0, s1 = 0;
   for (int j = 0; j < u; j += kUnroll, p += kUnroll * b.rows) {
     double v[kUnroll];
     int    c[kUnroll];
@@ -266,16 +273,12 @@ struct PjdsW4 {
 };
 
 __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  const double *tab = shared_table(a.table, a.ntable);
-  if (blockIdx.x < lblocks) {
-    long_part_floor(lg, lblocks, x, sink);
-    return;
-  }
-  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
-  if (i >= unsigned(a.npj)) return;
-  const gpumat::cuda::PjdsPos b  = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             bs = a.block_start[b.b];
-  const int                   n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
+  const double          *tab = shared_table(a.table, a.ntable);
+  unsigned               i;
+  gpumat::cuda::PjdsPos b;
+  if (!floor_position(lg, lblocks, x, sink, a.npj, a.br, i, b)) return;
+  const long long bs = a.block_start[b.b];
+  const int       n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
   // 32-bit positions, as the products and rg_gather_floor (the layout is below 2^31 entries and words)
   unsigned p = unsigned(bs) + b.lane, pw = unsigned(a.w_start[b.b]) + b.lane;
   double   s0 = 0, s1 = 0;
