@@ -19,7 +19,11 @@
 //                          (pjds-pos-table16); each also with CUDA blocks that walk 4 and 16
 //                          consecutive 256-position slices (-tile4, -tile16);
 //   floor:pjds-pos-table-w4-*  the positional layout with its 8-bit codes four to a word and its
-//                          offsets four to a 16-byte load; -w4-r2 with two rows a thread.
+//                          offsets four to a 16-byte load; -w4-r2 with two rows a thread;
+//   floor:pjds-pos-table-skip-*, -mask-*  the positional product's skip of the padding (the
+//                          sentinel tested after the code's table entry; or a 32-bit mask of
+//                          each position's entries read once per row), where every block has at
+//                          most 32 offsets (pos_skip_floor).
 // Each but the first two times its -stream floor (the uploaded arrays by floors_rowgrouped.cu's
 // stream kernel) and its -gather floor (the long part's CUDA blocks first, then the positions, as
 // floor:pjds-gather), y of one gather run compared with the CSR product of the rows first
@@ -62,6 +66,19 @@ struct PosLayout {
   int                 tile; // consecutive 256-position slices a CUDA block walks (x's lines reused in its L1)
   long long           threads() const { return (npj + tile - 1) / tile; }
 };
+
+// The start of a gather floor of a thread per pjds position: the first lblocks CUDA blocks gather the
+// long part and stop (false); every other thread takes position i and its block b, false beyond npj.
+__device__ __forceinline__ bool floor_position(const LongDev &lg, long long lblocks, const double *x, double *sink, int npj, int br, unsigned &i, gpumat::cuda::PjdsPos &b) {
+  if (blockIdx.x < lblocks) {
+    long_part_floor(lg, lblocks, x, sink);
+    return false;
+  }
+  i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
+  if (i >= unsigned(npj)) return false;
+  b = gpumat::cuda::pjds_pos(i, unsigned(br), unsigned(npj));
+  return true;
+}
 
 enum ValMode { kVal64, kCode8, kCode16 };
 
@@ -187,6 +204,60 @@ __global__ void __launch_bounds__(kThreads, R == 1 ? 6 : 4) posw4_gather_floor(P
   }
 }
 
+// The positional product's skip of the padding (pjds_row_positional, src/cuda/pjds.cu) over the
+// floor's positional layout with 8-bit codes, each sum its row's entries alone and the two sums
+// swapping after each entry as the product's do:
+//   Mask false (floor:pjds-pos-table-skip-*): the padding coded as the sentinel (pjds_pad, one more
+//     table entry), each entry's x read only once its value says it is not the sentinel (code ->
+//     table -> test -> x), as the product does;
+//   Mask true (floor:pjds-pos-table-mask-*): a 32-bit word per position, bit k set where its row has
+//     an entry at offset k (blocks of at most 32 offsets), read once per row, so that x waits for
+//     the offset and the mask only. 4 B per position more than -skip.
+// Four CUDA blocks per SM (64 registers: no spills, as the product's occupancy-4 instance).
+struct PosSkip {
+  const int           *offs, *perm;
+  const std::uint8_t  *code;
+  const std::uint32_t *mask;
+  const std::int64_t  *off_start, *val_start;
+  const double        *table;
+  int                  npj, br, g, ntable;
+  long long            threads() const { return npj; }
+};
+
+template <bool Mask>
+__global__ void __launch_bounds__(kThreads, 4) pos_skip_floor(PosSkip a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
+  const double          *tab = shared_table(a.table, a.ntable);
+  unsigned               i;
+  gpumat::cuda::PjdsPos b;
+  if (!floor_position(lg, lblocks, x, sink, a.npj, a.br, i, b)) return;
+  const long long os   = a.off_start[b.b];
+  const int       u    = int(a.off_start[b.b + 1] - os);
+  const int       r    = a.perm ? a.perm[i] : int(i);
+  const int       base = r - r % a.g;
+  const unsigned  m    = Mask ? __ldcs(a.mask + i) : 0u;
+  unsigned        p    = unsigned(a.val_start[b.b]) + b.lane;
+  double          s0 = 0, s1 = 0;
+  for (int j = 0; j < u; j += kUnroll, p += kUnroll * b.rows) {
+    double v[kUnroll];
+    int    c[kUnroll];
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q) {
+      const bool ok = j + q < u;
+      v[q]          = ok ? tab[__ldcs(a.code + p + q * b.rows)] : 0.0;
+      c[q]          = ok ? base + __ldg(a.offs + os + j + q) : 0;
+    }
+#pragma unroll
+    for (int q = 0; q < kUnroll; ++q)
+      if (j + q < u && (Mask ? ((m >> (j + q)) & 1u) != 0u : !gpumat::is_pjds_pad(v[q]))) {
+        s0             = s0 + v[q] * __ldg(x + c[q]);
+        const double t = s0;
+        s0             = s1;
+        s1             = t;
+      }
+  }
+  y[i] = s0 + s1;
+}
+
 // pjds's plain layout (32-bit columns) with its values as 8-bit codes packed four to a word: word
 // g of a row holds its entries 4g .. 4g + 3, at w_start[b] + g rows_b + lane; the table (at most
 // 256 values) in shared memory. One 32-bit load per four codes where the type loads each code
@@ -202,24 +273,22 @@ struct PjdsW4 {
 };
 
 __global__ void __launch_bounds__(kThreads, 6) pjw4_gather_floor(PjdsW4 a, LongDev lg, long long lblocks, const double *__restrict__ x, double *__restrict__ y, double *sink) {
-  const double *tab = shared_table(a.table, a.ntable);
-  if (blockIdx.x < lblocks) {
-    long_part_floor(lg, lblocks, x, sink);
-    return;
-  }
-  const unsigned i = unsigned(blockIdx.x - lblocks) * kThreads + threadIdx.x;
-  if (i >= unsigned(a.npj)) return;
-  const gpumat::cuda::PjdsPos b  = gpumat::cuda::pjds_pos(i, unsigned(a.br), unsigned(a.npj));
-  const long long             bs = a.block_start[b.b], ws = a.w_start[b.b];
-  const int                   n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
-  double                      s0 = 0, s1 = 0;
-  for (int j = 0; j < n; j += 8) {
+  const double          *tab = shared_table(a.table, a.ntable);
+  unsigned               i;
+  gpumat::cuda::PjdsPos b;
+  if (!floor_position(lg, lblocks, x, sink, a.npj, a.br, i, b)) return;
+  const long long bs = a.block_start[b.b];
+  const int       n  = a.read_rowlen ? a.rowlen[i] : int(gpumat::cuda::pjds_width(a.block_start[b.b + 1] - bs, b.rows));
+  // 32-bit positions, as the products and rg_gather_floor (the layout is below 2^31 entries and words)
+  unsigned p = unsigned(bs) + b.lane, pw = unsigned(a.w_start[b.b]) + b.lane;
+  double   s0 = 0, s1 = 0;
+  for (int j = 0; j < n; j += 8, p += 8 * b.rows, pw += 2 * b.rows) {
     unsigned w[2];
     int      c[8];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) w[h] = j + 4 * h < n ? __ldcs(a.w + ws + (long long)(j / 4 + h) * b.rows + b.lane) : 0u;
+    for (int h = 0; h < 2; ++h) w[h] = j + 4 * h < n ? __ldcs(a.w + pw + h * b.rows) : 0u;
 #pragma unroll
-    for (int q = 0; q < 8; ++q) c[q] = j + q < n ? __ldcs(a.col + bs + (long long)(j + q) * b.rows + b.lane) : 0;
+    for (int q = 0; q < 8; ++q) c[q] = j + q < n ? __ldcs(a.col + p + q * b.rows) : 0;
 #pragma unroll
     for (int q = 0; q < 8; ++q)
       if (j + q < n) (q & 1 ? s1 : s0) += tab[(w[q / 4] >> (8 * (q % 4))) & 0xffu] * __ldg(x + c[q]);
@@ -283,9 +352,14 @@ struct PositionalHost {
   std::vector<std::int64_t>  off_start{0}, val_start{0};
   std::vector<double>        val, table;
   std::vector<std::uint32_t> codes; // into table (empty: no table)
+  // position i's entries: bit k set where its row has an entry at its block's offset k; empty where
+  // a block has more than 32 offsets
+  std::vector<std::uint32_t> mask;
 };
 void positional_build(const gpumat::Pjds<double> &B, int g, PositionalHost &P) {
   std::vector<int> u;
+  bool             narrow = true; // every block's offsets at most 32: the masks kept
+  P.mask.assign((size_t)B.nrows_pj, 0u);
   for (std::int64_t b = 0; b < B.nblocks(); ++b) {
     const std::int64_t rows = B.block_rows(b), bs = B.block_start[(size_t)b];
     u.clear();
@@ -307,10 +381,13 @@ void positional_build(const gpumat::Pjds<double> &B, int g, PositionalHost &P) {
         const size_t pos = (size_t)(bs + j * rows + lane);
         const size_t k   = size_t(std::lower_bound(u.begin(), u.end(), B.col[pos] - base) - u.begin());
         P.val[v0 + k * (size_t)rows + (size_t)lane] = B.val[pos];
+        if (k < 32) P.mask[(size_t)i] |= 1u << k;
       }
     }
+    narrow = narrow && u.size() <= 32;
     P.val_start.push_back((std::int64_t)P.val.size());
   }
+  if (!narrow) P.mask.clear();
   if (!value_table(P.val, 65536, P.table, P.codes)) P.table.clear(), P.codes.clear();
 }
 
@@ -477,6 +554,34 @@ int gpumat_floors::pjds_compressed_floors(const gpumat::Pjds<double> &B, bool re
       if (!G.run_custom("pjds-pos-table-w4", Lw.threads(), lgw, gather, positions_ref(G), res, maxres, nres)) return G.rc();
       auto gather2 = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) { posw4_gather_floor<2><<<grid, kThreads, 0, st>>>(Lw, lgw, lb, x, y, sink); };
       if (!G.run_custom("pjds-pos-table-w4-r2", (Lw.threads() + 1) / 2, lgw, gather2, positions_ref(G), res, maxres, nres)) return G.rc();
+    }
+    if (mode == kCode8 && !P.mask.empty() && P.table.size() < 256) { // the product's skip of the padding: floor:pjds-pos-table-skip-*, -mask-*
+      std::vector<double>       table = P.table;
+      std::vector<std::uint8_t> skip(c8);
+      table.push_back(gpumat::pjds_pad<double>()); // the sentinel, coded where a position holds no entry
+      for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+        const std::int64_t rows = B.block_rows(b), u = P.off_start[(size_t)b + 1] - P.off_start[(size_t)b], v0 = P.val_start[(size_t)b];
+        for (std::int64_t k = 0; k < u; ++k)
+          for (std::int64_t lane = 0; lane < rows; ++lane)
+            if (!((P.mask[(size_t)(b * B.p.block_rows + lane)] >> k) & 1u)) skip[(size_t)(v0 + k * rows + lane)] = std::uint8_t(table.size() - 1);
+      }
+      for (int masked = 0; masked < 2; ++masked) {
+        Floors     G(reps, warmup, err, errlen);
+        PosSkip    Ls{};
+        LongDev    lgs{};
+        const int *lr = nullptr, *lp = nullptr;
+        if (!G.up(P.offs, &Ls.offs) || !G.up(P.off_start, &Ls.off_start) || !G.up(P.val_start, &Ls.val_start) || !G.up(masked ? P.table : table, &Ls.table) ||
+            !G.up(masked ? c8 : skip, &Ls.code) || (masked && !G.up(P.mask, &Ls.mask)) || !G.up(B.long_val, &lgs.val) || !G.up(B.long_col, &lgs.col) || !G.up(B.long_rows, &lr) ||
+            !G.up(B.long_ptr, &lp) || (!B.perm.empty() && !G.up(B.perm, &Ls.perm)) || !G.vectors(nrows, ncols))
+          return G.rc();
+        Ls.npj = B.nrows_pj, Ls.br = B.p.block_rows, Ls.g = int(pc.diag_group), Ls.ntable = int(masked ? P.table.size() : table.size());
+        lgs.nnz     = (long long)B.long_val.size();
+        auto gather = [&](unsigned grid, long long lb, cudaStream_t st, const double *x, double *y, double *sink) {
+          if (masked) pos_skip_floor<true><<<grid, kThreads, 0, st>>>(Ls, lgs, lb, x, y, sink);
+          else pos_skip_floor<false><<<grid, kThreads, 0, st>>>(Ls, lgs, lb, x, y, sink);
+        };
+        if (!G.run_custom(masked ? "pjds-pos-table-mask" : "pjds-pos-table-skip", Ls.threads(), lgs, gather, positions_ref(G), res, maxres, nres)) return G.rc();
+      }
     }
   }
   return 0;

@@ -387,7 +387,7 @@ static PetscErrorCode PrintFloors(Mat A0, PetscInt reps, int warmup, double csr_
   const PetscScalar *va;
   PetscInt           m, N;
   PetscBool          done;
-  BenchFloor         fl[8], fb[2], fp[28], fe[3];
+  BenchFloor         fl[8], fb[2], fp[32], fe[3];
   BenchBccooInfo     info;
   BenchPjdsInfo      pinfo;
   BenchBceInfo       einfo;

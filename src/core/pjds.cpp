@@ -111,25 +111,33 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 
 // Positional columns (pjds.hpp) from the layout with 32-bit columns as built (before the long part:
 // the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
-// of kPjdsPositionalGroups that stores the fewest entries, the first of equals; the padding the
-// sentinel, a value with its bits the canonical NaN (pjds_unpad). Where they would not store fewer
-// bytes (pjds_positional_pays; unless positional_always) the 32-bit columns stay and
+// of kPjdsPositionalGroups that stores the fewest entries on the sample of blocks
+// (pjds_positional_sample_stride), the first of equals, then its entries over every block; the
+// padding the sentinel, a value with its bits the canonical NaN (pjds_unpad). Where they would not
+// store fewer bytes (pjds_positional_pays; unless positional_always) the 32-bit columns stay and
 // positional_declined says how many positions they would have stored.
 template <typename T>
 void position_columns(Pjds<T> &B) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
   if (padded == 0) return;
   std::vector<index_t> u;
-  index_t              g = 1;
-  std::int64_t         least = -1;
-  for (index_t cand : kPjdsPositionalGroups) {
-    std::int64_t stored = 0;
-    for (std::int64_t b = 0; b < nb; ++b) {
-      block_offsets(B, b, cand, u);
-      stored += B.block_rows(b) * std::int64_t(u.size());
+  // the entries group g stores over every stride-th block
+  const auto stored = [&](index_t g, std::int64_t stride) {
+    std::int64_t n = 0;
+    for (std::int64_t b = 0; b < nb; b += stride) {
+      block_offsets(B, b, g, u);
+      n += B.block_rows(b) * std::int64_t(u.size());
     }
-    if (least < 0 || stored < least) least = stored, g = cand;
+    return n;
+  };
+  const std::int64_t stride = pjds_positional_sample_stride(nb);
+  index_t            g      = 1;
+  std::int64_t       least  = -1;
+  for (index_t cand : kPjdsPositionalGroups) {
+    const std::int64_t n = stored(cand, stride);
+    if (least < 0 || n < least) least = n, g = cand;
   }
+  if (stride > 1) least = stored(g, 1);
   if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
     B.positional_declined = least;
     return;

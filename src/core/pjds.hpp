@@ -27,8 +27,8 @@
 // their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
 // poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or the
 // padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
-// clamped into the matrix). pgroup, of kPjdsPositionalGroups, stores the fewest entries: the dof per
-// node of a vector problem, whose node's rows then share their offsets. rowlen keeps the rows'
+// clamped into the matrix). pgroup, of kPjdsPositionalGroups, stores the fewest entries (on a sample of
+// the blocks: kPjdsPositionalSample): the dof per node of a vector problem, whose node's rows then share their offsets. rowlen keeps the rows'
 // nonzero counts; block_start the blocks' widths. The products skip exactly the sentinel (no x read),
 // so a non-finite x at a column the row does not hold never reaches its sum, and take every other
 // value, a stored zero included (0 x Inf = NaN, as AIJ's product), as the 32-bit layout does. A
@@ -63,6 +63,16 @@ namespace gpumat {
 // the code's dependent read of the dictionary.
 enum class PjdsColumns : int { Auto = 0, Plain = 1, Dictionary = 2, Positional = 3 };
 constexpr index_t kPjdsPositionalGroups[] = {1, 2, 3, 4, 5, 6, 8}; // the groups positional columns try
+// Positional columns choose their group on a sample of the blocks: every
+// pjds_positional_sample_stride(nblocks)-th block from the first, at most kPjdsPositionalSample
+// blocks (all of them in a smaller layout), each group's stored entries counted there, the fewest
+// kept (the first of equals); then only the chosen group's offsets are counted and kept over every
+// block (pjds_positional_pays judges that count). One full count instead of one per group: each is
+// a segmented sort of the padded part on the GPU. Host and device builders sample alike.
+constexpr std::int64_t kPjdsPositionalSample = 4096;
+constexpr std::int64_t pjds_positional_sample_stride(std::int64_t nblocks) {
+  return nblocks <= kPjdsPositionalSample ? 1 : (nblocks + kPjdsPositionalSample - 1) / kPjdsPositionalSample;
+}
 constexpr int          kPjdsDictMax      = 256; // offsets a block's dictionary holds (8-bit codes)
 constexpr std::int64_t kPjdsDictMinWidth = 16;  // stored entries per row below which auto keeps 32-bit columns
 

@@ -19,9 +19,10 @@
 //           pass sorts each dictionary and writes it and every entry's 8-bit code (a binary
 //           search), and the 32-bit columns are freed;
 //   position (positional columns: PjdsDevice::position_columns, pjds_positional.cu) for each group
-//           size of kPjdsPositionalGroups, every entry's offset from its group's first row, each
-//           block's distinct ones counted; the group storing the fewest entries kept, the values
-//           (and their slots) moved to the positions of their offsets, the 32-bit columns freed.
+//           size of kPjdsPositionalGroups, on a sample of the blocks, every entry's offset from its
+//           group's first row, each block's distinct ones counted; the group storing the fewest
+//           entries kept and its offsets counted over every block, the values (and their slots)
+//           moved to the positions of their offsets, the 32-bit columns freed.
 //   values  (unless the values are plain) the value table (PjdsDevice::code_values,
 //           pjds_values.cu): the distinct values gathered in hash sets, their count read back;
 //           where they are at most 256 (and, auto, that pays) a table and every value's 8-bit code,

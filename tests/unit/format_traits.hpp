@@ -184,7 +184,8 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
 }
 
 // pjds's positional columns (pjds.hpp): no column per entry; the group the one of
-// kPjdsPositionalGroups storing the fewest entries (the first of equals); each block's offsets its
+// kPjdsPositionalGroups storing the fewest entries on every pjds_positional_sample_stride-th block
+// (the first of equals), the stored entries its count over every block; each block's offsets its
 // nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
 // they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
 // its column decodes to its own); every other stored value the padding sentinel (pjds_pad), no
@@ -203,15 +204,20 @@ void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const
     }
     return u;
   };
-  std::int64_t least = -1;
-  index_t      g     = 0;
+  auto stored = [&](index_t g, std::int64_t stride) {
+    std::int64_t n = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); b += stride) n += B.block_rows(b) * std::int64_t(offsets(b, g).size());
+    return n;
+  };
+  const std::int64_t stride = gpumat::pjds_positional_sample_stride(B.nblocks());
+  std::int64_t       least  = -1;
+  index_t            g      = 0;
   for (index_t cand : gpumat::kPjdsPositionalGroups) {
-    std::int64_t stored = 0;
-    for (std::int64_t b = 0; b < B.nblocks(); ++b) stored += B.block_rows(b) * std::int64_t(offsets(b, cand).size());
-    if (least < 0 || stored < least) least = stored, g = cand;
+    const std::int64_t n = stored(cand, stride);
+    if (least < 0 || n < least) least = n, g = cand;
   }
-  ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries, the first of equals";
-  ASSERT_EQ(B.padded(), least) << where;
+  ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries on the sample, the first of equals";
+  ASSERT_EQ(B.padded(), stored(g, 1)) << where;
   for (std::int64_t b = 0; b < B.nblocks(); ++b) {
     const std::set<index_t> u = offsets(b, g);
     ASSERT_TRUE(std::vector<index_t>(u.begin(), u.end()) == std::vector<index_t>(B.poff.begin() + B.poff_start[std::size_t(b)], B.poff.begin() + B.poff_start[std::size_t(b) + 1]))

@@ -205,6 +205,31 @@ inline Csr dof_problem(index_t nx, index_t ny, index_t dof) {
   return M;
 }
 
+// Blocks of 32 rows (in the matrix's order) whose best positional group (pjds.hpp) differs between
+// the even blocks and the odd ones. An even block's rows are a 2-dof problem's, node n = r / 2
+// coupled to nodes n - 10, n, n + 10 (both dofs each): from the node's first row 6 offsets, from the
+// row itself 9 (groups 2 and 1). An odd block's rows are a stencil's, r + 10 k for k = -3 .. 3: 7
+// offsets from the row, 14 from pairs of rows. Over every block groups of 1 row store fewer entries
+// (16 a row pair against 20); over the even blocks alone groups of 2. nblocks blocks, columns
+// outside the matrix left out, values 1 + (r + c) % 5.
+inline Csr alternating_groups(index_t nblocks) {
+  Csr A;
+  A.name  = "alternating groups";
+  A.nrows = A.ncols = 32 * nblocks;
+  std::vector<index_t> cols;
+  for (index_t r = 0; r < A.nrows; ++r) {
+    cols.clear();
+    if ((r / 32) % 2 == 0) {
+      for (index_t m : {r / 2 - 10, r / 2, r / 2 + 10}) cols.push_back(2 * m), cols.push_back(2 * m + 1);
+    } else
+      for (index_t k = -3; k <= 3; ++k) cols.push_back(r + 10 * k);
+    for (index_t c : cols)
+      if (c >= 0 && c < A.ncols) A.colidx.push_back(c), A.val.push_back(1.0 + (r + c) % 5);
+    A.rowptr.push_back(index_t(A.colidx.size()));
+  }
+  return A;
+}
+
 // An n x n cyclic band: row r holds the w columns r - w/2 .. r - w/2 + w - 1 (mod n), ascending,
 // values 1, 2, 3 by column: rows of equal length, a handful of offsets a block.
 inline Csr cyclic_band(index_t n, index_t w) {

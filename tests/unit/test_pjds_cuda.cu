@@ -614,6 +614,26 @@ TEST(PjdsDevice, PositionalNodeGroups) {
   }
 }
 
+// The group chosen on the sample of blocks as the host builder chooses it (alternating_groups: with
+// 4,100 blocks the sample is every second block, 2-dof rows, group 2, though group 1 stores fewer
+// over every block; with 4,096 every block, group 1): the whole layout the host's, the products
+// bitwise the 32-bit layout's; values plain and a table.
+TEST(PjdsDevice, PositionalGroupChosenOnTheSample) {
+  const Stream s;
+  for (index_t nblocks : {4100, 4096}) {
+    const matgen::Csr M = matgen::alternating_groups(nblocks);
+    const auto        v = M.values<double>();
+    for (gpumat::PjdsValues vals : {gpumat::PjdsValues::Plain, gpumat::PjdsValues::Table}) {
+      const PjdsParams  p     = pp(32, 1, 0, gpumat::PjdsColumns::Positional, vals);
+      const std::string where = M.name + " " + std::to_string(nblocks) + " blocks " + describe(p);
+      check_positional_against_plain<double>(M, v, p, s, where);
+      PjdsDevice<double> Q;
+      ASSERT_EQ(cudaSuccess, Q.build(M.view(v), p, s)) << Q.why();
+      EXPECT_EQ(Q.group(), nblocks > gpumat::kPjdsPositionalSample ? 2 : 1) << where;
+    }
+  }
+}
+
 // A value table with positional columns: the stencil's values (-1, 4 and the padding's sentinel) coded as the
 // host codes them, the product bitwise the 32-bit layout's as built, after a refresh within the
 // table (kept) and after one outside it (turned off: the values read); the refreshed values those

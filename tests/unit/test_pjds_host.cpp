@@ -636,6 +636,27 @@ TEST(PjdsPositional, NodeGroups) {
   for (std::int64_t b = 0; b < Q.nblocks(); ++b) EXPECT_LE(Q.block_width(b), 15) << "block " << b;
 }
 
+// The group chosen on the sample of blocks (pjds_positional_sample_stride): with 4,100 blocks every
+// second one from the first, all of them 2-dof rows (alternating_groups), where groups of 2 store
+// fewest, though over every block groups of 1 would; the layout then holds group 2's offsets of
+// every block (check_pjds_layout recounts them), its products bitwise the 32-bit layout's. With
+// 4,096 blocks or fewer the sample is every block: group 1.
+TEST(PjdsPositional, GroupChosenOnTheSample) {
+  for (index_t nblocks : {4100, 4096}) {
+    const matgen::Csr M = matgen::alternating_groups(nblocks);
+    const auto        v = M.values<double>();
+    Pjds<double>      Q, P;
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Q);
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), P);
+    const std::string where = M.name + " " + std::to_string(nblocks) + " blocks";
+    ASSERT_EQ(Q.nblocks(), nblocks) << where;
+    EXPECT_EQ(gpumat::pjds_positional_sample_stride(nblocks), nblocks > gpumat::kPjdsPositionalSample ? 2 : 1) << where;
+    gpumat_test::check_pjds_layout(M, v, Q, where);
+    EXPECT_EQ(Q.pgroup, nblocks > gpumat::kPjdsPositionalSample ? 2 : 1) << where;
+    expect_same_products(Q, P, where);
+  }
+}
+
 // The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
 // stored: the positional layout holds them as values, not padding.
 matgen::Csr stencil_with_zeros() {
