@@ -66,6 +66,7 @@ struct PjArgs {
   const int          *table_ok; // read while this is nonzero
   int                 ntable;
   index_t             npj;
+  index_t             ncols;       // x's length (the positional product clamps its padding's columns into it)
   int                 br;
   bool                read_rowlen; // the product reads rowlen (else its block's width)
   LongArgs<T>         lg;          // the long part, in the kernel's first lg.blocks blocks
@@ -240,7 +241,10 @@ __device__ __forceinline__ void pjds_row(const PjArgs<T> &a, const T *tab, long 
 // plus the offset added into s0, the two sums swapping after each: the k-th entry of the row goes to
 // the sum pjds_row adds its k-th entry to (even k: the first), and s0 + s1 is that sum in either
 // order (an addition of two numbers is commutative, bit for bit). The sentinel (a position the row
-// has no entry at) reads no x and takes no rank. (A parity flag choosing the sum makes the compiler keep
+// has no entry at) takes no rank: its sum is computed and dropped (the sums selected, not branched
+// on), and its x is read at its column clamped into x, so that no x load waits for a value or a
+// code, only for the block's offset (a branch around the sentinel's x would put the value's table
+// lookup and its test before every x load). (A parity flag choosing the sum makes the compiler keep
 // more in flight: 76-108 B spilled at 40 registers in fp64, against at most 32 B with the swap.)
 template <typename T, int Vals>
 __device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T *tab, long long i, const T *__restrict__ x, const T *z, T *y) {
@@ -261,18 +265,16 @@ __device__ __forceinline__ void pjds_row_positional(const PjArgs<T> &a, const T 
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const bool ok = j + u < n;
-      c[u]          = ok ? base + __ldg(off + j + u) : 0;
+      c[u]          = ok ? index_t(min(unsigned(base + __ldg(off + j + u)), unsigned(a.ncols - 1))) : 0;
       v.load(u, ok, a, p + u * rows);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       if (j + u < n) {
-        if (!v.pad(u, tab)) {
-          s0 += v.get(u, tab) * __ldg(x + c[u]);
-          const T t = s0;
-          s0        = s1;
-          s1        = t;
-        }
+        const T    t   = s0 + v.get(u, tab) * __ldg(x + c[u]);
+        const bool pad = v.pad(u, tab);
+        s0             = pad ? s0 : s1;
+        s1             = pad ? s1 : t;
       }
   }
   const T s = s0 + s1;
@@ -435,7 +437,7 @@ template <class Args>
 Args PjdsDevice<T>::kernel_args(int lanes) const {
   return Args{perm_,   rowlen_,      col_,      code_,         dict_, dict_start_,   poff_,          poff_start_,
               pgroup_, block_start_, val_,      val32_,        table_, vcode_,       vcode16_,       table_ok_,      int(ntable_),
-              npj_,    p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
+              npj_,    ncols_,        p_.block_rows, reads_rowlen(), lr_.template args<LongArgs<T>>(val_ ? val_ + padded_ : nullptr, lanes, kThreads)};
 }
 
 template <typename T>
