@@ -16,7 +16,8 @@
 // With positional columns (pjds.hpp) a thread walks its block's width: each entry's value streamed
 // as the others, its offset read from the block's offsets through the non-coherent path (the same
 // address for a warp's 32 lanes where b_r is a multiple of 32: one broadcast load), loaded together
-// with the values kUnroll at a time; the padding sentinel (pjds_pad) is skipped (no x read), every
+// with the values kUnroll at a time; x read at each entry's column (the padding sentinel's, pjds_pad,
+// clamped into x) and the sentinel's product dropped (the sums selected), every
 // other value, a stored zero included, adds value x x[row - row % group + offset] alternately into
 // the two sums in the order of the row's entries, as the 32-bit layout's product adds its entries:
 // the same sums, bit for bit (0 x Inf = NaN at a stored zero, as there).
