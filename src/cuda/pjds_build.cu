@@ -342,7 +342,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
 
 template <typename T>
 cudaError_t PjdsDevice<T>::code_columns(StreamTemps &tmp, cudaStream_t s) {
-  const unsigned grid  = unsigned((nblocks_ + 1 + kDictWarps - 1) / kDictWarps);
+  const unsigned grid  = dict_warp_grid(nblocks_);
   index_t       *sizes = tmp.get<index_t>(std::size_t(nblocks_) + 1), *mx = tmp.get<index_t>(1);
   index_t       *start = nullptr;
   GPUMAT_CUDA_TRY(tmp.err);

@@ -15,6 +15,9 @@ namespace {
 
 constexpr int kThreads   = 256;
 constexpr int kDictWarps = 8; // warps (blocks of the layout) per CUDA block of the dictionary and positional offsets' kernels
+// The CUDA blocks of those kernels over n blocks of the layout and the one past them (a warp each:
+// the last writes the counts' closing 0).
+inline unsigned dict_warp_grid(long long n) { return unsigned((n + 1 + kDictWarps - 1) / kDictWarps); }
 
 // A value's bit pattern (a float's zero-extended), the value table's key.
 template <typename T>

@@ -146,7 +146,7 @@ cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTem
     pj_pos_keys<<<grid_for(ns * br, nt), nt, 0, s>>>(col_, perm_, rowlen_, block_start_, seg, ns, st, npj_, br, cand, keys);
     GPUMAT_CUDA_TRY(launched());
     GPUMAT_CUDA_TRY(sort_segment_keys(keys, sorted[into], n, ns, offs, s));
-    pj_pos_distinct<false><<<unsigned((ns + 1 + kDictWarps - 1) / kDictWarps), kDictWarps * 32, 0, s>>>(sorted[into], seg, st, npj_, br, ns, cnt[into], sizes, nullptr, nullptr);
+    pj_pos_distinct<false><<<dict_warp_grid(ns), kDictWarps * 32, 0, s>>>(sorted[into], seg, st, npj_, br, ns, cnt[into], sizes, nullptr, nullptr);
     GPUMAT_CUDA_TRY(launched());
     GPUMAT_CUDA_TRY(exclusive_sum(sizes, start[into], ns + 1, s));
     GPUMAT_CUDA_TRY(cudaMemcpyAsync(stored, start[into] + ns, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
@@ -188,8 +188,7 @@ cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTem
   GPUMAT_CUDA_TRY(cudaMemcpyAsync(&npoff_, poff_start_ + nblocks_, sizeof(std::int64_t), cudaMemcpyDeviceToHost, s));
   GPUMAT_CUDA_TRY(cudaStreamSynchronize(s));
   GPUMAT_CUDA_TRY(device_alloc(poff_, std::size_t(npoff_)));
-  pj_pos_distinct<true><<<unsigned((nblocks_ + 1 + kDictWarps - 1) / kDictWarps), kDictWarps * 32, 0, s>>>(sorted[best], block_start_, 1, npj_, br, nblocks_, nullptr, nullptr, poff_start_,
-                                                                                                      poff_);
+  pj_pos_distinct<true><<<dict_warp_grid(nblocks_), kDictWarps * 32, 0, s>>>(sorted[best], block_start_, 1, npj_, br, nblocks_, nullptr, nullptr, poff_start_, poff_);
   GPUMAT_CUDA_TRY(launched());
   // the values (the long part's after them, filled later) and slots at their offsets' positions
   T *nval = nullptr;
