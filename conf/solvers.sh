@@ -54,11 +54,11 @@ TYPES=${TYPES:-$(gpumat_types formats '-cusparse*')} || exit 2
 FP32_PCS=${FP32_PCS-gamg}
 FP32_TYPES=${FP32_TYPES-$(echo "${TYPES//,/ }" | tr ' ' '\n' | grep -xE 'pjds|gpuauto' | paste -sd, -)}
 for v in "$N" "$NP" "$FEM_N" "$N2D" "$NS_N" "$PLEX_N" "$REPEAT"; do [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: N, NP, FEM_N, N2D, NS_N, PLEX_N and REPEAT must be positive integers" >&2; exit 2; }; done
-[ -z "$BRATU_N" ] || [[ "$BRATU_N" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: BRATU_N must be a positive integer or empty, not '$BRATU_N'" >&2; exit 2; }
 for p in $PROBLEMS $NS; do [[ "$p" =~ ^[a-z0-9]+:[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: PROBLEMS and NS are kind:n words (examples/gen.h kinds), not '$p'" >&2; exit 2; }; done
 EX56_NE=${EX56_NE-60} EX19_N=${EX19_N-256}
-[ -z "$EX56_NE" ] || [[ "$EX56_NE" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX56_NE must be a positive integer or empty, not '$EX56_NE'" >&2; exit 2; }
-[ -z "$EX19_N" ] || [[ "$EX19_N" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: EX19_N must be a positive integer or empty, not '$EX19_N'" >&2; exit 2; }
+for v in BRATU_N EX56_NE EX19_N; do # the optional cases' sizes ("": the case left out)
+  [ -z "${!v}" ] || [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "conf/solvers.sh: $v must be a positive integer or empty, not '${!v}'" >&2; exit 2; }
+done
 [[ "${SPLIT:-0}" =~ ^[01]$ ]] || { echo "conf/solvers.sh: SPLIT must be 0 or 1, not '$SPLIT'" >&2; exit 2; }
 [[ "$TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: TYPES must be a comma-separated list of types, not '$TYPES'" >&2; exit 2; }
 [ -z "$FP32_TYPES" ] || [[ "$FP32_TYPES" =~ ^[A-Za-z0-9_,]+$ ]] || { echo "conf/solvers.sh: FP32_TYPES must be a comma-separated list of types or empty, not '$FP32_TYPES'" >&2; exit 2; }
