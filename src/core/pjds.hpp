@@ -29,8 +29,9 @@
 // padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
 // clamped into the matrix). pgroup, of kPjdsPositionalGroups, stores the fewest entries (on a sample of
 // the blocks: kPjdsPositionalSample): the dof per node of a vector problem, whose node's rows then share their offsets. rowlen keeps the rows'
-// nonzero counts; block_start the blocks' widths. The products skip exactly the sentinel (no x read),
-// so a non-finite x at a column the row does not hold never reaches its sum, and take every other
+// nonzero counts; block_start the blocks' widths. The products add nothing for exactly the sentinel
+// (the GPU product reads x there too, at the column clamped into x, and drops that product; the host
+// products read none), so a non-finite x at a column the row does not hold never reaches its sum, and take every other
 // value, a stored zero included (0 x Inf = NaN, as AIJ's product), as the 32-bit layout does. A
 // stored value with the sentinel's bits is stored as the canonical quiet NaN (pjds_unpad; in fp32
 // storage, pjds_round), so no value is taken for padding. Lossless: the same entries summed in the
