@@ -116,7 +116,8 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 // padding the sentinel, a value with its bits the canonical NaN (pjds_unpad). Asked for (`by_auto`
 // false): where they would not store fewer bytes (pjds_positional_pays; unless positional_always)
 // the 32-bit columns stay and positional_declined says how many positions they would have stored.
-// Tried by auto: kept where pjds_positional_auto_pays, else the 32-bit columns stay, unremarked.
+// Tried by auto: kept where pjds_positional_auto_pays holds on the sample of blocks (where it is not
+// every block) and then over every block, else the 32-bit columns stay, unremarked.
 template <typename T>
 void position_columns(Pjds<T> &B, bool by_auto) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
@@ -137,6 +138,11 @@ void position_columns(Pjds<T> &B, bool by_auto) {
   for (index_t cand : kPjdsPositionalGroups) {
     const std::int64_t n = stored(cand, stride);
     if (least < 0 || n < least) least = n, g = cand;
+  }
+  if (by_auto && stride > 1) { // auto: judged on the sample first, so that a pattern that cannot pay is not counted whole
+    std::int64_t sampled = 0, nsampled = 0;
+    for (std::int64_t b = 0; b < nb; b += stride) sampled += B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], ++nsampled;
+    if (!pjds_positional_auto_pays(sampled, least, nsampled, std::int64_t(sizeof(T)))) return;
   }
   if (stride > 1) least = stored(g, 1);
   if (by_auto) {

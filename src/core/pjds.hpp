@@ -371,7 +371,9 @@ constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stor
 // Whether auto keeps the positional columns it tried: their `positions` (`nblocks` blocks) store at
 // most kPjdsPositionalAutoShare of the 32-bit layout's bytes (as pjds_positional_pays counts them):
 // on the 7-point stencil 0.67 (1.26x); a pattern whose blocks' rows hold different offsets widens
-// every row to them all.
+// every row to them all. Judged on the sample of blocks first where it is not every block (its
+// positions against its blocks' entries), so that a pattern that cannot pay is not counted whole,
+// then over every block; host and device builders alike.
 constexpr double kPjdsPositionalAutoShare = 0.75;
 constexpr bool   pjds_positional_auto_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes) {
   return double(positions * value_bytes + 8 * nblocks) <= kPjdsPositionalAutoShare * double(padded * (value_bytes + std::int64_t(sizeof(index_t))));

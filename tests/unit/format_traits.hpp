@@ -224,8 +224,9 @@ gpumat::index_t pjds_positional_group(const matgen::Csr &M, const gpumat::Pjds<T
 // Whether auto (PjdsColumns::Auto) keeps positional columns, counted from M and B's rows: the rows
 // in the matrix's order, the values stored as they are (no table, no fp32 rounding), the 32-bit
 // layout's rows (each block as wide as its longest row) too short for dictionary columns, and the
-// positions of the chosen group at most kPjdsPositionalAutoShare of that layout's bytes
-// (pjds_positional_auto_tries, pjds_positional_auto_pays).
+// positions of the chosen group at most kPjdsPositionalAutoShare of that layout's bytes, on the
+// sample of blocks first where it is not every block (pjds_positional_auto_tries,
+// pjds_positional_auto_pays).
 template <typename T>
 bool pjds_auto_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
   if (B.p.columns != gpumat::PjdsColumns::Auto || B.nrows_pj == 0) return false;
@@ -236,7 +237,18 @@ bool pjds_auto_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
     padded += std::int64_t(mx) * B.block_rows(b);
   }
   if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !B.tabled() && !(B.p.fp32 && sizeof(T) > sizeof(float)), padded, B.nrows_pj)) return false;
-  const std::int64_t least = pjds_positions(M, B, pjds_positional_group(M, B), 1);
+  const gpumat::index_t g      = pjds_positional_group(M, B);
+  const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
+  if (stride > 1) { // judged on the sample of blocks first
+    std::int64_t sampled = 0, nsampled = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); b += stride) {
+      gpumat::index_t mx = 0;
+      for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
+      sampled += std::int64_t(mx) * B.block_rows(b), ++nsampled;
+    }
+    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)))) return false;
+  }
+  const std::int64_t least = pjds_positions(M, B, g, 1);
   return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)));
 }
 

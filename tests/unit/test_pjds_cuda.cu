@@ -637,10 +637,13 @@ TEST(PjdsDevice, PositionalGroupChosenOnTheSample) {
 // Auto's positional columns on the device as on the host (pjds_positional_auto_tries and _pays):
 // the 5-point stencil whose values never repeat takes them, unremarked, the device layout the
 // host's and its products bitwise those of 32-bit columns; the stencil's own values (a value
-// table), fp32 storage and a scattered pattern (tried, not kept) do not, their layouts the host's.
+// table), fp32 storage and a scattered pattern (tried, not kept; in 1,875 blocks, and in 4,400,
+// where the sample of blocks already says no) do not, their layouts the host's. The stencil's
+// 10,938 blocks are judged on the sample, then counted whole.
 TEST(PjdsDevice, AutoPositionalAsTheHost) {
   const Stream      s;
-  const matgen::Csr S = matgen::stencil_2d(700, 500), R = matgen::random_rows("scattered", 60000, 60000, 3, 6, 0.0, 31);
+  const matgen::Csr S = matgen::stencil_2d(700, 500), R = matgen::random_rows("scattered", 60000, 60000, 3, 6, 0.0, 31),
+                    L = matgen::random_rows("scattered, 4,400 blocks", 140800, 140800, 3, 6, 0.0, 37);
   auto              v = S.values<double>();
   for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k);
   const PjdsParams p = pp(32, 1, 0);
@@ -659,7 +662,8 @@ TEST(PjdsDevice, AutoPositionalAsTheHost) {
   };
   const Case cases[] = {{"the stencil's own values", &S, S.values<double>(), p},
                         {"fp32 storage", &S, v, fp32},
-                        {"a scattered pattern", &R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
+                        {"a scattered pattern", &R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
+                        {"a scattered pattern judged on the sample", &L, L.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
   for (const Case &c : cases) {
     PjdsDevice<double> D;
     ASSERT_EQ(cudaSuccess, D.build(c.M->view(c.v), c.p, s)) << c.what << ": " << D.why();

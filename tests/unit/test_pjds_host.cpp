@@ -662,10 +662,12 @@ TEST(PjdsPositional, GroupChosenOnTheSample) {
 // (positional_declined 0), its products bitwise those of 32-bit columns, fewer bytes. Not tried:
 // the stencil's own values (4 and -1: a value table), fp32 storage, rows sorted by length, plain
 // columns asked for, rows wide enough for dictionary columns (a band of 20); tried and not kept: a
-// scattered pattern, whose blocks' rows share no offsets. check_pjds_layout recounts each from
-// the matrix (format_traits.hpp, pjds_auto_positional).
+// scattered pattern, whose blocks' rows share no offsets (in 188 blocks, and in 4,400, where the
+// sample of blocks already says no). The stencil's 4,500 blocks are judged on the sample, then
+// counted whole. check_pjds_layout recounts each from the matrix (format_traits.hpp,
+// pjds_auto_positional).
 TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
-  const matgen::Csr S = matgen::stencil_2d(200, 150);
+  const matgen::Csr S = matgen::stencil_2d(400, 360); // 4,500 blocks: judged on the sample, then counted whole
   auto              v = S.values<double>();
   for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k);
   Pjds<double> A, P;
@@ -688,13 +690,15 @@ TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
   };
   PjdsParams fp32 = pp(32, 1, 0);
   fp32.fp32       = true;
-  const matgen::Csr W = matgen::cyclic_band(3000, 20), R = matgen::random_rows("scattered", 6000, 6000, 3, 6, 0.0, 31);
+  const matgen::Csr W = matgen::cyclic_band(3000, 20), R = matgen::random_rows("scattered", 6000, 6000, 3, 6, 0.0, 31),
+                    L = matgen::random_rows("scattered, 4,400 blocks", 140800, 140800, 3, 6, 0.0, 37);
   const Case        cases[] = {{"the stencil's own values: a table", S, S.values<double>(), pp(32, 1, 0)},
                                {"fp32 storage", S, v, fp32},
                                {"rows sorted by length", S, v, pp(32, gpumat::pjds_all_rows, 0)},
                                {"plain columns asked for", S, v, pp(32, 1, 0, gpumat::PjdsColumns::Plain)},
                                {"rows of 20: dictionary columns", W, W.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
-                               {"a scattered pattern", R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
+                               {"a scattered pattern", R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
+                               {"a scattered pattern judged on the sample", L, L.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
   for (const Case &c : cases) {
     Pjds<double> B;
     gpumat::pjds_build(c.M.view(c.v), gpumat::pjds_resolve(c.p), B);
