@@ -361,10 +361,11 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
 // length), its values stored as they are (no value table, no fp32 rounding: the table is decided
 // first, on the 32-bit layout), and rows too short for dictionary columns (pjds_dictionary_wide:
 // on wide rows those are auto's choice). On an H200 (docs/results/h200-2026-11-29i-positional-select)
-// positional columns read a 7-point stencil with fp64 values 1.26x faster than 32-bit ones and
-// built no slower; with a value table they were 1.01-1.14x faster but built up to 28 ms longer at
-// 8-9M rows (thousands of products to pay back), and on a 3-dof FEM operator of 58 entries a row
-// 0.92x its dictionary columns: none of those is tried.
+// positional columns read a 7-point stencil with fp64 values 1.26x faster than 32-bit ones; with a
+// value table the gain was smaller (1.01-1.14x on 5-, 7- and 27-point stencils, 0.98x on a
+// constant-coefficient FEM operator), against builds measured -1 to 28 ms longer at 1.7-9M rows, and
+// on a 3-dof FEM operator of 58 entries a row positional columns were 0.92x its dictionary
+// columns: none of those is tried.
 constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stored, std::int64_t padded, std::int64_t rows) {
   return matrix_order && values_as_stored && padded > 0 && !pjds_dictionary_wide(padded, rows);
 }
