@@ -183,13 +183,6 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
 }
 
-// pjds's positional columns (pjds.hpp): no column per entry; the group the one of
-// kPjdsPositionalGroups storing the fewest entries on every pjds_positional_sample_stride-th block
-// (the first of equals), the stored entries its count over every block; each block's offsets its
-// nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
-// they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
-// its column decodes to its own); every other stored value the padding sentinel (pjds_pad), no
-// stored value the sentinel (a value with its bits: the canonical NaN).
 // Block b's distinct offsets from groups of g rows, counted from M in B's row order (the 32-bit
 // layout's blocks and positional ones hold the same rows).
 template <typename T>
@@ -230,28 +223,32 @@ gpumat::index_t pjds_positional_group(const matgen::Csr &M, const gpumat::Pjds<T
 template <typename T>
 bool pjds_auto_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
   if (B.p.columns != gpumat::PjdsColumns::Auto || B.nrows_pj == 0) return false;
-  std::int64_t padded = 0;
-  for (std::int64_t b = 0; b < B.nblocks(); ++b) {
+  auto entries = [&](std::int64_t b) { // block b's in the 32-bit layout: as wide as its longest row
     gpumat::index_t mx = 0;
     for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
-    padded += std::int64_t(mx) * B.block_rows(b);
-  }
+    return std::int64_t(mx) * B.block_rows(b);
+  };
+  std::int64_t padded = 0;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) padded += entries(b);
   if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !B.tabled() && !(B.p.fp32 && sizeof(T) > sizeof(float)), padded, B.nrows_pj)) return false;
   const gpumat::index_t g      = pjds_positional_group(M, B);
   const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
   if (stride > 1) { // judged on the sample of blocks first
     std::int64_t sampled = 0, nsampled = 0;
-    for (std::int64_t b = 0; b < B.nblocks(); b += stride) {
-      gpumat::index_t mx = 0;
-      for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
-      sampled += std::int64_t(mx) * B.block_rows(b), ++nsampled;
-    }
+    for (std::int64_t b = 0; b < B.nblocks(); b += stride) sampled += entries(b), ++nsampled;
     if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)))) return false;
   }
   const std::int64_t least = pjds_positions(M, B, g, 1);
   return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)));
 }
 
+// pjds's positional columns (pjds.hpp): no column per entry; the group the one of
+// kPjdsPositionalGroups storing the fewest entries on every pjds_positional_sample_stride-th block
+// (the first of equals), the stored entries its count over every block; each block's offsets its
+// nonzeros' distinct offsets from their group's first row, ascending, and its rows as wide as
+// they are many; every CSR entry's slot in its row's lane of its block, at its offset's place (so
+// its column decodes to its own); every other stored value the padding sentinel (pjds_pad), no
+// stored value the sentinel (a value with its bits: the canonical NaN).
 template <typename T>
 void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const std::string &where) {
   using gpumat::index_t;
