@@ -68,7 +68,7 @@ namespace {
 // offsets fit (auto: and that reads fewer bytes); else B keeps its 32-bit columns.
 template <typename T>
 void code_columns(Pjds<T> &B, PjdsColumns mode) {
-  if (mode == PjdsColumns::Plain || mode == PjdsColumns::Positional || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
+  if (mode == PjdsColumns::Plain || mode == PjdsColumns::Positional || B.positional() || B.padded() == 0 || (mode == PjdsColumns::Auto && !pjds_dictionary_wide(B.padded(), B.nrows_pj))) return;
   const std::int64_t   nb = B.nblocks();
   std::vector<index_t> start(std::size_t(nb) + 1, 0), dict;
   std::vector<index_t> offs;
@@ -113,11 +113,13 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 // the slots of the padded part's entries are moved, the long part's are not yet assigned); the group
 // of kPjdsPositionalGroups that stores the fewest entries on the sample of blocks
 // (pjds_positional_sample_stride), the first of equals, then its entries over every block; the
-// padding the sentinel, a value with its bits the canonical NaN (pjds_unpad). Where they would not
-// store fewer bytes (pjds_positional_pays; unless positional_always) the 32-bit columns stay and
-// positional_declined says how many positions they would have stored.
+// padding the sentinel, a value with its bits the canonical NaN (pjds_unpad). Asked for (`by_auto`
+// false): where they would not store fewer bytes (pjds_positional_pays; unless positional_always)
+// the 32-bit columns stay and positional_declined says how many positions they would have stored.
+// Tried by auto: kept where pjds_positional_auto_pays holds on the sample of blocks (where it is not
+// every block) and then over every block, else the 32-bit columns stay, unremarked.
 template <typename T>
-void position_columns(Pjds<T> &B) {
+void position_columns(Pjds<T> &B, bool by_auto) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
   if (padded == 0) return;
   std::vector<index_t> u;
@@ -137,8 +139,15 @@ void position_columns(Pjds<T> &B) {
     const std::int64_t n = stored(cand, stride);
     if (least < 0 || n < least) least = n, g = cand;
   }
+  if (by_auto && stride > 1) { // auto: judged on the sample first, so that a pattern that cannot pay is not counted whole
+    std::int64_t sampled = 0, nsampled = 0;
+    for (std::int64_t b = 0; b < nb; b += stride) sampled += B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], ++nsampled;
+    if (!pjds_positional_auto_pays(sampled, least, nsampled, std::int64_t(sizeof(T)))) return;
+  }
   if (stride > 1) least = stored(g, 1);
-  if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
+  if (by_auto) {
+    if (least > INT_MAX || !pjds_positional_auto_pays(padded, least, nb, std::int64_t(sizeof(T)))) return;
+  } else if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
     B.positional_declined = least;
     return;
   }
@@ -280,9 +289,14 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
     }
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
-  if (p.columns == PjdsColumns::Positional) position_columns(B);
+  if (p.columns == PjdsColumns::Positional) position_columns(B, false);
+  // auto: the values first, on the 32-bit layout, so that positional columns are tried only for
+  // values stored as they are (pjds_positional_auto_tries); elsewhere the order does not matter
+  const bool values_first = p.columns == PjdsColumns::Auto;
+  if (values_first) code_values(B, p.values);
+  if (values_first && pjds_positional_auto_tries(p.sigma == 1, !B.tabled() && !(p.fp32 && sizeof(T) > sizeof(float)), B.padded(), B.nrows_pj)) position_columns(B, true);
   code_columns(B, p.columns);
-  code_values(B, p.values);
+  if (!values_first) code_values(B, p.values);
   round_values(B);
   B.build_long(A, p.long_row, B.padded(), B.slot, "pjds");
 }
@@ -392,13 +406,28 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
   // pjds's until measured (no such line: the format's)
   const bool   single = h.fp32 && !table && s.value_bytes > 4;
-  const double vbytes = table ? code * stored + 8.0 * entries : (single ? 4 : 8) * stored, cbytes = dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
-  sh.bytes      = vbytes + cbytes + blong + (rowlen ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
+  // positional columns where the build's auto tries and keeps them (pjds_positional_auto_tries and
+  // _pays): the sampled blocks' distinct offsets from their rows (column - row, groups of one row:
+  // a vector problem's groups of its dofs are not sampled, so its positions are overcounted) times
+  // the rows, each a value, against the 32-bit layout's entries; no column and no rowlen read
+  const double positions  = s.block_offsets * n;
+  const bool   positional = s.block_offsets >= 0 && pjds_positional_auto_tries(!sorted, !table && !single, std::int64_t(stored), std::int64_t(n)) &&
+                          pjds_positional_auto_pays(std::int64_t(stored), std::int64_t(positions), std::int64_t(nblocks), s.value_bytes);
+  const double vbytes = positional ? s.value_bytes * positions
+                        : table    ? code * stored + 8.0 * entries
+                                   : (single ? 4 : 8) * stored,
+               cbytes = positional ? 4 * s.block_offsets * nblocks : dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  sh.bytes      = vbytes + cbytes + blong + (rowlen && !positional ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table") : dict ? (single ? "pjds:dict+fp32" : "pjds:dict") : table ? (wide ? "pjds:table16" : "pjds:table") : single ? "pjds:fp32" : "pjds";
+  sh.key        = positional     ? "pjds:positional"
+                  : dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table")
+                  : dict          ? (single ? "pjds:dict+fp32" : "pjds:dict")
+                  : table         ? (wide ? "pjds:table16" : "pjds:table")
+                  : single        ? "pjds:fp32"
+                                  : "pjds";
   std::snprintf(buf, sizeof buf, "%s, padding %.1f %%, long part %.1f %%%s%s", sorted ? "rows sorted by length" : "matrix order", 100 * pad / std::max(1.0, z), 100 * s.long_share,
-                dict ? ", dictionary columns" : "", table ? (wide ? ", value table (16-bit codes)" : ", value table") : single ? ", fp32 values" : "");
+                positional ? ", positional columns" : dict ? ", dictionary columns" : "", table ? (wide ? ", value table (16-bit codes)" : ", value table") : single ? ", fp32 values" : "");
   sh.detail = buf;
   return true;
 }
@@ -440,7 +469,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value the products skip where a row has none; only when asked, and where that stores fewer bytes than 32-bit columns)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes; on shorter rows in the matrix's order with values stored as they are, positional columns where they store at most 0.75 of the 32-bit columns' bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value that adds nothing where a row has none; where that stores fewer bytes than 32-bit columns)",
                               "auto");
       o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
@@ -459,10 +488,14 @@ const FormatRecord &pjds_record() {
     // times the plain layout's factors; not measured on an H100): their products run well below
     // their bytes' rate (the table's shared-memory lookups, the dictionary's dependent loads)
     // pjds:table16 and pjds:dict+table16 (16-bit codes, the table read through L1) carry the 8-bit
-    // table's constants, pjds:table's and pjds:dict+table's: not measured yet, to be measured
+    // table's constants, pjds:table's and pjds:dict+table's: not measured yet, to be measured.
+    // pjds:positional alike from the one matrix auto gives it among the measured (H200,
+    // docs/results/h200-2026-11-29i-positional-select, calls 3 and 7: lap3dv 300^3 and 200^3, its
+    // time 0.785 and 0.793 of the plain layout's for 0.681 of the bytes): 1.16 times plain's factors
     r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}},        {"pjds:long", {1.06, 0.0, 0.985}}, {"pjds:table", {1.49, 0.0, 1.31}},
                            {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}},
-                           {"pjds:table16", {1.49, 0.0, 1.31}}, {"pjds:dict+table16", {2.73, 0.0, 2.40}}};
+                           {"pjds:table16", {1.49, 0.0, 1.31}}, {"pjds:dict+table16", {2.73, 0.0, 2.40}},
+                           {"pjds:positional", {1.16, 0.0, 1.02}}};
     // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
     r.gpuauto.build = {1.54, 2.75, 1740};
     return r;

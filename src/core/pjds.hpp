@@ -22,8 +22,9 @@
 // (dict[dict_start[b] .. dict_start[b + 1]), the block's distinct offsets ascending) instead of
 // 32-bit columns (col then empty): column = row(i) + dict[dict_start[b] + code[pos]]. Lossless;
 // the same entries summed in the same order.
-// Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional; only when asked, never
-// by auto, and only where they store fewer bytes: pjds_positional_pays): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
+// Positional columns (PjdsColumns::Positional, -mat_pjds_columns positional, where they store fewer
+// bytes: pjds_positional_pays; and by auto where pjds_positional_auto_tries and
+// pjds_positional_auto_pays say so): no column per entry. Block b's rows all take the width of its nonzeros' distinct offsets from
 // their group's first row (column - (row - row % pgroup)), ascending in poff[poff_start[b] ..
 // poff_start[b + 1]); entry j of every row of the block is that row's entry at offset j, or the
 // padding sentinel (pjds_pad: a NaN of a payload of its own) where the row has none (its column
@@ -55,9 +56,10 @@ namespace gpumat {
 
 // How the padded part stores its columns: auto (the default: dictionary columns where every
 // block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
-// kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays), plain (32-bit columns), or
+// kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays; positional ones on shorter
+// rows where pjds_positional_auto_tries and pjds_positional_auto_pays), plain (32-bit columns), or
 // dictionary (wherever every block's offsets fit, whatever the bytes), or positional (no column per
-// entry, see the layout above; only when asked, and where pjds_positional_pays). The width: on an H200 the
+// entry, see the layout above; where pjds_positional_pays). The width: on an H200 the
 // coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
 // 3 % slower on a 5-point stencil and, with a value table, 8-13 % slower than the table alone on
 // 5- and 7-point stencils (docs/results/h200-2026-11-28i-compressed): a short row does not repay
@@ -352,6 +354,30 @@ constexpr bool pjds_dictionary_wide(std::int64_t padded, std::int64_t rows) { re
 // blocks: 1 B a code, 4 B a dictionary entry and a block's start).
 constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, std::int64_t nblocks, std::int64_t rows) {
   return pjds_dictionary_wide(padded, rows) && padded + 4 * entries + 4 * (nblocks + 1) < 4 * padded;
+}
+
+// Whether auto (PjdsColumns::Auto) tries positional columns on the 32-bit layout of `padded`
+// entries in `rows` rows: kept in the matrix's order (sigma 1: positional rows are not sorted by
+// length), its values stored as they are (no value table, no fp32 rounding: the table is decided
+// first, on the 32-bit layout), and rows too short for dictionary columns (pjds_dictionary_wide:
+// on wide rows those are auto's choice). On an H200 (docs/results/h200-2026-11-29i-positional-select)
+// positional columns read a 7-point stencil with fp64 values 1.26x faster than 32-bit ones; with a
+// value table the gain was smaller (1.01-1.14x on 5-, 7- and 27-point stencils, 0.98x on a
+// constant-coefficient FEM operator), against builds measured -1 to 28 ms longer at 1.7-9M rows, and
+// on a 3-dof FEM operator of 58 entries a row positional columns were 0.92x its dictionary
+// columns: none of those is tried.
+constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stored, std::int64_t padded, std::int64_t rows) {
+  return matrix_order && values_as_stored && padded > 0 && !pjds_dictionary_wide(padded, rows);
+}
+// Whether auto keeps the positional columns it tried: their `positions` (`nblocks` blocks) store at
+// most kPjdsPositionalAutoShare of the 32-bit layout's bytes (as pjds_positional_pays counts them):
+// on the 7-point stencil 0.67 (1.26x); a pattern whose blocks' rows hold different offsets widens
+// every row to them all. Judged on the sample of blocks first where it is not every block (its
+// positions against its blocks' entries), so that a pattern that cannot pay is not counted whole,
+// then over every block; host and device builders alike.
+constexpr double kPjdsPositionalAutoShare = 0.75;
+constexpr bool   pjds_positional_auto_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes) {
+  return double(positions * value_bytes + 8 * nblocks) <= kPjdsPositionalAutoShare * double(padded * (value_bytes + std::int64_t(sizeof(index_t))));
 }
 
 // The fewest padded entries per table entry for which auto builds a table of 16-bit codes. The

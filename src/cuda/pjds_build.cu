@@ -309,16 +309,27 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
+  // auto: the values first, on the 32-bit layout, so that positional columns are tried only for
+  // values stored as they are (pjds_positional_auto_tries), as the host builder does
+  const bool values_first = p_.columns == PjdsColumns::Auto;
+  if (values_first && p_.values != PjdsValues::Plain && padded_ > 0) {
+    GPUMAT_CUDA_TRY(code_values(tmp, s));
+    clock.mark("values");
+  }
   if (p_.columns == PjdsColumns::Positional && padded_ > 0) {
-    GPUMAT_CUDA_TRY(position_columns(A, tmp, s));
+    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, false));
     if (!why_.empty()) return fail(why_);
     clock.mark("position");
-  } else if (p_.columns != PjdsColumns::Plain && p_.columns != PjdsColumns::Positional && padded_ > 0 &&
-             (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {
+  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !table_ && !(p_.fp32 && sizeof(T) > sizeof(float)), padded_, npj_)) {
+    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, true));
+    clock.mark("position");
+  }
+  if (!positional() && p_.columns != PjdsColumns::Plain && p_.columns != PjdsColumns::Positional && padded_ > 0 &&
+      (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {
     GPUMAT_CUDA_TRY(code_columns(tmp, s));
     clock.mark("code");
   }
-  if (p_.values != PjdsValues::Plain && padded_ > 0) {
+  if (!values_first && p_.values != PjdsValues::Plain && padded_ > 0) {
     GPUMAT_CUDA_TRY(code_values(tmp, s));
     clock.mark("values");
   }

@@ -183,6 +183,65 @@ void check_pjds_values(const gpumat::Pjds<T> &B, const std::string &where) {
   for (std::int64_t k = 0; k < B.padded(); ++k) ASSERT_EQ(bits(B.value(k)), bits(B.val[std::size_t(k)])) << where << ": entry " << k;
 }
 
+// Block b's distinct offsets from groups of g rows, counted from M in B's row order (the 32-bit
+// layout's blocks and positional ones hold the same rows).
+template <typename T>
+std::set<gpumat::index_t> pjds_block_offsets(const matgen::Csr &M, const gpumat::Pjds<T> &B, std::int64_t b, gpumat::index_t g) {
+  std::set<gpumat::index_t> u;
+  for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) {
+    const gpumat::index_t r = B.row(i);
+    for (gpumat::index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) u.insert(M.colidx[std::size_t(q)] - (r - r % g));
+  }
+  return u;
+}
+// The entries group g stores over every stride-th block.
+template <typename T>
+std::int64_t pjds_positions(const matgen::Csr &M, const gpumat::Pjds<T> &B, gpumat::index_t g, std::int64_t stride) {
+  std::int64_t n = 0;
+  for (std::int64_t b = 0; b < B.nblocks(); b += stride) n += B.block_rows(b) * std::int64_t(pjds_block_offsets(M, B, b, g).size());
+  return n;
+}
+// The group positional columns take: the one of kPjdsPositionalGroups storing the fewest entries on
+// every pjds_positional_sample_stride-th block, the first of equals.
+template <typename T>
+gpumat::index_t pjds_positional_group(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
+  const std::int64_t stride = gpumat::pjds_positional_sample_stride(B.nblocks());
+  std::int64_t       least  = -1;
+  gpumat::index_t    g      = 0;
+  for (gpumat::index_t cand : gpumat::kPjdsPositionalGroups) {
+    const std::int64_t n = pjds_positions(M, B, cand, stride);
+    if (least < 0 || n < least) least = n, g = cand;
+  }
+  return g;
+}
+// Whether auto (PjdsColumns::Auto) keeps positional columns, counted from M and B's rows: the rows
+// in the matrix's order, the values stored as they are (no table, no fp32 rounding), the 32-bit
+// layout's rows (each block as wide as its longest row) too short for dictionary columns, and the
+// positions of the chosen group at most kPjdsPositionalAutoShare of that layout's bytes, on the
+// sample of blocks first where it is not every block (pjds_positional_auto_tries,
+// pjds_positional_auto_pays).
+template <typename T>
+bool pjds_auto_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
+  if (B.p.columns != gpumat::PjdsColumns::Auto || B.nrows_pj == 0) return false;
+  auto entries = [&](std::int64_t b) { // block b's in the 32-bit layout: as wide as its longest row
+    gpumat::index_t mx = 0;
+    for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
+    return std::int64_t(mx) * B.block_rows(b);
+  };
+  std::int64_t padded = 0;
+  for (std::int64_t b = 0; b < B.nblocks(); ++b) padded += entries(b);
+  if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !B.tabled() && !(B.p.fp32 && sizeof(T) > sizeof(float)), padded, B.nrows_pj)) return false;
+  const gpumat::index_t g      = pjds_positional_group(M, B);
+  const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
+  if (stride > 1) { // judged on the sample of blocks first
+    std::int64_t sampled = 0, nsampled = 0;
+    for (std::int64_t b = 0; b < B.nblocks(); b += stride) sampled += entries(b), ++nsampled;
+    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)))) return false;
+  }
+  const std::int64_t least = pjds_positions(M, B, g, 1);
+  return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)));
+}
+
 // pjds's positional columns (pjds.hpp): no column per entry; the group the one of
 // kPjdsPositionalGroups storing the fewest entries on every pjds_positional_sample_stride-th block
 // (the first of equals), the stored entries its count over every block; each block's offsets its
@@ -196,28 +255,10 @@ void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const
   ASSERT_TRUE(B.col.empty() && B.code.empty() && B.dict_start.empty()) << where << ": no column per entry";
   ASSERT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
   ASSERT_EQ(std::size_t(B.poff_start.back()), B.poff.size()) << where;
-  auto offsets = [&](std::int64_t b, index_t g) { // block b's distinct offsets from groups of g rows
-    std::set<index_t> u;
-    for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) {
-      const index_t r = B.row(i);
-      for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) u.insert(M.colidx[std::size_t(q)] - (r - r % g));
-    }
-    return u;
-  };
-  auto stored = [&](index_t g, std::int64_t stride) {
-    std::int64_t n = 0;
-    for (std::int64_t b = 0; b < B.nblocks(); b += stride) n += B.block_rows(b) * std::int64_t(offsets(b, g).size());
-    return n;
-  };
-  const std::int64_t stride = gpumat::pjds_positional_sample_stride(B.nblocks());
-  std::int64_t       least  = -1;
-  index_t            g      = 0;
-  for (index_t cand : gpumat::kPjdsPositionalGroups) {
-    const std::int64_t n = stored(cand, stride);
-    if (least < 0 || n < least) least = n, g = cand;
-  }
+  auto offsets = [&](std::int64_t b, index_t g) { return pjds_block_offsets(M, B, b, g); };
+  const index_t g = pjds_positional_group(M, B);
   ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries on the sample, the first of equals";
-  ASSERT_EQ(B.padded(), stored(g, 1)) << where;
+  ASSERT_EQ(B.padded(), pjds_positions(M, B, g, 1)) << where;
   for (std::int64_t b = 0; b < B.nblocks(); ++b) {
     const std::set<index_t> u = offsets(b, g);
     ASSERT_TRUE(std::vector<index_t>(u.begin(), u.end()) == std::vector<index_t>(B.poff.begin() + B.poff_start[std::size_t(b)], B.poff.begin() + B.poff_start[std::size_t(b) + 1]))
@@ -282,8 +323,9 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_LT(B.row(i - 1), r) << where << ": sigma 1 keeps the order";
     }
   }
-  ASSERT_EQ(B.positional(), B.p.columns == gpumat::PjdsColumns::Positional && B.nrows_pj > 0 && std::int64_t(M.nnz()) > std::int64_t(B.long_val.size()))
-      << where << ": positional columns where asked (and the pJDS part holds entries)";
+  ASSERT_EQ(B.positional(), (B.p.columns == gpumat::PjdsColumns::Positional || pjds_auto_positional(M, B)) && B.nrows_pj > 0 &&
+                                std::int64_t(M.nnz()) > std::int64_t(B.long_val.size()))
+      << where << ": positional columns where asked or auto takes them (and the pJDS part holds entries)";
   if (B.positional()) check_pjds_positional(M, B, where);
   for (std::int64_t b = 0; b < B.nblocks() && !B.positional(); ++b) {
     index_t mx = 0;

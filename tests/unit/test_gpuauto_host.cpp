@@ -247,8 +247,8 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
 // block) dictionary columns too; coefficients repeating with period 293 (more values than the 8-bit
 // table holds, each seen often in any sample: kPjdsTable16MinRepeat) a table of 16-bit codes
 // (pjds:table16, pjds:dict+table16); coefficients that never repeat, or no values (the view of a
-// device build, whose host values may be stale), no table; each layout's bytes are those of its
-// byte model, fewer than plain's.
+// device build, whose host values may be stale), no table, and on the stencil's rows of 5 positional
+// columns (pjds:positional); each layout's bytes are those of its byte model.
 TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   // variable: 1 periodic (293 values), 2 every value distinct
   auto pjds_of = [](const matgen::Csr &M, int variable, bool values) {
@@ -271,18 +271,21 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
     const auto [sv, pv] = pjds_of(S, 2, true);
     EXPECT_EQ(sv.distinct_values, sv.values_sampled) << "every value distinct";
     EXPECT_GT(sv.values_sampled, 4 * gpumat::kPjdsTableMax);
-    EXPECT_EQ(pv.key, "pjds") << pv.detail;
-    // the table: 1 B a stored entry instead of 8 (no padding: 7 B per nonzero fewer, less the table)
-    EXPECT_NEAR(pv.bytes - p.bytes, 7.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * 3, 1.0);
+    // values stored as they are, rows of 5 in the matrix's order: the positional columns the build's
+    // auto tries, 8 B a position (the block's 5 offsets a row) and 4 B an offset a block, no column
+    // and no rowlen, against the table's 1 B a code and 4 B a column a stored entry and its 3 values
+    EXPECT_EQ(pv.key, "pjds:positional") << pv.detail;
+    const double n = S.nrows, nb = std::ceil(n / 32), stored = double(S.nnz()) * (1 + s.f.padding_sell);
+    EXPECT_NEAR(pv.bytes - p.bytes, (8.0 * sv.block_offsets * n + 4.0 * sv.block_offsets * nb) - (5.0 * stored + 8.0 * 3), 1.0);
     const auto [s16, p16] = pjds_of(S, 1, true);
     EXPECT_GT(s16.distinct_values, gpumat::kPjdsTableMax);
     EXPECT_LE(s16.distinct_values, 293);
-    EXPECT_EQ(p16.key, "pjds:table16") << p16.detail;
-    // 2 B a stored entry instead of 8, plus the table of the sampled values and the padding's
-    EXPECT_NEAR(pv.bytes - p16.bytes, 6.0 * double(S.nnz()) * (1 + s.f.padding_sell) - 8.0 * (s16.distinct_values + 1), 1.0);
+    EXPECT_EQ(p16.key, "pjds:table16") << p16.detail << ": a table, so no positional columns";
+    // 2 B a stored entry instead of 1, and the table of the sampled values and the padding's
+    EXPECT_NEAR(p16.bytes - p.bytes, stored + 8.0 * (s16.distinct_values + 1 - 3), 1.0);
     const auto [sn, pn] = pjds_of(S, 0, false);
     EXPECT_EQ(sn.distinct_values, -1) << "no values: none counted";
-    EXPECT_EQ(pn.key, "pjds") << pn.detail;
+    EXPECT_EQ(pn.key, "pjds:positional") << pn.detail << ": no table predicted without values";
   }
   {
     const auto [s, p] = pjds_of(F, 0, true);
@@ -314,9 +317,12 @@ TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
   h.fp32         = true;
   const auto d32 = gpumat::auto_decide(S.view(v), h, c, gpumat::auto_all_candidates());
   const auto &p64 = prediction_of(d64, "pjds"), &p32 = prediction_of(d32, "pjds");
-  EXPECT_EQ(p64.key, "pjds");
+  // fp64 values stored as they are on rows of 5: positional columns (8 B a position, 4 B an offset a
+  // block); fp32 storage keeps 32-bit columns (4 B a value and 4 B a column a stored entry)
+  EXPECT_EQ(p64.key, "pjds:positional") << p64.detail;
   EXPECT_EQ(p32.key, "pjds:fp32") << p32.detail;
-  EXPECT_NEAR(p64.bytes - p32.bytes, 4.0 * double(S.nnz()) * (1 + d32.sample.f.padding_sell), 1.0);
+  const double n = S.nrows, nb = std::ceil(n / 32), bo = d64.sample.block_offsets;
+  EXPECT_NEAR(p64.bytes - p32.bytes, (8.0 * bo * n + 4.0 * bo * nb) - 8.0 * double(S.nnz()) * (1 + d32.sample.f.padding_sell), 1.0);
   for (const auto &p : d64.predictions)
     if (p.candidate != "pjds") {
       EXPECT_EQ(p.bytes, prediction_of(d32, p.candidate).bytes) << p.candidate;

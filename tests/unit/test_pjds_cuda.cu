@@ -634,6 +634,45 @@ TEST(PjdsDevice, PositionalGroupChosenOnTheSample) {
   }
 }
 
+// Auto's positional columns on the device as on the host (pjds_positional_auto_tries and _pays):
+// the 5-point stencil whose values never repeat takes them, unremarked, the device layout the
+// host's and its products bitwise those of 32-bit columns; the stencil's own values (a value
+// table), fp32 storage and a scattered pattern (tried, not kept; in 1,875 blocks, and in 4,400,
+// where the sample of blocks already says no) do not, their layouts the host's. The stencil's
+// 10,938 blocks are judged on the sample, then counted whole.
+TEST(PjdsDevice, AutoPositionalAsTheHost) {
+  const Stream      s;
+  const matgen::Csr S = matgen::stencil_2d(700, 500), R = matgen::random_rows("scattered", 60000, 60000, 3, 6, 0.0, 31),
+                    L = matgen::random_rows("scattered, 4,400 blocks", 140800, 140800, 3, 6, 0.0, 37);
+  auto              v = S.values<double>();
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k);
+  const PjdsParams p = pp(32, 1, 0);
+  check_positional_against_plain<double>(S, v, p, s, "stencil_2d, values never repeating, auto");
+  PjdsDevice<double> Q;
+  ASSERT_EQ(cudaSuccess, Q.build(S.view(v), p, s)) << Q.why();
+  EXPECT_TRUE(Q.positional());
+  EXPECT_EQ(Q.positional_declined(), 0);
+  PjdsParams fp32 = p;
+  fp32.fp32       = true;
+  struct Case {
+    std::string         what;
+    const matgen::Csr  *M;
+    std::vector<double> v;
+    PjdsParams          p;
+  };
+  const Case cases[] = {{"the stencil's own values", &S, S.values<double>(), p},
+                        {"fp32 storage", &S, v, fp32},
+                        {"a scattered pattern", &R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
+                        {"a scattered pattern judged on the sample", &L, L.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
+  for (const Case &c : cases) {
+    PjdsDevice<double> D;
+    ASSERT_EQ(cudaSuccess, D.build(c.M->view(c.v), c.p, s)) << c.what << ": " << D.why();
+    gpumat_test::check_pjds_device_layout(*c.M, c.v, c.p, D, c.what);
+    EXPECT_FALSE(D.positional()) << c.what;
+    EXPECT_EQ(D.positional_declined(), 0) << c.what;
+  }
+}
+
 // A value table with positional columns: the stencil's values (-1, 4 and the padding's sentinel) coded as the
 // host codes them, the product bitwise the 32-bit layout's as built, after a refresh within the
 // table (kept) and after one outside it (turned off: the values read); the refreshed values those

@@ -657,6 +657,69 @@ TEST(PjdsPositional, GroupChosenOnTheSample) {
   }
 }
 
+// Auto's positional columns (pjds_positional_auto_tries, pjds_positional_auto_pays): a 5-point
+// stencil whose values never repeat (no value table) in the matrix's order takes them, unremarked
+// (positional_declined 0), its products bitwise those of 32-bit columns, fewer bytes. Not tried:
+// the stencil's own values (4 and -1: a value table), fp32 storage, rows sorted by length, plain
+// columns asked for, rows wide enough for dictionary columns (a band of 20); tried and not kept: a
+// scattered pattern, whose blocks' rows share no offsets (in 188 blocks, and in 4,400, where the
+// sample of blocks already says no). The stencil's 4,500 blocks are judged on the sample, then
+// counted whole. check_pjds_layout recounts each from the matrix (format_traits.hpp,
+// pjds_auto_positional).
+TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
+  const matgen::Csr S = matgen::stencil_2d(400, 360); // 4,500 blocks: judged on the sample, then counted whole
+  auto              v = S.values<double>();
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + 1e-9 * double(k);
+  Pjds<double> A, P;
+  gpumat::pjds_build(S.view(v), gpumat::pjds_resolve(pp(32, 1, 0)), A);
+  gpumat::pjds_build(S.view(v), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain)), P);
+  gpumat_test::check_pjds_layout(S, v, A, "stencil_2d, values never repeating, auto");
+  EXPECT_TRUE(A.positional());
+  EXPECT_FALSE(A.tabled());
+  EXPECT_EQ(A.pgroup, 1);
+  EXPECT_EQ(A.positional_declined, 0);
+  EXPECT_FALSE(P.positional());
+  EXPECT_LT(A.bytes(), P.bytes());
+  expect_same_products(A, P, "stencil_2d auto positional against plain");
+
+  struct Case {
+    std::string         what;
+    matgen::Csr         M;
+    std::vector<double> v;
+    PjdsParams          p;
+  };
+  PjdsParams fp32 = pp(32, 1, 0);
+  fp32.fp32       = true;
+  const matgen::Csr W = matgen::cyclic_band(3000, 20), R = matgen::random_rows("scattered", 6000, 6000, 3, 6, 0.0, 31),
+                    L = matgen::random_rows("scattered, 4,400 blocks", 140800, 140800, 3, 6, 0.0, 37);
+  const Case        cases[] = {{"the stencil's own values: a table", S, S.values<double>(), pp(32, 1, 0)},
+                               {"fp32 storage", S, v, fp32},
+                               {"rows sorted by length", S, v, pp(32, gpumat::pjds_all_rows, 0)},
+                               {"plain columns asked for", S, v, pp(32, 1, 0, gpumat::PjdsColumns::Plain)},
+                               {"rows of 20: dictionary columns", W, W.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
+                               {"a scattered pattern", R, R.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
+                               {"a scattered pattern judged on the sample", L, L.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)}};
+  for (const Case &c : cases) {
+    Pjds<double> B;
+    gpumat::pjds_build(c.M.view(c.v), gpumat::pjds_resolve(c.p), B);
+    gpumat_test::check_pjds_layout(c.M, c.v, B, c.what);
+    EXPECT_FALSE(B.positional()) << c.what;
+    EXPECT_EQ(B.positional_declined, 0) << c.what << ": auto's declines unremarked";
+  }
+  Pjds<double> T, W1;
+  gpumat::pjds_build(S.view(S.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0)), T);
+  EXPECT_TRUE(T.tabled()) << "the stencil's own values";
+  gpumat::pjds_build(W.view(W.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)), W1);
+  EXPECT_TRUE(W1.coded()) << "the band of 20: dictionary columns";
+  // the scattered pattern: positional columns asked for (and kept: positional_always) store more
+  // than the share of its 32-bit layout (each block as wide as its longest row)
+  Pjds<double> Rp, Rl;
+  gpumat::pjds_build(R.view(R.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Rp);
+  gpumat::pjds_build(R.view(R.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), Rl);
+  ASSERT_TRUE(Rp.positional());
+  EXPECT_FALSE(gpumat::pjds_positional_auto_pays(Rl.padded(), Rp.padded(), Rp.nblocks(), 8)) << Rp.padded() << " positions against " << Rl.padded() << " entries";
+}
+
 // The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
 // stored: the positional layout holds them as values, not padding.
 matgen::Csr stencil_with_zeros() {
