@@ -255,12 +255,11 @@ void check_pjds_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B, const
   ASSERT_TRUE(B.col.empty() && B.code.empty() && B.dict_start.empty()) << where << ": no column per entry";
   ASSERT_EQ(B.poff_start.size(), std::size_t(B.nblocks()) + 1) << where;
   ASSERT_EQ(std::size_t(B.poff_start.back()), B.poff.size()) << where;
-  auto offsets = [&](std::int64_t b, index_t g) { return pjds_block_offsets(M, B, b, g); };
   const index_t g = pjds_positional_group(M, B);
   ASSERT_EQ(B.pgroup, g) << where << ": the group storing the fewest entries on the sample, the first of equals";
   ASSERT_EQ(B.padded(), pjds_positions(M, B, g, 1)) << where;
   for (std::int64_t b = 0; b < B.nblocks(); ++b) {
-    const std::set<index_t> u = offsets(b, g);
+    const std::set<index_t> u = pjds_block_offsets(M, B, b, g);
     ASSERT_TRUE(std::vector<index_t>(u.begin(), u.end()) == std::vector<index_t>(B.poff.begin() + B.poff_start[std::size_t(b)], B.poff.begin() + B.poff_start[std::size_t(b) + 1]))
         << where << ": block " << b << "'s offsets, ascending";
     ASSERT_EQ(B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], B.block_rows(b) * std::int64_t(u.size())) << where << ": block " << b;
