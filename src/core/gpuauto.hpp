@@ -136,6 +136,7 @@ constexpr double       kAutoNearBytes     = 8e6;
 constexpr int          kAutoDistinctMax   = 65536; // pjds's kPjdsTable16Max, the most a value table holds
 constexpr index_t      kAutoOffsetBlock   = 32;
 constexpr index_t      kAutoOffsetBlocks  = 8;
+constexpr int          kAutoOffsetGroups  = 8; // groups of 1..8 rows whose offsets are counted (pjds's positional columns)
 struct AutoSample {
   MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)
   std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
@@ -159,6 +160,10 @@ struct AutoSample {
   std::int64_t   values_sampled    = 0; // the entries of the sampled whole rows whose values were counted
   double         block_offsets     = -1;
   int            block_offsets_max = 0;
+  // the same blocks' distinct offsets from the first row of each group of g consecutive rows
+  // (column - (row - row mod g), g = 1..kAutoOffsetGroups: a vector problem's node's rows share
+  // them), their mean per block, group_offsets[g - 1] (-1: no block measured; [0] is block_offsets)
+  double         group_offsets[kAutoOffsetGroups] = {-1, -1, -1, -1, -1, -1, -1, -1};
   // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the
   // sample bccoo's model judges (bccoo_model_sampled), so its time is bounded by this one
   std::vector<index_t> bccoo_rowptr, bccoo_col, bccoo_wstart;

@@ -244,11 +244,12 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
 
 // pjds's compressed layouts (its byte model and constants keys): a stencil's few values (4 and -1)
 // predict the value table, a 3-unknowns FEM operator's wide rows (81 entries, 27 x 3 offsets a
-// block) dictionary columns too; coefficients repeating with period 293 (more values than the 8-bit
+// block) dictionary columns where its values are not tabled; coefficients repeating with period 293 (more values than the 8-bit
 // table holds, each seen often in any sample: kPjdsTable16MinRepeat) a table of 16-bit codes
 // (pjds:table16, pjds:dict+table16); coefficients that never repeat, or no values (the view of a
 // device build, whose host values may be stale), no table, and on the stencil's rows of 5 positional
-// columns (pjds:positional); each layout's bytes are those of its byte model.
+// columns (pjds:positional); the FEM operator's one value positional columns over the table
+// (pjds:positional+table); each layout's bytes are those of its byte model.
 TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   // variable: 1 periodic (293 values), 2 every value distinct
   auto pjds_of = [](const matgen::Csr &M, int variable, bool values) {
@@ -292,7 +293,19 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
     EXPECT_EQ(s.distinct_values, 1);
     EXPECT_GT(s.block_offsets, 27);
     EXPECT_LE(s.block_offsets_max, 256) << "a dictionary holds 256 offsets";
-    EXPECT_EQ(p.key, "pjds:dict+table") << p.detail;
+    // one value on rows of 81: positional columns over the 8-bit table, from the first row of each
+    // node's 3 (a row alone sees its neighbours' offsets shifted by its dof), as the build takes them
+    EXPECT_LT(s.group_offsets[2], s.block_offsets) << "a node's rows share their offsets";
+    EXPECT_EQ(p.key, "pjds:positional+table") << p.detail;
+    {
+      const auto            v = F.values<double>();
+      gpumat::PjdsParams   q;
+      q.sigma = 1; // the matrix's order, as predicted (3 % padding)
+      gpumat::Pjds<double> B;
+      gpumat::pjds_build(F.view(v), gpumat::pjds_resolve(q), B);
+      EXPECT_TRUE(B.positional() && B.tabled()) << "the build's auto";
+      EXPECT_EQ(B.pgroup, 3);
+    }
     const auto [sv, pv] = pjds_of(F, 2, true);
     EXPECT_EQ(pv.key, "pjds:dict") << pv.detail;
     EXPECT_LT(p.bytes, pv.bytes);
