@@ -285,10 +285,8 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
         if (g == 1) s.block_offsets_max = std::max(s.block_offsets_max, int(std::min<std::int64_t>(u, INT_MAX)));
       }
     }
-    if (blocks > 0) {
-      s.block_offsets = double(offsets[0]) / double(blocks);
+    if (blocks > 0)
       for (int g = 0; g < kAutoOffsetGroups; ++g) s.group_offsets[g] = double(offsets[g]) / double(blocks);
-    }
   }
   // bccoo's model judges the same rows in the matrix's columns (bccoo_model_sampled)
   s.bccoo_rowptr = rp, s.bccoo_col = ci, s.bccoo_wstart = wstart;

@@ -411,8 +411,8 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   const double code    = fits8 ? 1 : 2; // a code's bytes
   const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (fits8 || fits16) && code * stored + 8.0 * entries < 8 * stored;
   const bool   wide    = table && !fits8; // 16-bit codes
-  const double dict_entries = s.block_offsets * nblocks;
-  const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
+  const double dict_entries = s.block_offsets() * nblocks;
+  const bool   dict = s.block_offsets() >= 0 && s.block_offsets_max <= kPjdsDictMax &&
                     pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
   // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
   // pjds's until measured (no such line: the format's)

@@ -324,7 +324,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(position_columns(A, tmp, s, false, false));
     if (!why_.empty()) return fail(why_);
     clock.mark("position");
-  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !tabled && !(p_.fp32 && sizeof(T) > sizeof(float)), tabled && !vcode16_ && ntable_ < kPjdsTableMax, padded_, npj_)) {
+  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !tabled && !(p_.fp32 && sizeof(T) > sizeof(float)), tabled && ntable_ < kPjdsTableMax, padded_, npj_)) {
     GPUMAT_CUDA_TRY(position_columns(A, tmp, s, true, tabled));
     clock.mark("position");
     if (tabled && positional()) {
