@@ -262,24 +262,31 @@ AutoSample auto_sample(const CsrView<T> &A, const AutoHints &h) {
     // blocks of kAutoOffsetBlock rows aligned to it (the windows may be fewer rows), up to
     // kAutoOffsetBlocks spread evenly and kAutoSampleEntries / 2 entries in all; a block with a row
     // longer than kAutoRowEntries is left out (such rows go to a long part)
-    std::unordered_set<index_t> offs;
-    const index_t               nb_all = (n + kAutoOffsetBlock - 1) / kAutoOffsetBlock, nb = std::min<index_t>(nb_all, kAutoOffsetBlocks);
-    std::int64_t                seen = 0, blocks = 0, offsets = 0;
+    std::vector<index_t> offs;
+    const index_t        nb_all = (n + kAutoOffsetBlock - 1) / kAutoOffsetBlock, nb = std::min<index_t>(nb_all, kAutoOffsetBlocks);
+    std::int64_t         seen = 0, blocks = 0, offsets[kAutoOffsetGroups] = {};
     for (index_t b = 0; b < nb && seen < kAutoSampleEntries / 2; ++b) {
       const index_t r0 = index_t((double(b) + 0.5) * double(nb_all) / double(nb)) * kAutoOffsetBlock, r1 = std::min<index_t>(n, r0 + kAutoOffsetBlock);
       bool          cut_row = false;
-      offs.clear();
       for (index_t r = r0; r < r1 && !cut_row; ++r) {
-        const index_t L = A.rowptr[r + 1] - A.rowptr[r], *c = A.colidx + A.rowptr[r];
+        const index_t L = A.rowptr[r + 1] - A.rowptr[r];
         cut_row         = L > kAutoRowEntries;
-        for (index_t j = 0; j < L && !cut_row; ++j) offs.insert(c[j] - r);
         seen += L;
       }
       if (cut_row) continue;
-      ++blocks, offsets += std::int64_t(offs.size());
-      s.block_offsets_max = std::max(s.block_offsets_max, int(std::min<std::size_t>(offs.size(), std::size_t(INT_MAX))));
+      ++blocks;
+      for (int g = 1; g <= kAutoOffsetGroups; ++g) { // offsets from the first row of each group of g rows
+        offs.clear();
+        for (index_t r = r0; r < r1; ++r)
+          for (index_t q = A.rowptr[r]; q < A.rowptr[r + 1]; ++q) offs.push_back(A.colidx[q] - (r - r % g));
+        std::sort(offs.begin(), offs.end());
+        const std::int64_t u = std::unique(offs.begin(), offs.end()) - offs.begin();
+        offsets[g - 1] += u;
+        if (g == 1) s.block_offsets_max = std::max(s.block_offsets_max, int(std::min<std::int64_t>(u, INT_MAX)));
+      }
     }
-    if (blocks > 0) s.block_offsets = double(offsets) / double(blocks);
+    if (blocks > 0)
+      for (int g = 0; g < kAutoOffsetGroups; ++g) s.group_offsets[g] = double(offsets[g]) / double(blocks);
   }
   // bccoo's model judges the same rows in the matrix's columns (bccoo_model_sampled)
   s.bccoo_rowptr = rp, s.bccoo_col = ci, s.bccoo_wstart = wstart;

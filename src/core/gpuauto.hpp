@@ -136,6 +136,7 @@ constexpr double       kAutoNearBytes     = 8e6;
 constexpr int          kAutoDistinctMax   = 65536; // pjds's kPjdsTable16Max, the most a value table holds
 constexpr index_t      kAutoOffsetBlock   = 32;
 constexpr index_t      kAutoOffsetBlocks  = 8;
+constexpr int          kAutoOffsetGroups  = 8; // groups of 1..8 rows whose offsets are counted (pjds's positional columns)
 struct AutoSample {
   MatrixFeatures f;             // of the sampled rows (nrows, ncols, nnz, max_row: the matrix's)
   std::int64_t   blocks6    = 0; // nonzero 6 x 6 blocks, scaled to the matrix
@@ -151,14 +152,18 @@ struct AutoSample {
   int            value_bytes = 8; // the matrix's values: 8 (double) or 4 (float)
   // what compressed layouts would find (pjds's value table and dictionary columns): the distinct
   // value bit patterns among the sampled whole rows, counted up to kAutoDistinctMax + 1 (-1: the view
-  // has no values, as where the newest are on the device); the distinct offsets (column - row) per
-  // block of kAutoOffsetBlock consecutive rows (kAutoOffsetBlocks blocks spread evenly, of at most
-  // kAutoSampleEntries / 2 entries in all), their mean and the most in one block (mean -1: no block
-  // measured: a block with a row longer than kAutoRowEntries is left out)
+  // has no values, as where the newest are on the device); the distinct offsets per block of
+  // kAutoOffsetBlock consecutive rows (kAutoOffsetBlocks blocks spread evenly, of at most
+  // kAutoSampleEntries / 2 entries in all) from the first row of each group of g consecutive rows
+  // (column - (row - row mod g), g = 1..kAutoOffsetGroups: a vector problem's node's rows share
+  // them), their mean per block, group_offsets[g - 1] (-1: no block measured: a block with a row
+  // longer than kAutoRowEntries is left out); block_offsets() those from each row (column - row),
+  // and the most of those in one block
   int            distinct_values   = -1;
   std::int64_t   values_sampled    = 0; // the entries of the sampled whole rows whose values were counted
-  double         block_offsets     = -1;
+  double         group_offsets[kAutoOffsetGroups] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int            block_offsets_max = 0;
+  double         block_offsets() const { return group_offsets[0]; }
   // the sampled rows in the matrix's columns, in windows of 12 rows starting at bccoo_wstart: the
   // sample bccoo's model judges (bccoo_model_sampled), so its time is bounded by this one
   std::vector<index_t> bccoo_rowptr, bccoo_col, bccoo_wstart;

@@ -117,9 +117,10 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 // false): where they would not store fewer bytes (pjds_positional_pays; unless positional_always)
 // the 32-bit columns stay and positional_declined says how many positions they would have stored.
 // Tried by auto: kept where pjds_positional_auto_pays holds on the sample of blocks (where it is not
-// every block) and then over every block, else the 32-bit columns stay, unremarked.
+// every block) and then over every block (against the dictionary layout's bytes where `tabled`),
+// else the 32-bit columns stay, unremarked.
 template <typename T>
-void position_columns(Pjds<T> &B, bool by_auto) {
+void position_columns(Pjds<T> &B, bool by_auto, bool tabled = false) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
   if (padded == 0) return;
   std::vector<index_t> u;
@@ -142,11 +143,11 @@ void position_columns(Pjds<T> &B, bool by_auto) {
   if (by_auto && stride > 1) { // auto: judged on the sample first, so that a pattern that cannot pay is not counted whole
     std::int64_t sampled = 0, nsampled = 0;
     for (std::int64_t b = 0; b < nb; b += stride) sampled += B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], ++nsampled;
-    if (!pjds_positional_auto_pays(sampled, least, nsampled, std::int64_t(sizeof(T)))) return;
+    if (!pjds_positional_auto_pays(sampled, least, nsampled, std::int64_t(sizeof(T)), tabled)) return;
   }
   if (stride > 1) least = stored(g, 1);
   if (by_auto) {
-    if (least > INT_MAX || !pjds_positional_auto_pays(padded, least, nb, std::int64_t(sizeof(T)))) return;
+    if (least > INT_MAX || !pjds_positional_auto_pays(padded, least, nb, std::int64_t(sizeof(T)), tabled)) return;
   } else if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
     B.positional_declined = least;
     return;
@@ -290,11 +291,21 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   }
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
   if (p.columns == PjdsColumns::Positional) position_columns(B, false);
-  // auto: the values first, on the 32-bit layout, so that positional columns are tried only for
-  // values stored as they are (pjds_positional_auto_tries); elsewhere the order does not matter
+  // auto: the values first, on the 32-bit layout, which decides whether positional columns are
+  // tried (pjds_positional_auto_tries: values stored as they are, or an 8-bit table with room for
+  // the sentinel); where they are kept over a table, the table is made anew on the positional
+  // layout (its padding the sentinel, not 0: at most kPjdsTableMax entries, so 8-bit codes); elsewhere
+  // the order does not matter
   const bool values_first = p.columns == PjdsColumns::Auto;
   if (values_first) code_values(B, p.values);
-  if (values_first && pjds_positional_auto_tries(p.sigma == 1, !B.tabled() && !(p.fp32 && sizeof(T) > sizeof(float)), B.padded(), B.nrows_pj)) position_columns(B, true);
+  const bool tabled = B.tabled();
+  if (values_first && pjds_positional_auto_tries(p.sigma == 1, !tabled && !(p.fp32 && sizeof(T) > sizeof(float)), tabled && B.table.size() < std::size_t(kPjdsTableMax), B.padded(), B.nrows_pj)) {
+    position_columns(B, true, tabled);
+    if (tabled && B.positional()) {
+      B.table.clear(), B.vcode.clear(), B.vcode16.clear();
+      code_values(B, PjdsValues::Table);
+    }
+  }
   code_columns(B, p.columns);
   if (!values_first) code_values(B, p.values);
   round_values(B);
@@ -400,27 +411,35 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   const double code    = fits8 ? 1 : 2; // a code's bytes
   const bool   table   = s.distinct_values >= 0 && s.distinct_values <= kAutoDistinctMax && (fits8 || fits16) && code * stored + 8.0 * entries < 8 * stored;
   const bool   wide    = table && !fits8; // 16-bit codes
-  const double dict_entries = s.block_offsets * nblocks;
-  const bool   dict = s.block_offsets >= 0 && s.block_offsets_max <= kPjdsDictMax &&
+  const double dict_entries = s.block_offsets() * nblocks;
+  const bool   dict = s.block_offsets() >= 0 && s.block_offsets_max <= kPjdsDictMax &&
                     pjds_dictionary_pays(std::int64_t(stored), std::int64_t(dict_entries), std::int64_t(nblocks), std::int64_t(n));
   // fp32 storage where asked and no table (pjds.hpp): 4 B a value; its key's constants are plain
   // pjds's until measured (no such line: the format's)
   const bool   single = h.fp32 && !table && s.value_bytes > 4;
   // positional columns where the build's auto tries and keeps them (pjds_positional_auto_tries and
-  // _pays): the sampled blocks' distinct offsets from their rows (column - row, groups of one row:
-  // a vector problem's groups of its dofs are not sampled, so its positions are overcounted) times
-  // the rows, each a value, against the 32-bit layout's entries; no column and no rowlen read
-  const double positions  = s.block_offsets * n;
-  const bool   positional = s.block_offsets >= 0 && pjds_positional_auto_tries(!sorted, !table && !single, std::int64_t(stored), std::int64_t(n)) &&
-                          pjds_positional_auto_pays(std::int64_t(stored), std::int64_t(positions), std::int64_t(nblocks), s.value_bytes);
-  const double vbytes = positional ? s.value_bytes * positions
-                        : table    ? code * stored + 8.0 * entries
-                                   : (single ? 4 : 8) * stored,
-               cbytes = positional ? 4 * s.block_offsets * nblocks : dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
+  // _pays), for values stored as they are or in an 8-bit table with room for the sentinel (the
+  // sample's values and the padding's 0 at most kPjdsTableMax - 1 where the sample is the matrix, a
+  // quarter of that otherwise): the sampled blocks' distinct offsets from the first row of each
+  // group of kPjdsPositionalGroups rows, the group of the fewest, times the rows are the positions,
+  // each a value or a value code, against the 32-bit layout's entries (values as stored) or the
+  // dictionary layout's (a table); no column and no rowlen read
+  double width = -1;
+  for (index_t g : kPjdsPositionalGroups)
+    if (g <= kAutoOffsetGroups && s.group_offsets[g - 1] >= 0 && (width < 0 || s.group_offsets[g - 1] < width)) width = s.group_offsets[g - 1];
+  const bool   room       = table && !wide && (s.exact ? entries < kPjdsTableMax : 4 * entries < kPjdsTableMax);
+  const double positions  = width * n;
+  const bool   positional = width >= 0 && pjds_positional_auto_tries(!sorted, !table && !single, room, std::int64_t(stored), std::int64_t(n)) &&
+                          pjds_positional_auto_pays(std::int64_t(stored), std::int64_t(positions), std::int64_t(nblocks), s.value_bytes, table);
+  const double vbytes = positional && !table ? s.value_bytes * positions
+                        : positional        ? positions + 8.0 * entries
+                        : table             ? code * stored + 8.0 * entries
+                                            : (single ? 4 : 8) * stored,
+               cbytes = positional ? 4 * width * nblocks : dict ? stored + 4 * (dict_entries + nblocks + 1) : 4 * stored;
   sh.bytes      = vbytes + cbytes + blong + (rowlen && !positional ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = positional     ? "pjds:positional"
+  sh.key        = positional     ? (table ? "pjds:positional+table" : "pjds:positional")
                   : dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table")
                   : dict          ? (single ? "pjds:dict+fp32" : "pjds:dict")
                   : table         ? (wide ? "pjds:table16" : "pjds:table")
@@ -469,7 +488,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes; on shorter rows in the matrix's order with values stored as they are, positional columns where they store at most 0.75 of the 32-bit columns' bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value that adds nothing where a row has none; where that stores fewer bytes than 32-bit columns)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes; positional columns in the matrix's order: on shorter rows with values stored as they are, where they store at most 0.75 of the 32-bit columns' bytes, and on wider rows with values in a table of at most 255 entries, where they store at most 0.6 of the dictionary columns' bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value that adds nothing where a row has none; where that stores fewer bytes than 32-bit columns)",
                               "auto");
       o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }
@@ -491,11 +510,15 @@ const FormatRecord &pjds_record() {
     // table's constants, pjds:table's and pjds:dict+table's: not measured yet, to be measured.
     // pjds:positional alike from the one matrix auto gives it among the measured (H200,
     // docs/results/h200-2026-11-29i-positional-select, calls 3 and 7: lap3dv 300^3 and 200^3, its
-    // time 0.785 and 0.793 of the plain layout's for 0.681 of the bytes): 1.16 times plain's factors
+    // time 0.785 and 0.793 of the plain layout's for 0.681 of the bytes): 1.16 times plain's factors.
+    // pjds:positional+table from the two matrices it was measured on by request, with the rows auto
+    // gives it (H200, docs/results/h200-2026-11-29j-auto-positional: lap3d27 160^3 and ex19's
+    // operator, 3.61 and 3.58 times their bytes, x and y included, at the H200's 4014 GB/s after the
+    // launch), g in dict+table's ratio to k
     r.gpuauto.constants = {{"pjds", {1.00, 0.0, 0.88}},        {"pjds:long", {1.06, 0.0, 0.985}}, {"pjds:table", {1.49, 0.0, 1.31}},
                            {"pjds:dict", {1.05, 0.0, 0.92}}, {"pjds:dict+table", {2.73, 0.0, 2.40}},
                            {"pjds:table16", {1.49, 0.0, 1.31}}, {"pjds:dict+table16", {2.73, 0.0, 2.40}},
-                           {"pjds:positional", {1.16, 0.0, 1.02}}};
+                           {"pjds:positional", {1.16, 0.0, 1.02}}, {"pjds:positional+table", {3.60, 0.0, 3.17}}};
     // build (ns per nonzero, ns per row, us): the fit to 24 builds, |relative error| median 6 %
     r.gpuauto.build = {1.54, 2.75, 1740};
     return r;

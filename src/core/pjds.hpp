@@ -56,8 +56,9 @@ namespace gpumat {
 
 // How the padded part stores its columns: auto (the default: dictionary columns where every
 // block's offsets fit in kPjdsDictMax and that reads fewer bytes with rows of at least
-// kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays; positional ones on shorter
-// rows where pjds_positional_auto_tries and pjds_positional_auto_pays), plain (32-bit columns), or
+// kPjdsDictMinWidth stored entries on average: pjds_dictionary_pays; positional ones where
+// pjds_positional_auto_tries and pjds_positional_auto_pays: shorter rows of values stored as they
+// are, or wider rows of values in an 8-bit table), plain (32-bit columns), or
 // dictionary (wherever every block's offsets fit, whatever the bytes), or positional (no column per
 // entry, see the layout above; where pjds_positional_pays). The width: on an H200 the
 // coded product was 11-20 % faster on rows of 27 and 81 entries (27-point stencil, 3-dof FEM) but
@@ -357,27 +358,40 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
 }
 
 // Whether auto (PjdsColumns::Auto) tries positional columns on the 32-bit layout of `padded`
-// entries in `rows` rows: kept in the matrix's order (sigma 1: positional rows are not sorted by
-// length), its values stored as they are (no value table, no fp32 rounding: the table is decided
-// first, on the 32-bit layout), and rows too short for dictionary columns (pjds_dictionary_wide:
-// on wide rows those are auto's choice). On an H200 (docs/results/h200-2026-11-29i-positional-select)
-// positional columns read a 7-point stencil with fp64 values 1.26x faster than 32-bit ones; with a
-// value table the gain was smaller (1.01-1.14x on 5-, 7- and 27-point stencils, 0.98x on a
-// constant-coefficient FEM operator), against builds measured -1 to 28 ms longer at 1.7-9M rows, and
-// on a 3-dof FEM operator of 58 entries a row positional columns were 0.92x its dictionary
-// columns: none of those is tried.
-constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stored, std::int64_t padded, std::int64_t rows) {
-  return matrix_order && values_as_stored && padded > 0 && !pjds_dictionary_wide(padded, rows);
+// entries in `rows` rows, kept in the matrix's order (sigma 1: positional rows are not sorted by
+// length); the value table is decided first, on the 32-bit layout. Two cases:
+// - values stored as they are (`values_as_stored`: no value table, no fp32 rounding) on rows too
+//   short for dictionary columns (pjds_dictionary_wide). On an H200
+//   (docs/results/h200-2026-11-29i-positional-select, -29j-auto-positional) positional columns read
+//   a 7-point stencil with fp64 values 1.24-1.27x faster than 32-bit ones. With a value table on
+//   such rows the gain was smaller (1.01-1.09x on 5- and 7-point stencils) against builds up to
+//   150 ms longer at 27M rows: not tried.
+// - values in a table of 8-bit codes with room for the padding sentinel (`table8_room`: at most
+//   kPjdsTableMax - 1 entries, so the positional layout's table of the values and the sentinel
+//   keeps 8-bit codes) on rows wide enough for dictionary columns, which positional ones replace:
+//   the product reads a value code per position and each block's offsets once, where dictionary
+//   columns read a column code and a value code per entry. On an H200 (-29j-auto-positional)
+//   1.17x faster on a 27-point stencil and 1.14x on PETSc's ex19 (4 dof, 20 entries a row), their
+//   positions 0.52-0.53 of the dictionary layout's bytes; 0.97x and 0.99x where they were 0.66-0.67
+//   (a 3-dof FEM operator whose blocks' rows hold different offsets, PETSc's ex56 with 16-bit codes).
+constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stored, bool table8_room, std::int64_t padded, std::int64_t rows) {
+  return matrix_order && padded > 0 && (pjds_dictionary_wide(padded, rows) ? table8_room : values_as_stored);
 }
 // Whether auto keeps the positional columns it tried: their `positions` (`nblocks` blocks) store at
-// most kPjdsPositionalAutoShare of the 32-bit layout's bytes (as pjds_positional_pays counts them):
-// on the 7-point stencil 0.67 (1.26x); a pattern whose blocks' rows hold different offsets widens
-// every row to them all. Judged on the sample of blocks first where it is not every block (its
-// positions against its blocks' entries), so that a pattern that cannot pay is not counted whole,
-// then over every block; host and device builders alike.
-constexpr double kPjdsPositionalAutoShare = 0.75;
-constexpr bool   pjds_positional_auto_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes) {
-  return double(positions * value_bytes + 8 * nblocks) <= kPjdsPositionalAutoShare * double(padded * (value_bytes + std::int64_t(sizeof(index_t))));
+// most a share of the bytes of the layout they replace (each block's offsets, at most one per b_r
+// positions, left out). Values as stored: kPjdsPositionalAutoShare of the 32-bit layout's `padded`
+// entries of a value and a 32-bit column (on the 7-point stencil 0.67: 1.26x); a pattern whose
+// blocks' rows hold different offsets widens every row to them all. `tabled` (8-bit value codes):
+// kPjdsPositionalTableShare of the dictionary layout's 1 B column code and 1 B value code an entry,
+// against a value code a position and 8 B a block start (above: 0.52-0.53 paid, 0.66-0.67 did not).
+// Judged on the sample of blocks first where it is not every block (its positions against its
+// blocks' entries), so that a pattern that cannot pay is not counted whole, then over every block;
+// host and device builders alike.
+constexpr double kPjdsPositionalAutoShare  = 0.75;
+constexpr double kPjdsPositionalTableShare = 0.6;
+constexpr bool   pjds_positional_auto_pays(std::int64_t padded, std::int64_t positions, std::int64_t nblocks, std::int64_t value_bytes, bool tabled) {
+  return tabled ? double(positions + 8 * nblocks) <= kPjdsPositionalTableShare * double(2 * padded)
+                : double(positions * value_bytes + 8 * nblocks) <= kPjdsPositionalAutoShare * double(padded * (value_bytes + std::int64_t(sizeof(index_t))));
 }
 
 // The fewest padded entries per table entry for which auto builds a table of 16-bit codes. The

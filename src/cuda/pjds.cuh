@@ -125,8 +125,9 @@ private:
   Args        kernel_args(int lanes) const; // pjds.cu
   cudaError_t build_from(const DeviceCsrView<T> &A, const PjdsParams &p, cudaStream_t s, PhaseTimer &clock);
   cudaError_t code_columns(StreamTemps &tmp, cudaStream_t s); // pjds_build.cu
-  cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s, bool by_auto); // pjds_positional.cu
-  cudaError_t code_values(StreamTemps &tmp, cudaStream_t s);   // pjds_values.cu
+  cudaError_t position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s, bool by_auto, bool tabled); // pjds_positional.cu
+  cudaError_t code_values(StreamTemps &tmp, cudaStream_t s, bool anew = false); // pjds_values.cu
+  void        drop_table();                                    // pjds_values.cu: frees the table and its codes
   cudaError_t code_values16(StreamTemps &tmp, cudaStream_t s, bool empty_seen); // pjds_values.cu: the table of 16-bit codes
   unsigned    table_grid() const;                              // pjds_values.cu: the value table's kernels: grid-stride over padded_, at most 1024 blocks
   cudaError_t fail(std::string why) {

@@ -23,7 +23,8 @@
 //           group's first row, each block's distinct ones counted; the group storing the fewest
 //           entries kept and its offsets counted over every block, the values (and their slots)
 //           moved to the positions of their offsets, the 32-bit columns freed.
-//   values  (unless the values are plain) the value table (PjdsDevice::code_values,
+//   values  (unless the values are plain; auto: first, on the 32-bit layout, and anew on positional
+//           columns kept over a table) the value table (PjdsDevice::code_values,
 //           pjds_values.cu): the distinct values gathered in hash sets, their count read back;
 //           where they are at most 256 (and, auto, that pays) a table and every value's 8-bit code,
 //           where more and a table of 16-bit codes can result, a bounded hash set, the table of its
@@ -309,20 +310,28 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   if (npj_ > 0) pj_fill<T><<<grid_for(npj_, nt), nt, 0, s>>>(rowptr, colidx, A.val, perm_, rowlen_, block_start_, npj_, br, col_, val_, slot_);
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
-  // auto: the values first, on the 32-bit layout, so that positional columns are tried only for
-  // values stored as they are (pjds_positional_auto_tries), as the host builder does
+  // auto: the values first, on the 32-bit layout, which decides whether positional columns are
+  // tried (pjds_positional_auto_tries: values stored as they are, or an 8-bit table with room for
+  // the sentinel); where they are kept over a table, the table is made anew on the positional
+  // layout, as the host builder does
   const bool values_first = p_.columns == PjdsColumns::Auto;
   if (values_first && p_.values != PjdsValues::Plain && padded_ > 0) {
     GPUMAT_CUDA_TRY(code_values(tmp, s));
     clock.mark("values");
   }
+  const bool tabled = table_ != nullptr;
   if (p_.columns == PjdsColumns::Positional && padded_ > 0) {
-    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, false));
+    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, false, false));
     if (!why_.empty()) return fail(why_);
     clock.mark("position");
-  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !table_ && !(p_.fp32 && sizeof(T) > sizeof(float)), padded_, npj_)) {
-    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, true));
+  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !tabled && !(p_.fp32 && sizeof(T) > sizeof(float)), tabled && ntable_ < kPjdsTableMax, padded_, npj_)) {
+    GPUMAT_CUDA_TRY(position_columns(A, tmp, s, true, tabled));
     clock.mark("position");
+    if (tabled && positional()) {
+      drop_table();
+      GPUMAT_CUDA_TRY(code_values(tmp, s, true));
+      clock.mark("values");
+    }
   }
   if (!positional() && p_.columns != PjdsColumns::Plain && p_.columns != PjdsColumns::Positional && padded_ > 0 &&
       (p_.columns == PjdsColumns::Dictionary || pjds_dictionary_wide(padded_, npj_))) {

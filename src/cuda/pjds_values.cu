@@ -115,7 +115,20 @@ unsigned PjdsDevice<T>::table_grid() const {
 }
 
 template <typename T>
-cudaError_t PjdsDevice<T>::code_values(StreamTemps &tmp, cudaStream_t s) {
+void PjdsDevice<T>::drop_table() {
+  device_free(table_);
+  device_free(vcode_);
+  device_free(vcode16_);
+  device_free(table_ok_);
+  ntable_ = 0;
+}
+
+// The value table (pjds.hpp): the distinct values gathered in a hash set of kTableSlots; where they
+// are at most kPjdsTableMax (and, auto, that pays, unless made `anew` for a layout whose table auto
+// decided already: the positional layout's) a table and every value's 8-bit code, else
+// code_values16.
+template <typename T>
+cudaError_t PjdsDevice<T>::code_values(StreamTemps &tmp, cudaStream_t s, bool anew) {
   unsigned long long *slots = nullptr;
   int                *state = nullptr;
   auto                done  = [&](cudaError_t e) {
@@ -136,7 +149,7 @@ cudaError_t PjdsDevice<T>::code_values(StreamTemps &tmp, cudaStream_t s) {
   if (e == cudaSuccess) e = cudaStreamSynchronize(s);
   if (e != cudaSuccess) return done(e);
   if (h[1] || h[0] > kPjdsTableMax) return done(code_values16(tmp, s, h[2] != 0)); // more than 256: 16-bit codes where they fit
-  if (p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T))) return done(cudaSuccess); // the values as stored
+  if (!anew && p_.values == PjdsValues::Auto && !pjds_table_pays(padded_, h[0], sizeof(T))) return done(cudaSuccess); // the values as stored
   std::vector<unsigned long long> hs(kTableSlots), keys;
   e = cudaMemcpy(hs.data(), slots, kTableSlots * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return done(e);
@@ -156,12 +169,7 @@ cudaError_t PjdsDevice<T>::code_values(StreamTemps &tmp, cudaStream_t s) {
     e = launched();
   }
   if (e == cudaSuccess) e = cudaStreamSynchronize(s); // the host table's copy is read by then
-  if (e != cudaSuccess) {
-    device_free(table_);
-    device_free(vcode_);
-    device_free(table_ok_);
-    ntable_ = 0;
-  }
+  if (e != cudaSuccess) drop_table();
   return done(e);
 }
 
@@ -215,20 +223,15 @@ cudaError_t PjdsDevice<T>::code_values16(StreamTemps &tmp, cudaStream_t s, bool 
     else pj_table_codes<T><<<table_grid(), kThreads, 0, s>>>(val_, padded_, table_, n, vcode_, table_ok_);
     e = launched();
   }
-  if (e != cudaSuccess) {
-    device_free(table_);
-    device_free(vcode_);
-    device_free(vcode16_);
-    device_free(table_ok_);
-    ntable_ = 0;
-  }
+  if (e != cudaSuccess) drop_table();
   return e;
 }
 
 // The members defined here (the class's others: pjds.cu, pjds_build.cu, pjds_positional.cu).
 #define GPUMAT_PJDS_VALUES(T) \
   template unsigned    PjdsDevice<T>::table_grid() const; \
-  template cudaError_t PjdsDevice<T>::code_values(StreamTemps &, cudaStream_t); \
+  template void        PjdsDevice<T>::drop_table(); \
+  template cudaError_t PjdsDevice<T>::code_values(StreamTemps &, cudaStream_t, bool); \
   template cudaError_t PjdsDevice<T>::code_values16(StreamTemps &, cudaStream_t, bool);
 GPUMAT_PJDS_VALUES(double)
 GPUMAT_PJDS_VALUES(float)

@@ -214,32 +214,42 @@ gpumat::index_t pjds_positional_group(const matgen::Csr &M, const gpumat::Pjds<T
   }
   return g;
 }
-// Whether auto (PjdsColumns::Auto) keeps positional columns, counted from M and B's rows: the rows
-// in the matrix's order, the values stored as they are (no table, no fp32 rounding), the 32-bit
-// layout's rows (each block as wide as its longest row) too short for dictionary columns, and the
-// positions of the chosen group at most kPjdsPositionalAutoShare of that layout's bytes, on the
-// sample of blocks first where it is not every block (pjds_positional_auto_tries,
-// pjds_positional_auto_pays).
+// Whether auto (PjdsColumns::Auto) keeps positional columns, counted from M, its values v and B's
+// rows: the rows in the matrix's order; on the 32-bit layout (each block as wide as its longest
+// row) either the values stored as they are (no table, no fp32 rounding) and rows too short for
+// dictionary columns, or a value table (B.tabled(): where auto keeps positional columns over a table,
+// it makes the table anew on them) of at most kPjdsTableMax - 1 entries (the 32-bit layout's
+// distinct values, its padding's 0 among them) and rows wide enough for dictionary columns; and the
+// positions of the chosen group at most the share pjds_positional_auto_pays allows of the layout
+// they replace, on the sample of blocks first where it is not every block
+// (pjds_positional_auto_tries, pjds_positional_auto_pays).
 template <typename T>
-bool pjds_auto_positional(const matgen::Csr &M, const gpumat::Pjds<T> &B) {
+bool pjds_auto_positional(const matgen::Csr &M, const std::vector<T> &v, const gpumat::Pjds<T> &B) {
   if (B.p.columns != gpumat::PjdsColumns::Auto || B.nrows_pj == 0) return false;
   auto entries = [&](std::int64_t b) { // block b's in the 32-bit layout: as wide as its longest row
     gpumat::index_t mx = 0;
     for (std::int64_t i = b * B.p.block_rows; i < b * B.p.block_rows + B.block_rows(b); ++i) mx = std::max(mx, B.rowlen[std::size_t(i)]);
     return std::int64_t(mx) * B.block_rows(b);
   };
-  std::int64_t padded = 0;
+  std::int64_t padded = 0, held = 0;
   for (std::int64_t b = 0; b < B.nblocks(); ++b) padded += entries(b);
-  if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !B.tabled() && !(B.p.fp32 && sizeof(T) > sizeof(float)), padded, B.nrows_pj)) return false;
+  std::set<std::uint64_t> values; // the 32-bit layout's distinct values
+  for (std::int64_t i = 0; i < B.nrows_pj; ++i) {
+    const gpumat::index_t r = B.row(i);
+    for (gpumat::index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) values.insert(gpumat::value_bits(v[std::size_t(q)])), ++held;
+  }
+  if (held < padded) values.insert(gpumat::value_bits(T(0)));
+  const bool tabled = B.tabled(), room = tabled && values.size() < std::size_t(gpumat::kPjdsTableMax);
+  if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !tabled && !(B.p.fp32 && sizeof(T) > sizeof(float)), room, padded, B.nrows_pj)) return false;
   const gpumat::index_t g      = pjds_positional_group(M, B);
   const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
   if (stride > 1) { // judged on the sample of blocks first
     std::int64_t sampled = 0, nsampled = 0;
     for (std::int64_t b = 0; b < B.nblocks(); b += stride) sampled += entries(b), ++nsampled;
-    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)))) return false;
+    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)), tabled)) return false;
   }
   const std::int64_t least = pjds_positions(M, B, g, 1);
-  return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)));
+  return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)), tabled);
 }
 
 // pjds's positional columns (pjds.hpp): no column per entry; the group the one of
@@ -322,7 +332,7 @@ void check_pjds_layout(const matgen::Csr &M, const std::vector<T> &v, const gpum
       ASSERT_LT(B.row(i - 1), r) << where << ": sigma 1 keeps the order";
     }
   }
-  ASSERT_EQ(B.positional(), (B.p.columns == gpumat::PjdsColumns::Positional || pjds_auto_positional(M, B)) && B.nrows_pj > 0 &&
+  ASSERT_EQ(B.positional(), (B.p.columns == gpumat::PjdsColumns::Positional || pjds_auto_positional(M, v, B)) && B.nrows_pj > 0 &&
                                 std::int64_t(M.nnz()) > std::int64_t(B.long_val.size()))
       << where << ": positional columns where asked or auto takes them (and the pJDS part holds entries)";
   if (B.positional()) check_pjds_positional(M, B, where);

@@ -244,11 +244,12 @@ TEST(GpuAuto, RegularStencilStaysRowOrdered) {
 
 // pjds's compressed layouts (its byte model and constants keys): a stencil's few values (4 and -1)
 // predict the value table, a 3-unknowns FEM operator's wide rows (81 entries, 27 x 3 offsets a
-// block) dictionary columns too; coefficients repeating with period 293 (more values than the 8-bit
+// block) dictionary columns where its values are not tabled; coefficients repeating with period 293 (more values than the 8-bit
 // table holds, each seen often in any sample: kPjdsTable16MinRepeat) a table of 16-bit codes
 // (pjds:table16, pjds:dict+table16); coefficients that never repeat, or no values (the view of a
 // device build, whose host values may be stale), no table, and on the stencil's rows of 5 positional
-// columns (pjds:positional); each layout's bytes are those of its byte model.
+// columns (pjds:positional); the FEM operator's one value positional columns over the table
+// (pjds:positional+table); each layout's bytes are those of its byte model.
 TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   // variable: 1 periodic (293 values), 2 every value distinct
   auto pjds_of = [](const matgen::Csr &M, int variable, bool values) {
@@ -266,7 +267,7 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   {
     const auto [s, p] = pjds_of(S, false, true);
     EXPECT_EQ(s.distinct_values, 2) << "4 and -1";
-    EXPECT_DOUBLE_EQ(s.block_offsets, 5) << "a 32-row block of a 5-point stencil, rows inside the grid's lines: offsets -600, -1, 0, 1, 600";
+    EXPECT_DOUBLE_EQ(s.block_offsets(), 5) << "a 32-row block of a 5-point stencil, rows inside the grid's lines: offsets -600, -1, 0, 1, 600";
     EXPECT_EQ(p.key, "pjds:table") << p.detail << ": 5 entries a row are too few for dictionary columns";
     const auto [sv, pv] = pjds_of(S, 2, true);
     EXPECT_EQ(sv.distinct_values, sv.values_sampled) << "every value distinct";
@@ -276,7 +277,7 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
     // and no rowlen, against the table's 1 B a code and 4 B a column a stored entry and its 3 values
     EXPECT_EQ(pv.key, "pjds:positional") << pv.detail;
     const double n = S.nrows, nb = std::ceil(n / 32), stored = double(S.nnz()) * (1 + s.f.padding_sell);
-    EXPECT_NEAR(pv.bytes - p.bytes, (8.0 * sv.block_offsets * n + 4.0 * sv.block_offsets * nb) - (5.0 * stored + 8.0 * 3), 1.0);
+    EXPECT_NEAR(pv.bytes - p.bytes, (8.0 * sv.block_offsets() * n + 4.0 * sv.block_offsets() * nb) - (5.0 * stored + 8.0 * 3), 1.0);
     const auto [s16, p16] = pjds_of(S, 1, true);
     EXPECT_GT(s16.distinct_values, gpumat::kPjdsTableMax);
     EXPECT_LE(s16.distinct_values, 293);
@@ -290,9 +291,21 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
   {
     const auto [s, p] = pjds_of(F, 0, true);
     EXPECT_EQ(s.distinct_values, 1);
-    EXPECT_GT(s.block_offsets, 27);
+    EXPECT_GT(s.block_offsets(), 27);
     EXPECT_LE(s.block_offsets_max, 256) << "a dictionary holds 256 offsets";
-    EXPECT_EQ(p.key, "pjds:dict+table") << p.detail;
+    // one value on rows of 81: positional columns over the 8-bit table, from the first row of each
+    // node's 3 (a row alone sees its neighbours' offsets shifted by its dof), as the build takes them
+    EXPECT_LT(s.group_offsets[2], s.block_offsets()) << "a node's rows share their offsets";
+    EXPECT_EQ(p.key, "pjds:positional+table") << p.detail;
+    {
+      const auto            v = F.values<double>();
+      gpumat::PjdsParams   q;
+      q.sigma = 1; // the matrix's order, as predicted (3 % padding)
+      gpumat::Pjds<double> B;
+      gpumat::pjds_build(F.view(v), gpumat::pjds_resolve(q), B);
+      EXPECT_TRUE(B.positional() && B.tabled()) << "the build's auto";
+      EXPECT_EQ(B.pgroup, 3);
+    }
     const auto [sv, pv] = pjds_of(F, 2, true);
     EXPECT_EQ(pv.key, "pjds:dict") << pv.detail;
     EXPECT_LT(p.bytes, pv.bytes);
@@ -321,7 +334,7 @@ TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
   // block); fp32 storage keeps 32-bit columns (4 B a value and 4 B a column a stored entry)
   EXPECT_EQ(p64.key, "pjds:positional") << p64.detail;
   EXPECT_EQ(p32.key, "pjds:fp32") << p32.detail;
-  const double n = S.nrows, nb = std::ceil(n / 32), bo = d64.sample.block_offsets;
+  const double n = S.nrows, nb = std::ceil(n / 32), bo = d64.sample.block_offsets();
   EXPECT_NEAR(p64.bytes - p32.bytes, (8.0 * bo * n + 4.0 * bo * nb) - 8.0 * double(S.nnz()) * (1 + d32.sample.f.padding_sell), 1.0);
   for (const auto &p : d64.predictions)
     if (p.candidate != "pjds") {

@@ -257,7 +257,8 @@ TEST(PjdsDevice, DictionaryColumnsBitwiseEqualToPlain) {
 
 // Auto on the device codes the columns of wide rows only (a cyclic band of kPjdsDictMinWidth
 // entries a row, not one of one fewer), as the host builder does; the coded product bitwise equal
-// to the 32-bit layout's.
+// to the 32-bit layout's. The rows are sorted by length in windows of 64 (of equal length, they
+// keep their order), which positional columns do not take.
 TEST(PjdsDevice, AutoCodesWideRowsOnly) {
   const Stream s;
   for (gpumat::index_t width : {gpumat::index_t(gpumat::kPjdsDictMinWidth) - 1, gpumat::index_t(gpumat::kPjdsDictMinWidth)}) {
@@ -265,7 +266,7 @@ TEST(PjdsDevice, AutoCodesWideRowsOnly) {
     const auto                v = M.values<double>();
     const auto                x = matgen::random_vector<double>(std::size_t(M.ncols), 3);
     const std::vector<double> z(std::size_t(M.nrows), 0.0);
-    const PjdsParams          pa = pp(32, 1, 0), pl = pp(32, 1, 0, gpumat::PjdsColumns::Plain);
+    const PjdsParams          pa = pp(32, 64, 0), pl = pp(32, 64, 0, gpumat::PjdsColumns::Plain);
     PjdsDevice<double>        A, P;
     ASSERT_EQ(cudaSuccess, A.build(M.view(v), pa, s)) << A.why();
     ASSERT_EQ(cudaSuccess, P.build(M.view(v), pl, s)) << P.why();
@@ -670,6 +671,48 @@ TEST(PjdsDevice, AutoPositionalAsTheHost) {
     gpumat_test::check_pjds_device_layout(*c.M, c.v, c.p, D, c.what);
     EXPECT_FALSE(D.positional()) << c.what;
     EXPECT_EQ(D.positional_declined(), 0) << c.what;
+  }
+}
+
+// Auto's positional columns over an 8-bit value table on the device as on the host
+// (PjdsPositional.AutoTakesThemOverAnEightBitTable): a 4-dof problem of constant coefficients
+// (groups of 4 rows) and a cyclic band of 24 with 255 distinct values take them, the table made
+// anew with the sentinel, the device layout the host's and its products bitwise those of the 32-bit
+// columns with the table; the band with 256 values (no room for the sentinel) and a scattered
+// pattern of wide rows (tried, not kept) keep dictionary or 32-bit columns, their layouts the host's.
+TEST(PjdsDevice, AutoPositionalTableAsTheHost) {
+  const Stream s;
+  matgen::Csr  D = matgen::dof_problem(60, 50, 4);
+  for (gpumat::index_t r = 0; r < D.nrows; ++r)
+    for (gpumat::index_t q = D.rowptr[std::size_t(r)]; q < D.rowptr[std::size_t(r) + 1]; ++q) D.val[std::size_t(q)] = (D.colidx[std::size_t(q)] / 4 == r / 4 ? 4.0 : -1.0) * (1.0 + 0.1 * double(D.colidx[std::size_t(q)] % 4));
+  const matgen::Csr C = matgen::cyclic_band(3000, 24);
+  auto              band = [&](int k) {
+    std::vector<double> v(C.val.size());
+    for (std::size_t q = 0; q < v.size(); ++q) v[q] = 1.0 + double(q % std::size_t(k));
+    return v;
+  };
+  matgen::Csr W = matgen::random_rows("scattered, wide rows", 6000, 6000, 18, 24, 0.0, 41);
+  std::fill(W.val.begin(), W.val.end(), 1.0);
+  const PjdsParams p = pp(32, 1, 0);
+  struct Case {
+    std::string         what;
+    const matgen::Csr  *M;
+    std::vector<double> v;
+    bool                taken;
+  };
+  const Case cases[] = {{"4 dof, constant coefficients", &D, D.values<double>(), true},
+                        {"cyclic band of 24, 255 values", &C, band(255), true},
+                        {"cyclic band of 24, 256 values: no room for the sentinel", &C, band(256), false},
+                        {"a scattered pattern of wide rows", &W, W.values<double>(), false}};
+  for (const Case &c : cases) {
+    PjdsDevice<double> Q;
+    ASSERT_EQ(cudaSuccess, Q.build(c.M->view(c.v), p, s)) << c.what << ": " << Q.why();
+    gpumat_test::check_pjds_device_layout(*c.M, c.v, p, Q, c.what);
+    EXPECT_EQ(Q.positional(), c.taken) << c.what;
+    EXPECT_TRUE(Q.tabled()) << c.what;
+    EXPECT_EQ(Q.code_bytes(), 1) << c.what;
+    EXPECT_EQ(Q.positional_declined(), 0) << c.what;
+    if (c.taken) check_positional_against_plain<double>(*c.M, c.v, p, s, c.what);
   }
 }
 

@@ -396,13 +396,14 @@ TEST(PjdsDictionary, TooManyOffsetsStayPlain) {
 
 // Auto codes the columns where the rows are wide: a cyclic band of w entries a row (no padding,
 // a handful of offsets a block) is coded at w = kPjdsDictMinWidth and kept 32-bit one below it,
-// whatever the bytes (both would read fewer).
+// whatever the bytes (both would read fewer). Its rows are sorted by length in windows of 64 (of
+// equal length, they keep their order), which positional columns do not take.
 TEST(PjdsDictionary, AutoCodesWideRowsOnly) {
   for (index_t width : {index_t(gpumat::kPjdsDictMinWidth) - 1, index_t(gpumat::kPjdsDictMinWidth)}) {
     const matgen::Csr M = matgen::cyclic_band(640, width);
     const auto   v = M.values<double>();
     Pjds<double> B;
-    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 1, 0)), B);
+    gpumat::pjds_build(M.view(v), gpumat::pjds_resolve(pp(32, 64, 0)), B);
     ASSERT_EQ(B.padded(), std::int64_t(M.nrows) * width);
     EXPECT_EQ(B.coded(), width >= gpumat::kPjdsDictMinWidth) << "width " << width;
     gpumat_test::check_pjds_layout(M, v, B, "cyclic_band width " + std::to_string(width));
@@ -717,7 +718,73 @@ TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
   gpumat::pjds_build(R.view(R.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Positional, gpumat::PjdsValues::Plain)), Rp);
   gpumat::pjds_build(R.view(R.values<double>()), gpumat::pjds_resolve(pp(32, 1, 0, gpumat::PjdsColumns::Plain, gpumat::PjdsValues::Plain)), Rl);
   ASSERT_TRUE(Rp.positional());
-  EXPECT_FALSE(gpumat::pjds_positional_auto_pays(Rl.padded(), Rp.padded(), Rp.nblocks(), 8)) << Rp.padded() << " positions against " << Rl.padded() << " entries";
+  EXPECT_FALSE(gpumat::pjds_positional_auto_pays(Rl.padded(), Rp.padded(), Rp.nblocks(), 8, false)) << Rp.padded() << " positions against " << Rl.padded() << " entries";
+}
+
+// Auto's positional columns over a value table (pjds_positional_auto_tries' second case): rows wide
+// enough for dictionary columns whose values fit a table of 8-bit codes with room for the padding
+// sentinel take them, the table made anew on them (the sentinel in it, no padding 0), their
+// products bitwise those of the dictionary layout with its table: a 4-dof problem of constant
+// coefficients (20 entries a row, groups of 4 rows), a cyclic band of 24 with 255 distinct values
+// and no padding (the positional table's 256 entries with the sentinel: 8-bit codes). Not taken: the
+// band with 256 distinct values (no room), the 4-dof problem with its rows sorted by length, a
+// scattered pattern of wide rows (tried; its positions far beyond the share). check_pjds_layout
+// recounts each from the matrix (format_traits.hpp, pjds_auto_positional).
+TEST(PjdsPositional, AutoTakesThemOverAnEightBitTable) {
+  matgen::Csr D = matgen::dof_problem(60, 50, 4);
+  for (index_t r = 0; r < D.nrows; ++r) // constant coefficients: 8 values
+    for (index_t q = D.rowptr[std::size_t(r)]; q < D.rowptr[std::size_t(r) + 1]; ++q) D.val[std::size_t(q)] = (D.colidx[std::size_t(q)] / 4 == r / 4 ? 4.0 : -1.0) * (1.0 + 0.1 * double(D.colidx[std::size_t(q)] % 4));
+  const matgen::Csr C = matgen::cyclic_band(3000, 24);
+  auto              band = [&](int k) {
+    std::vector<double> v(C.val.size());
+    for (std::size_t q = 0; q < v.size(); ++q) v[q] = 1.0 + double(q % std::size_t(k));
+    return v;
+  };
+  const PjdsParams dict = pp(32, 1, 0, gpumat::PjdsColumns::Dictionary);
+  struct Taken {
+    std::string         what;
+    const matgen::Csr  *M;
+    std::vector<double> v;
+    index_t             group;
+    std::size_t         table;
+  };
+  const Taken taken[] = {{"4 dof, constant coefficients", &D, D.values<double>(), 4, 9}, {"cyclic band of 24, 255 values", &C, band(255), 1, 256}};
+  for (const Taken &c : taken) {
+    Pjds<double> A, B;
+    gpumat::pjds_build(c.M->view(c.v), gpumat::pjds_resolve(pp(32, 1, 0)), A);
+    gpumat::pjds_build(c.M->view(c.v), gpumat::pjds_resolve(dict), B);
+    gpumat_test::check_pjds_layout(*c.M, c.v, A, c.what);
+    ASSERT_TRUE(A.positional()) << c.what;
+    ASSERT_TRUE(A.tabled()) << c.what;
+    EXPECT_EQ(A.pgroup, c.group) << c.what;
+    EXPECT_EQ(A.table.size(), c.table) << c.what << ": the values and the sentinel";
+    EXPECT_EQ(A.code_bytes(), 1) << c.what;
+    EXPECT_EQ(std::count_if(A.table.begin(), A.table.end(), [](double t) { return gpumat::is_pjds_pad(t); }), 1) << c.what << ": the sentinel";
+    EXPECT_EQ(std::count(A.table.begin(), A.table.end(), 0.0), 0) << c.what << ": no padding 0";
+    EXPECT_EQ(A.positional_declined, 0) << c.what;
+    ASSERT_TRUE(B.coded() && B.tabled()) << c.what;
+    EXPECT_LT(A.bytes(), B.bytes()) << c.what;
+    expect_same_products(A, B, c.what + ": auto positional against dictionary columns");
+  }
+  struct Case {
+    std::string         what;
+    const matgen::Csr  *M;
+    std::vector<double> v;
+    PjdsParams          p;
+  };
+  matgen::Csr W = matgen::random_rows("scattered, wide rows", 6000, 6000, 18, 24, 0.0, 41);
+  std::fill(W.val.begin(), W.val.end(), 1.0);
+  const Case cases[] = {{"cyclic band of 24, 256 values: no room for the sentinel", &C, band(256), pp(32, 1, 0)},
+                        {"4 dof, rows sorted by length", &D, D.values<double>(), pp(32, gpumat::pjds_all_rows, 0)},
+                        {"a scattered pattern of wide rows", &W, W.values<double>(), pp(32, 1, 0)}};
+  for (const Case &c : cases) {
+    Pjds<double> B;
+    gpumat::pjds_build(c.M->view(c.v), gpumat::pjds_resolve(c.p), B);
+    gpumat_test::check_pjds_layout(*c.M, c.v, B, c.what);
+    EXPECT_FALSE(B.positional()) << c.what;
+    EXPECT_TRUE(B.tabled()) << c.what;
+    EXPECT_EQ(B.positional_declined, 0) << c.what << ": auto's declines unremarked";
+  }
 }
 
 // The 5-point stencil with every fifth entry (diagonals among them) and all of row 77 set to 0,
