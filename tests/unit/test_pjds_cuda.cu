@@ -683,9 +683,7 @@ TEST(PjdsDevice, AutoPositionalAsTheHost) {
 // pattern of wide rows (tried, not kept) keep dictionary or 32-bit columns, their layouts the host's.
 TEST(PjdsDevice, AutoPositionalTableAsTheHost) {
   const Stream s;
-  matgen::Csr  D = matgen::dof_problem(60, 50, 4);
-  for (gpumat::index_t r = 0; r < D.nrows; ++r)
-    for (gpumat::index_t q = D.rowptr[std::size_t(r)]; q < D.rowptr[std::size_t(r) + 1]; ++q) D.val[std::size_t(q)] = (D.colidx[std::size_t(q)] / 4 == r / 4 ? 4.0 : -1.0) * (1.0 + 0.1 * double(D.colidx[std::size_t(q)] % 4));
+  const matgen::Csr D = matgen::dof_problem_constant(60, 50, 4); // 8 values
   const matgen::Csr C = matgen::cyclic_band(3000, 24);
   auto              band = [&](int k) {
     std::vector<double> v(C.val.size());
