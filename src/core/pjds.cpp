@@ -117,8 +117,9 @@ void block_offsets(const Pjds<T> &B, std::int64_t b, index_t g, std::vector<inde
 // false): where they would not store fewer bytes (pjds_positional_pays; unless positional_always)
 // the 32-bit columns stay and positional_declined says how many positions they would have stored.
 // Tried by auto: kept where pjds_positional_auto_pays holds on the sample of blocks (where it is not
-// every block) and then over every block (against the dictionary layout's bytes where `tabled`),
-// else the 32-bit columns stay, unremarked.
+// every block) and then over every block (against the dictionary layout's bytes where `tabled`; else
+// against the 32-bit layout's, its values fp32 where that storage is asked), else the 32-bit columns
+// stay, unremarked.
 template <typename T>
 void position_columns(Pjds<T> &B, bool by_auto, bool tabled = false) {
   const std::int64_t nb = B.nblocks(), padded = B.padded();
@@ -133,7 +134,7 @@ void position_columns(Pjds<T> &B, bool by_auto, bool tabled = false) {
     }
     return n;
   };
-  const std::int64_t stride = pjds_positional_sample_stride(nb);
+  const std::int64_t stride = pjds_positional_sample_stride(nb), vb = B.p.fp32 && !tabled ? pjds_single_bytes<T>() : std::int64_t(sizeof(T));
   index_t            g      = 1;
   std::int64_t       least  = -1;
   for (index_t cand : kPjdsPositionalGroups) {
@@ -143,11 +144,11 @@ void position_columns(Pjds<T> &B, bool by_auto, bool tabled = false) {
   if (by_auto && stride > 1) { // auto: judged on the sample first, so that a pattern that cannot pay is not counted whole
     std::int64_t sampled = 0, nsampled = 0;
     for (std::int64_t b = 0; b < nb; b += stride) sampled += B.block_start[std::size_t(b) + 1] - B.block_start[std::size_t(b)], ++nsampled;
-    if (!pjds_positional_auto_pays(sampled, least, nsampled, std::int64_t(sizeof(T)), tabled)) return;
+    if (!pjds_positional_auto_pays(sampled, least, nsampled, vb, tabled)) return;
   }
   if (stride > 1) least = stored(g, 1);
   if (by_auto) {
-    if (least > INT_MAX || !pjds_positional_auto_pays(padded, least, nb, std::int64_t(sizeof(T)), tabled)) return;
+    if (least > INT_MAX || !pjds_positional_auto_pays(padded, least, nb, vb, tabled)) return;
   } else if (!B.p.positional_always && !pjds_positional_pays(padded, least, nb, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
     B.positional_declined = least;
     return;
@@ -292,14 +293,14 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   if (B.nrows_pj == A.nrows && p.sigma == 1) std::vector<index_t>().swap(B.perm); // the identity
   if (p.columns == PjdsColumns::Positional) position_columns(B, false);
   // auto: the values first, on the 32-bit layout, which decides whether positional columns are
-  // tried (pjds_positional_auto_tries: values stored as they are, or an 8-bit table with room for
-  // the sentinel); where they are kept over a table, the table is made anew on the positional
+  // tried (pjds_positional_auto_tries: values without a table, fp64 or fp32 storage, or an 8-bit
+  // table with room for the sentinel); where they are kept over a table, the table is made anew on the positional
   // layout (its padding the sentinel, not 0: at most kPjdsTableMax entries, so 8-bit codes); elsewhere
   // the order does not matter
   const bool values_first = p.columns == PjdsColumns::Auto;
   if (values_first) code_values(B, p.values);
   const bool tabled = B.tabled();
-  if (values_first && pjds_positional_auto_tries(p.sigma == 1, !tabled && !(p.fp32 && sizeof(T) > sizeof(float)), tabled && B.table.size() < std::size_t(kPjdsTableMax), B.padded(), B.nrows_pj)) {
+  if (values_first && pjds_positional_auto_tries(p.sigma == 1, !tabled, tabled && B.table.size() < std::size_t(kPjdsTableMax), B.padded(), B.nrows_pj)) {
     position_columns(B, true, tabled);
     if (tabled && B.positional()) {
       B.table.clear(), B.vcode.clear(), B.vcode16.clear();
@@ -418,20 +419,21 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   // pjds's until measured (no such line: the format's)
   const bool   single = h.fp32 && !table && s.value_bytes > 4;
   // positional columns where the build's auto tries and keeps them (pjds_positional_auto_tries and
-  // _pays), for values stored as they are or in an 8-bit table with room for the sentinel (the
-  // sample's values and the padding's 0 at most kPjdsTableMax - 1 where the sample is the matrix, a
-  // quarter of that otherwise): the sampled blocks' distinct offsets from the first row of each
-  // group of kPjdsPositionalGroups rows, the group of the fewest, times the rows are the positions,
-  // each a value or a value code, against the 32-bit layout's entries (values as stored) or the
-  // dictionary layout's (a table); no column and no rowlen read
+  // _pays), for values without a table (fp64, or fp32 where asked) or in an 8-bit table with room
+  // for the sentinel (the sample's values and the padding's 0 at most kPjdsTableMax - 1 where the
+  // sample is the matrix, a quarter of that otherwise): the sampled blocks' distinct offsets from the
+  // first row of each group of kPjdsPositionalGroups rows, the group of the fewest, times the rows
+  // are the positions, each a value or a value code, against the 32-bit layout's entries (no table)
+  // or the dictionary layout's (a table); no column and no rowlen read
   double width = -1;
   for (index_t g : kPjdsPositionalGroups)
     if (g <= kAutoOffsetGroups && s.group_offsets[g - 1] >= 0 && (width < 0 || s.group_offsets[g - 1] < width)) width = s.group_offsets[g - 1];
   const bool   room       = table && !wide && (s.exact ? entries < kPjdsTableMax : 4 * entries < kPjdsTableMax);
   const double positions  = width * n;
-  const bool   positional = width >= 0 && pjds_positional_auto_tries(!sorted, !table && !single, room, std::int64_t(stored), std::int64_t(n)) &&
-                          pjds_positional_auto_pays(std::int64_t(stored), std::int64_t(positions), std::int64_t(nblocks), s.value_bytes, table);
-  const double vbytes = positional && !table ? s.value_bytes * positions
+  const int    vb         = single ? 4 : s.value_bytes; // a stored value's bytes
+  const bool   positional = width >= 0 && pjds_positional_auto_tries(!sorted, !table, room, std::int64_t(stored), std::int64_t(n)) &&
+                          pjds_positional_auto_pays(std::int64_t(stored), std::int64_t(positions), std::int64_t(nblocks), vb, table);
+  const double vbytes = positional && !table ? double(vb) * positions
                         : positional        ? positions + 8.0 * entries
                         : table             ? code * stored + 8.0 * entries
                                             : (single ? 4 : 8) * stored,
@@ -439,7 +441,7 @@ bool pjds_auto_shape(const AutoHints &h, const AutoSample &s, AutoShape &sh) {
   sh.bytes      = vbytes + cbytes + blong + (rowlen && !positional ? 4 * n : 0) + (sh.permuted ? 4 * n : 0) + 8 * (n / 32);
   sh.excess     = z / 32 * std::max(0.0, f.sectors_ell - 8);
   sh.long_share = s.long_share;
-  sh.key        = positional     ? (table ? "pjds:positional+table" : "pjds:positional")
+  sh.key        = positional     ? (table ? "pjds:positional+table" : single ? "pjds:positional+fp32" : "pjds:positional")
                   : dict && table ? (wide ? "pjds:dict+table16" : "pjds:dict+table")
                   : dict          ? (single ? "pjds:dict+fp32" : "pjds:dict")
                   : table         ? (wide ? "pjds:table16" : "pjds:table")
@@ -488,7 +490,7 @@ const FormatRecord &pjds_record() {
     }
     {
       OptionRecord &o = r.add(OptionKind::Enum, "columns",
-                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes; positional columns in the matrix's order: on shorter rows with values stored as they are, where they store at most 0.75 of the 32-bit columns' bytes, and on wider rows with values in a table of at most 255 entries, where they store at most 0.6 of the dictionary columns' bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value that adds nothing where a row has none; where that stores fewer bytes than 32-bit columns)",
+                              "The padded part's columns: auto (8-bit codes into a dictionary per block of its offsets column - row, where every block has at most 256, the rows hold at least 16 stored entries on average and that reads fewer bytes; positional columns in the matrix's order: on shorter rows with values in no table (fp64, or fp32 where asked), where they store at most 0.75 of the 32-bit columns' bytes, and on wider rows with values in a table of at most 255 entries, where they store at most 0.6 of the dictionary columns' bytes), plain (32-bit), dictionary (the codes wherever every block's offsets fit), positional (no column per entry: each block's rows as wide as its distinct offsets from their node's first row, a padding value that adds nothing where a row has none; where that stores fewer bytes than 32-bit columns)",
                               "auto");
       o.choices = {"auto", "plain", "dictionary", "positional"}, o.enum_type = "PjdsColumns", o.enum_prefix = "PJDS_COLUMNS_";
     }

@@ -100,6 +100,11 @@ constexpr std::int64_t pjds_code_bytes(std::int64_t entries) { return entries <=
 // so x, y and the sums stay T. The long part keeps its T values. val is kept: a refresh writes it and
 // rounds val32 again. The host reference reads the same rounded values, so host and device products
 // are the same sums. A value table is lossless and reads fewer bytes: where one is built, it wins.
+// A padded value's bytes under fp32 storage: float's where T is wider, else T's.
+template <typename T>
+constexpr std::int64_t pjds_single_bytes() {
+  return std::int64_t(sizeof(T) > sizeof(float) ? sizeof(float) : sizeof(T));
+}
 
 // The positional layout's padding sentinel (above), for host and device code: quiet NaNs whose
 // payloads spell "padded" (fp64) and "pd" (fp32), compared by bits; the canonical quiet NaNs that
@@ -360,8 +365,8 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
 // Whether auto (PjdsColumns::Auto) tries positional columns on the 32-bit layout of `padded`
 // entries in `rows` rows, kept in the matrix's order (sigma 1: positional rows are not sorted by
 // length); the value table is decided first, on the 32-bit layout. Two cases:
-// - values stored as they are (`values_as_stored`: no value table, no fp32 rounding) on rows too
-//   short for dictionary columns (pjds_dictionary_wide). On an H200
+// - values without a table (`untabled`: stored as they are, or rounded to fp32 where asked) on rows
+//   too short for dictionary columns (pjds_dictionary_wide). On an H200
 //   (docs/results/h200-2026-11-29i-positional-select, -29j-auto-positional) positional columns read
 //   a 7-point stencil with fp64 values 1.24-1.27x faster than 32-bit ones. With a value table on
 //   such rows the gain was smaller (1.01-1.09x on 5- and 7-point stencils) against builds up to
@@ -374,13 +379,14 @@ constexpr bool pjds_dictionary_pays(std::int64_t padded, std::int64_t entries, s
 //   1.17x faster on a 27-point stencil and 1.14x on PETSc's ex19 (4 dof, 20 entries a row), their
 //   positions 0.52-0.53 of the dictionary layout's bytes; 0.97x and 0.99x where they were 0.66-0.67
 //   (a 3-dof FEM operator whose blocks' rows hold different offsets, PETSc's ex56 with 16-bit codes).
-constexpr bool pjds_positional_auto_tries(bool matrix_order, bool values_as_stored, bool table8_room, std::int64_t padded, std::int64_t rows) {
-  return matrix_order && padded > 0 && (pjds_dictionary_wide(padded, rows) ? table8_room : values_as_stored);
+constexpr bool pjds_positional_auto_tries(bool matrix_order, bool untabled, bool table8_room, std::int64_t padded, std::int64_t rows) {
+  return matrix_order && padded > 0 && (pjds_dictionary_wide(padded, rows) ? table8_room : untabled);
 }
 // Whether auto keeps the positional columns it tried: their `positions` (`nblocks` blocks) store at
 // most a share of the bytes of the layout they replace (each block's offsets, at most one per b_r
-// positions, left out). Values as stored: kPjdsPositionalAutoShare of the 32-bit layout's `padded`
-// entries of a value and a 32-bit column (on the 7-point stencil 0.67: 1.26x); a pattern whose
+// positions, left out). Values without a table: kPjdsPositionalAutoShare of the 32-bit layout's
+// `padded` entries of a value (`value_bytes`: the stored type's, 4 with fp32 storage) and a 32-bit
+// column (on the 7-point stencil with fp64 values 0.67: 1.26x); a pattern whose
 // blocks' rows hold different offsets widens every row to them all. `tabled` (8-bit value codes):
 // kPjdsPositionalTableShare of the dictionary layout's 1 B column code and 1 B value code an entry,
 // against a value code a position and 8 B a block start (above: 0.52-0.53 paid, 0.66-0.67 did not).

@@ -311,8 +311,8 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
   GPUMAT_CUDA_TRY(launched());
   clock.mark("fill");
   // auto: the values first, on the 32-bit layout, which decides whether positional columns are
-  // tried (pjds_positional_auto_tries: values stored as they are, or an 8-bit table with room for
-  // the sentinel); where they are kept over a table, the table is made anew on the positional
+  // tried (pjds_positional_auto_tries: values without a table, fp64 or fp32 storage, or an 8-bit
+  // table with room for the sentinel); where they are kept over a table, the table is made anew on the positional
   // layout, as the host builder does
   const bool values_first = p_.columns == PjdsColumns::Auto;
   if (values_first && p_.values != PjdsValues::Plain && padded_ > 0) {
@@ -324,7 +324,7 @@ cudaError_t PjdsDevice<T>::build_from(const DeviceCsrView<T> &A, const PjdsParam
     GPUMAT_CUDA_TRY(position_columns(A, tmp, s, false, false));
     if (!why_.empty()) return fail(why_);
     clock.mark("position");
-  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !tabled && !(p_.fp32 && sizeof(T) > sizeof(float)), tabled && ntable_ < kPjdsTableMax, padded_, npj_)) {
+  } else if (values_first && pjds_positional_auto_tries(p_.sigma == 1, !tabled, tabled && ntable_ < kPjdsTableMax, padded_, npj_)) {
     GPUMAT_CUDA_TRY(position_columns(A, tmp, s, true, tabled));
     clock.mark("position");
     if (tabled && positional()) {

@@ -131,11 +131,13 @@ __global__ void __launch_bounds__(kThreads) pj_fill_pad(T *__restrict__ v, long 
 // 2^31 - 1 entries, why_ says so (the caller fails, as the host builder throws). Tried by auto:
 // kept where pjds_positional_auto_pays holds on the sample of blocks (where it is not every block)
 // and then over every block (and within 2^31 - 1; against the dictionary layout's bytes where
-// `tabled`), else the 32-bit columns stay, unremarked, as on the host.
+// `tabled`, else the 32-bit layout's, its values fp32 where that storage is asked), else the 32-bit
+// columns stay, unremarked, as on the host.
 template <typename T>
 cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s, bool by_auto, bool tabled) {
   const int       nt = kThreads, br = p_.block_rows;
-  const long long stride = pjds_positional_sample_stride(nblocks_), nseg = (nblocks_ + stride - 1) / stride;
+  const long long    stride = pjds_positional_sample_stride(nblocks_), nseg = (nblocks_ + stride - 1) / stride;
+  const std::int64_t vb     = p_.fp32 && !tabled ? pjds_single_bytes<T>() : std::int64_t(sizeof(T)); // a stored value's bytes
   index_t        *keys = tmp.get<index_t>(std::size_t(padded_)), *off = tmp.get<index_t>(std::size_t(nblocks_) + 1);
   index_t        *sorted[2] = {tmp.get<index_t>(std::size_t(padded_)), tmp.get<index_t>(std::size_t(padded_))};
   std::int64_t   *cnt[2]    = {tmp.get<std::int64_t>(std::size_t(nblocks_) + 1), tmp.get<std::int64_t>(std::size_t(nblocks_) + 1)};
@@ -176,10 +178,10 @@ cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTem
     else GPUMAT_CUDA_TRY(count(cand, block_start_, off, nblocks_, 1, padded_, cur, &stored));
     if (least < 0 || stored < least) least = stored, g = cand, std::swap(best, cur);
   }
-  if (by_auto && stride > 1 && !pjds_positional_auto_pays(sampled, least, nseg, std::int64_t(sizeof(T)), tabled)) return cudaSuccess; // auto: not on the sample, not counted whole (as the host)
+  if (by_auto && stride > 1 && !pjds_positional_auto_pays(sampled, least, nseg, vb, tabled)) return cudaSuccess; // auto: not on the sample, not counted whole (as the host)
   if (stride > 1) GPUMAT_CUDA_TRY(count(g, block_start_, off, nblocks_, 1, padded_, best, &least)); // the chosen group over every block
   if (by_auto) {
-    if (least > INT_MAX || !pjds_positional_auto_pays(padded_, least, nblocks_, std::int64_t(sizeof(T)), tabled)) return cudaSuccess; // the 32-bit columns stay
+    if (least > INT_MAX || !pjds_positional_auto_pays(padded_, least, nblocks_, vb, tabled)) return cudaSuccess; // the 32-bit columns stay
   } else if (!p_.positional_always && !pjds_positional_pays(padded_, least, nblocks_, std::int64_t(sizeof(T)))) { // the 32-bit columns stay
     pos_declined_ = least;
     return cudaSuccess;

@@ -216,8 +216,8 @@ gpumat::index_t pjds_positional_group(const matgen::Csr &M, const gpumat::Pjds<T
 }
 // Whether auto (PjdsColumns::Auto) keeps positional columns, counted from M, its values v and B's
 // rows: the rows in the matrix's order; on the 32-bit layout (each block as wide as its longest
-// row) either the values stored as they are (no table, no fp32 rounding) and rows too short for
-// dictionary columns, or a value table (B.tabled(): where auto keeps positional columns over a table,
+// row) either values without a table (stored as they are or rounded to fp32) and rows too short for
+// dictionary columns (the share counted with the values' stored bytes), or a value table (B.tabled(): where auto keeps positional columns over a table,
 // it makes the table anew on them) of at most kPjdsTableMax - 1 entries (the 32-bit layout's
 // distinct values, its padding's 0 among them) and rows wide enough for dictionary columns; and the
 // positions of the chosen group at most the share pjds_positional_auto_pays allows of the layout
@@ -240,16 +240,17 @@ bool pjds_auto_positional(const matgen::Csr &M, const std::vector<T> &v, const g
   }
   if (held < padded) values.insert(gpumat::value_bits(T(0)));
   const bool tabled = B.tabled(), room = tabled && values.size() < std::size_t(gpumat::kPjdsTableMax);
-  if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !tabled && !(B.p.fp32 && sizeof(T) > sizeof(float)), room, padded, B.nrows_pj)) return false;
+  if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !tabled, room, padded, B.nrows_pj)) return false;
+  const std::int64_t vb = B.p.fp32 && !tabled ? gpumat::pjds_single_bytes<T>() : std::int64_t(sizeof(T));
   const gpumat::index_t g      = pjds_positional_group(M, B);
   const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
   if (stride > 1) { // judged on the sample of blocks first
     std::int64_t sampled = 0, nsampled = 0;
     for (std::int64_t b = 0; b < B.nblocks(); b += stride) sampled += entries(b), ++nsampled;
-    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, std::int64_t(sizeof(T)), tabled)) return false;
+    if (!gpumat::pjds_positional_auto_pays(sampled, pjds_positions(M, B, g, stride), nsampled, vb, tabled)) return false;
   }
   const std::int64_t least = pjds_positions(M, B, g, 1);
-  return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), std::int64_t(sizeof(T)), tabled);
+  return least <= INT_MAX && gpumat::pjds_positional_auto_pays(padded, least, B.nblocks(), vb, tabled);
 }
 
 // pjds's positional columns (pjds.hpp): no column per entry; the group the one of

@@ -205,6 +205,19 @@ inline Csr dof_problem(index_t nx, index_t ny, index_t dof) {
   return M;
 }
 
+// dof_problem's pattern with constant coefficients: 4 (1 + 0.1 e) coupling a node's unknowns to
+// each other, -(1 + 0.1 e) to a neighbour's, e the column's dof (2 dof values, no stored zero).
+inline Csr dof_problem_constant(index_t nx, index_t ny, index_t dof) {
+  Csr M  = dof_problem(nx, ny, dof);
+  M.name = std::to_string(dof) + " dof, constant coefficients";
+  for (index_t r = 0; r < M.nrows; ++r)
+    for (index_t q = M.rowptr[std::size_t(r)]; q < M.rowptr[std::size_t(r) + 1]; ++q) {
+      const index_t c       = M.colidx[std::size_t(q)];
+      M.val[std::size_t(q)] = (c / dof == r / dof ? 4.0 : -1.0) * (1.0 + 0.1 * double(c % dof));
+    }
+  return M;
+}
+
 // Blocks of 32 rows (in the matrix's order) whose best positional group (pjds.hpp) differs between
 // the even blocks and the odd ones. An even block's rows are a 2-dof problem's, node n = r / 2
 // coupled to nodes n - 10, n, n + 10 (both dofs each): from the node's first row 6 offsets, from the

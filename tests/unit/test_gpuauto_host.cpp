@@ -319,7 +319,8 @@ TEST(GpuAuto, PjdsCompressedLayoutsPredicted) {
 }
 
 // fp32 storage is predicted only when asked (AutoHints::fp32, -mat_gpumat_values fp32), for pjds
-// only and where no value table applies: 4 B less a stored entry; the other candidates as before.
+// only and where no value table applies: 4 B less a stored value (with positional columns on short
+// rows, dictionary columns on wide ones); the other candidates as before.
 TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
   const matgen::Csr S = matgen::stencil_2d(600, 500);
   auto              v = S.values<double>();
@@ -330,12 +331,17 @@ TEST(GpuAuto, PjdsFp32PredictedOnlyWhenAsked) {
   h.fp32         = true;
   const auto d32 = gpumat::auto_decide(S.view(v), h, c, gpumat::auto_all_candidates());
   const auto &p64 = prediction_of(d64, "pjds"), &p32 = prediction_of(d32, "pjds");
-  // fp64 values stored as they are on rows of 5: positional columns (8 B a position, 4 B an offset a
-  // block); fp32 storage keeps 32-bit columns (4 B a value and 4 B a column a stored entry)
+  // values without a table on rows of 5: positional columns, 8 B a position with fp64 values, 4 B
+  // with fp32 storage (and 4 B an offset a block either way)
   EXPECT_EQ(p64.key, "pjds:positional") << p64.detail;
-  EXPECT_EQ(p32.key, "pjds:fp32") << p32.detail;
-  const double n = S.nrows, nb = std::ceil(n / 32), bo = d64.sample.block_offsets();
-  EXPECT_NEAR(p64.bytes - p32.bytes, (8.0 * bo * n + 4.0 * bo * nb) - 8.0 * double(S.nnz()) * (1 + d32.sample.f.padding_sell), 1.0);
+  EXPECT_EQ(p32.key, "pjds:positional+fp32") << p32.detail;
+  const double n = S.nrows, bo = d64.sample.block_offsets();
+  EXPECT_NEAR(p64.bytes - p32.bytes, 4.0 * bo * n, 1.0);
+  // on wide rows (a 3-unknowns FEM operator, 81 entries) fp32 values with dictionary columns
+  const matgen::Csr F  = fem3(12);
+  auto              fv = F.values<double>();
+  for (std::size_t k = 0; k < fv.size(); ++k) fv[k] = 1.0 + 1e-9 * double(k);
+  EXPECT_EQ(gpumat::auto_decide(F.view(fv), h, c, {"pjds"}).predictions.front().key, "pjds:dict+fp32");
   for (const auto &p : d64.predictions)
     if (p.candidate != "pjds") {
       EXPECT_EQ(p.bytes, prediction_of(d32, p.candidate).bytes) << p.candidate;

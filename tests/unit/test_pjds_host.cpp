@@ -660,8 +660,9 @@ TEST(PjdsPositional, GroupChosenOnTheSample) {
 
 // Auto's positional columns (pjds_positional_auto_tries, pjds_positional_auto_pays): a 5-point
 // stencil whose values never repeat (no value table) in the matrix's order takes them, unremarked
-// (positional_declined 0), its products bitwise those of 32-bit columns, fewer bytes. Not tried:
-// the stencil's own values (4 and -1: a value table), fp32 storage, rows sorted by length, plain
+// (positional_declined 0), its products bitwise those of 32-bit columns, fewer bytes; with fp32
+// storage too (4 B a position), its products those of 32-bit columns with fp32 values. Not tried:
+// the stencil's own values (4 and -1: a value table), rows sorted by length, plain
 // columns asked for, rows wide enough for dictionary columns (a band of 20); tried and not kept: a
 // scattered pattern, whose blocks' rows share no offsets (in 188 blocks, and in 4,400, where the
 // sample of blocks already says no). The stencil's 4,500 blocks are judged on the sample, then
@@ -693,8 +694,19 @@ TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
   fp32.fp32       = true;
   const matgen::Csr W = matgen::cyclic_band(3000, 20), R = matgen::random_rows("scattered", 6000, 6000, 3, 6, 0.0, 31),
                     L = matgen::random_rows("scattered, 4,400 blocks", 140800, 140800, 3, 6, 0.0, 37);
+  {
+    PjdsParams fp32_plain = fp32;
+    fp32_plain.columns    = gpumat::PjdsColumns::Plain;
+    Pjds<double> A32, P32;
+    gpumat::pjds_build(S.view(v), gpumat::pjds_resolve(fp32), A32);
+    gpumat::pjds_build(S.view(v), gpumat::pjds_resolve(fp32_plain), P32);
+    gpumat_test::check_pjds_layout(S, v, A32, "stencil_2d, values never repeating, fp32 storage, auto");
+    EXPECT_TRUE(A32.positional() && A32.single());
+    EXPECT_TRUE(!P32.positional() && P32.single());
+    EXPECT_LT(A32.bytes(), P32.bytes());
+    expect_same_products(A32, P32, "stencil_2d fp32 auto positional against plain");
+  }
   const Case        cases[] = {{"the stencil's own values: a table", S, S.values<double>(), pp(32, 1, 0)},
-                               {"fp32 storage", S, v, fp32},
                                {"rows sorted by length", S, v, pp(32, gpumat::pjds_all_rows, 0)},
                                {"plain columns asked for", S, v, pp(32, 1, 0, gpumat::PjdsColumns::Plain)},
                                {"rows of 20: dictionary columns", W, W.values<double>(), pp(32, 1, 0, gpumat::PjdsColumns::Auto, gpumat::PjdsValues::Plain)},
@@ -731,9 +743,7 @@ TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
 // scattered pattern of wide rows (tried; its positions far beyond the share). check_pjds_layout
 // recounts each from the matrix (format_traits.hpp, pjds_auto_positional).
 TEST(PjdsPositional, AutoTakesThemOverAnEightBitTable) {
-  matgen::Csr D = matgen::dof_problem(60, 50, 4);
-  for (index_t r = 0; r < D.nrows; ++r) // constant coefficients: 8 values
-    for (index_t q = D.rowptr[std::size_t(r)]; q < D.rowptr[std::size_t(r) + 1]; ++q) D.val[std::size_t(q)] = (D.colidx[std::size_t(q)] / 4 == r / 4 ? 4.0 : -1.0) * (1.0 + 0.1 * double(D.colidx[std::size_t(q)] % 4));
+  const matgen::Csr D = matgen::dof_problem_constant(60, 50, 4); // 8 values
   const matgen::Csr C = matgen::cyclic_band(3000, 24);
   auto              band = [&](int k) {
     std::vector<double> v(C.val.size());
