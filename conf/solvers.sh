@@ -27,7 +27,7 @@
 # EX19_N (256: snes ex19's grid per side, EX19_N^2 x 4 unknowns, Newton with GMRES + Jacobi; "" for none), PCS ("jacobi gamg hypre"),
 # FP32_PCS ("gamg": for each problem of $PROBLEMS and each of these PCs, the case PC+fp32P: CG with
 # the PC on its own matrix, -pc_use_amat false, that matrix a copy of A in fp32 for FP32_TYPES, A for
-# the peer; "" for none), FP32_TYPES (those of TYPES that store fp32: pjds, gpuauto), VECS (cuda, plus kokkos with cudakk; standard with cpu),
+# the peer; "" for none; in PCS and FP32_PCS, cheby is PCKSP with 4 Chebyshev iterations on Jacobi), FP32_TYPES (those of TYPES that store fp32: pjds, gpuauto), VECS (cuda, plus kokkos with cudakk; standard with cpu),
 # TYPES (every format of src/formats.def but the cuSPARSE ones: csrspec,bccoo,bce,pjds,gpuauto;
 # gpumat_types in conf/env.sh), NP (1), MPIEXEC, RUN_LIMIT (600: seconds one run may take),
 # OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (1 unless set), REPEAT (1: runs of every case; the even-numbered ones take the types in reverse order, the peer last;
@@ -101,13 +101,22 @@ take_rows() { # METHOD KIND SIZE PC-LABEL FILE: the table of examples/solve's ou
 }
 # Whether PC $1 is GAMG at 2 or more ranks on device vectors (above: a process per type, no warm-up)
 gamg_apart() { [ "$1" = gamg ] && [ "$NP" -gt 1 ] && [ "$vec" != standard ]; }
+# A PC of PCS or FP32_PCS as examples/solve's options: a PETSc PC type, or cheby: PCKSP running 4
+# Chebyshev iterations on Jacobi without norms (a fixed polynomial, which CG takes), its eigenvalue
+# bounds estimated on the PC's own matrix when it is set up
+pc_options() {
+  case "$1" in
+    cheby) echo "-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 4 -ksp_ksp_norm_type none -ksp_ksp_chebyshev_esteig 0,0.1,0,1.1 -ksp_pc_type jacobi" ;;
+    *) echo "-pc_type $1" ;;
+  esac
+}
 # examples/solve with the types TYPES and PC on KIND N, its output into FILE, without the warm-up
 # where gamg_apart:  solve_run FILE KIND N TYPES PC [more options of examples/solve]
 solve_run() {
   local f=$1 kind=$2 n=$3 t=$4 pc=$5 nowarm=()
   shift 5
   gamg_apart "$pc" && nowarm=(-warmup 0)
-  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" -pc_type "$pc" -ksp_rtol 1e-8 "${nowarm[@]}" "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
+  run "$BUILD/examples/solve" -kind "$kind" -n "$n" -types "$t" -vec_type "$vec" "${extra[@]}" $(pc_options "$pc") -ksp_rtol 1e-8 "${nowarm[@]}" "$@" ${SOLVE_OPTS:-} > "$f" 2>&1 || true
 }
 solve_case() { # METHOD KIND N SIZE PC FILE [more options of examples/solve]
   local method=$1 kind=$2 n=$3 size=$4 pc=$5 base=$6 f=$6 types split=${SPLIT:-0}
