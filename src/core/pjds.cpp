@@ -134,7 +134,7 @@ void position_columns(Pjds<T> &B, bool by_auto, bool tabled = false) {
     }
     return n;
   };
-  const std::int64_t stride = pjds_positional_sample_stride(nb), vb = B.p.fp32 && !tabled ? pjds_single_bytes<T>() : std::int64_t(sizeof(T));
+  const std::int64_t stride = pjds_positional_sample_stride(nb), vb = pjds_stored_value_bytes<T>(B.p.fp32); // (unread where tabled)
   index_t            g      = 1;
   std::int64_t       least  = -1;
   for (index_t cand : kPjdsPositionalGroups) {
@@ -303,7 +303,7 @@ void pjds_build(const CsrView<T> &A, const PjdsParams &q, Pjds<T> &B) {
   if (values_first && pjds_positional_auto_tries(p.sigma == 1, !tabled, tabled && B.table.size() < std::size_t(kPjdsTableMax), B.padded(), B.nrows_pj)) {
     position_columns(B, true, tabled);
     if (tabled && B.positional()) {
-      B.table.clear(), B.vcode.clear(), B.vcode16.clear();
+      B.drop_table();
       code_values(B, PjdsValues::Table);
     }
   }
@@ -324,9 +324,7 @@ void pjds_refresh(const CsrView<T> &A, Pjds<T> &B) {
     else B.long_val[std::size_t(s - padded)] = A.val[q];
   }
   if (B.tabled() && !code_values_in_table(B)) { // a value outside the table: the values are read
-    B.table.clear();
-    B.vcode.clear();
-    B.vcode16.clear();
+    B.drop_table();
     ++B.table_drops;
   }
   if (B.single()) round_values(B);

@@ -105,6 +105,12 @@ template <typename T>
 constexpr std::int64_t pjds_single_bytes() {
   return std::int64_t(sizeof(T) > sizeof(float) ? sizeof(float) : sizeof(T));
 }
+// A padded value's bytes as stored without a table: pjds_single_bytes where fp32 storage is asked
+// (PjdsParams::fp32), else T's.
+template <typename T>
+constexpr std::int64_t pjds_stored_value_bytes(bool fp32) {
+  return fp32 ? pjds_single_bytes<T>() : std::int64_t(sizeof(T));
+}
 
 // The positional layout's padding sentinel (above), for host and device code: quiet NaNs whose
 // payloads spell "padded" (fp64) and "pd" (fp32), compared by bits; the canonical quiet NaNs that
@@ -290,6 +296,7 @@ struct Pjds : LongPart<T> { // the long part: long_rows, long_ptr, long_col, lon
   bool         coded() const { return !dict_start.empty(); }
   bool         positional() const { return !poff_start.empty(); }
   bool         tabled() const { return !table.empty(); }
+  void         drop_table() { table.clear(), vcode.clear(), vcode16.clear(); } // the values read as stored (PjdsDevice::drop_table on the device)
   bool         single() const { return !val32.empty(); }
   int          code_bytes() const { return tabled() ? int(pjds_code_bytes(std::int64_t(table.size()))) : 0; } // a value code's bytes (0: no table)
   // padded entry pos's code into the table (tabled())

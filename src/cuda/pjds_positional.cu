@@ -137,7 +137,7 @@ template <typename T>
 cudaError_t PjdsDevice<T>::position_columns(const DeviceCsrView<T> &A, StreamTemps &tmp, cudaStream_t s, bool by_auto, bool tabled) {
   const int       nt = kThreads, br = p_.block_rows;
   const long long    stride = pjds_positional_sample_stride(nblocks_), nseg = (nblocks_ + stride - 1) / stride;
-  const std::int64_t vb     = p_.fp32 && !tabled ? pjds_single_bytes<T>() : std::int64_t(sizeof(T)); // a stored value's bytes
+  const std::int64_t vb     = pjds_stored_value_bytes<T>(p_.fp32); // a stored value's bytes (unread where tabled)
   index_t        *keys = tmp.get<index_t>(std::size_t(padded_)), *off = tmp.get<index_t>(std::size_t(nblocks_) + 1);
   index_t        *sorted[2] = {tmp.get<index_t>(std::size_t(padded_)), tmp.get<index_t>(std::size_t(padded_))};
   std::int64_t   *cnt[2]    = {tmp.get<std::int64_t>(std::size_t(nblocks_) + 1), tmp.get<std::int64_t>(std::size_t(nblocks_) + 1)};
