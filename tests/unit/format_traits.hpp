@@ -241,7 +241,7 @@ bool pjds_auto_positional(const matgen::Csr &M, const std::vector<T> &v, const g
   if (held < padded) values.insert(gpumat::value_bits(T(0)));
   const bool tabled = B.tabled(), room = tabled && values.size() < std::size_t(gpumat::kPjdsTableMax);
   if (!gpumat::pjds_positional_auto_tries(B.p.sigma == 1, !tabled, room, padded, B.nrows_pj)) return false;
-  const std::int64_t vb = B.p.fp32 && !tabled ? gpumat::pjds_single_bytes<T>() : std::int64_t(sizeof(T));
+  const std::int64_t vb = gpumat::pjds_stored_value_bytes<T>(B.p.fp32); // (unread where tabled)
   const gpumat::index_t g      = pjds_positional_group(M, B);
   const std::int64_t    stride = gpumat::pjds_positional_sample_stride(B.nblocks());
   if (stride > 1) { // judged on the sample of blocks first

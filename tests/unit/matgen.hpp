@@ -218,6 +218,14 @@ inline Csr dof_problem_constant(index_t nx, index_t ny, index_t dof) {
   return M;
 }
 
+// M's entries' values cycling through k distinct ones: entry q's 1 + (q mod k) (a value table of
+// exactly k entries where every entry is stored).
+inline std::vector<double> cycled_values(const Csr &M, int k) {
+  std::vector<double> v(M.val.size());
+  for (std::size_t q = 0; q < v.size(); ++q) v[q] = 1.0 + double(q % std::size_t(k));
+  return v;
+}
+
 // Blocks of 32 rows (in the matrix's order) whose best positional group (pjds.hpp) differs between
 // the even blocks and the odd ones. An even block's rows are a 2-dof problem's, node n = r / 2
 // coupled to nodes n - 10, n, n + 10 (both dofs each): from the node's first row 6 offsets, from the

@@ -685,11 +685,6 @@ TEST(PjdsDevice, AutoPositionalTableAsTheHost) {
   const Stream s;
   const matgen::Csr D = matgen::dof_problem_constant(60, 50, 4); // 8 values
   const matgen::Csr C = matgen::cyclic_band(3000, 24);
-  auto              band = [&](int k) {
-    std::vector<double> v(C.val.size());
-    for (std::size_t q = 0; q < v.size(); ++q) v[q] = 1.0 + double(q % std::size_t(k));
-    return v;
-  };
   matgen::Csr W = matgen::random_rows("scattered, wide rows", 6000, 6000, 18, 24, 0.0, 41);
   std::fill(W.val.begin(), W.val.end(), 1.0);
   const PjdsParams p = pp(32, 1, 0);
@@ -700,8 +695,8 @@ TEST(PjdsDevice, AutoPositionalTableAsTheHost) {
     bool                taken;
   };
   const Case cases[] = {{"4 dof, constant coefficients", &D, D.values<double>(), true},
-                        {"cyclic band of 24, 255 values", &C, band(255), true},
-                        {"cyclic band of 24, 256 values: no room for the sentinel", &C, band(256), false},
+                        {"cyclic band of 24, 255 values", &C, matgen::cycled_values(C, 255), true},
+                        {"cyclic band of 24, 256 values: no room for the sentinel", &C, matgen::cycled_values(C, 256), false},
                         {"a scattered pattern of wide rows", &W, W.values<double>(), false}};
   for (const Case &c : cases) {
     PjdsDevice<double> Q;

@@ -745,11 +745,6 @@ TEST(PjdsPositional, AutoTakesThemForValuesAsStored) {
 TEST(PjdsPositional, AutoTakesThemOverAnEightBitTable) {
   const matgen::Csr D = matgen::dof_problem_constant(60, 50, 4); // 8 values
   const matgen::Csr C = matgen::cyclic_band(3000, 24);
-  auto              band = [&](int k) {
-    std::vector<double> v(C.val.size());
-    for (std::size_t q = 0; q < v.size(); ++q) v[q] = 1.0 + double(q % std::size_t(k));
-    return v;
-  };
   const PjdsParams dict = pp(32, 1, 0, gpumat::PjdsColumns::Dictionary);
   struct Taken {
     std::string         what;
@@ -758,7 +753,7 @@ TEST(PjdsPositional, AutoTakesThemOverAnEightBitTable) {
     index_t             group;
     std::size_t         table;
   };
-  const Taken taken[] = {{"4 dof, constant coefficients", &D, D.values<double>(), 4, 9}, {"cyclic band of 24, 255 values", &C, band(255), 1, 256}};
+  const Taken taken[] = {{"4 dof, constant coefficients", &D, D.values<double>(), 4, 9}, {"cyclic band of 24, 255 values", &C, matgen::cycled_values(C, 255), 1, 256}};
   for (const Taken &c : taken) {
     Pjds<double> A, B;
     gpumat::pjds_build(c.M->view(c.v), gpumat::pjds_resolve(pp(32, 1, 0)), A);
@@ -784,7 +779,7 @@ TEST(PjdsPositional, AutoTakesThemOverAnEightBitTable) {
   };
   matgen::Csr W = matgen::random_rows("scattered, wide rows", 6000, 6000, 18, 24, 0.0, 41);
   std::fill(W.val.begin(), W.val.end(), 1.0);
-  const Case cases[] = {{"cyclic band of 24, 256 values: no room for the sentinel", &C, band(256), pp(32, 1, 0)},
+  const Case cases[] = {{"cyclic band of 24, 256 values: no room for the sentinel", &C, matgen::cycled_values(C, 256), pp(32, 1, 0)},
                         {"4 dof, rows sorted by length", &D, D.values<double>(), pp(32, gpumat::pjds_all_rows, 0)},
                         {"a scattered pattern of wide rows", &W, W.values<double>(), pp(32, 1, 0)}};
   for (const Case &c : cases) {
